@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-thread stack of traced frames and the inclusive/exclusive arithmetic.
+ * Pure functions over plain memory: included by jmethodtime.bpf.c and by the
+ * unit tests, so the kernel's arithmetic is the one that is tested.
+ *
+ * Invariants:
+ * - t->depth counts open traced frames; frames[0..min(depth, MAX)-1] are
+ *   stored, frames beyond JMT_MAX_DEPTH are only counted.
+ * - child_*_ns of a frame is the sum of the inclusive times of the traced
+ *   frames closed directly above it (and of dropped frames' children), so
+ *   exclusive = inclusive - child never double-subtracts nested callees.
+ * - All times are ns; cpu_* are on-CPU ns of the frame's thread.
+ */
+#ifndef JMT_CALLSTACK_H
+#define JMT_CALLSTACK_H
+
+#include "jmethodtime.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+struct jmt_frame {
+	__u32 id;             /* method id */
+	__u32 fp;             /* fingerprint of the method key (return matching) */
+	__u64 wall_start_ns;
+	__u64 cpu_start_ns;
+	__u64 child_wall_ns;
+	__u64 child_cpu_ns;
+	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
+	__u32 recursive;      /* 1 when the same method is open below this frame */
+	__u32 pad;
+};
+
+struct jmt_thread {
+	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
+	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
+	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
+	__u32 initialized;
+	struct jmt_frame frames[JMT_MAX_DEPTH];
+};
+
+/* What closing one frame contributes to its method's totals. */
+struct jmt_closed {
+	__u32 id;
+	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
+	__u64 wall_incl_ns;   /* 0 for a recursive frame or a dropped one */
+	__u64 wall_excl_ns;
+	__u64 cpu_incl_ns;
+	__u64 cpu_excl_ns;
+};
+
+#define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
+
+static __always_inline __u32 jmt_fingerprint(const struct jmt_method_key *k)
+{
+	__u64 h = k->klass * 0x9E3779B97F4A7C15ULL;
+
+	h ^= k->method * 0xC2B2AE3D27D4EB4FULL;
+	h ^= k->sig * 0x165667B19E3779F9ULL;
+	return (__u32)(h >> 32) ^ (__u32)h;
+}
+
+static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Pushes a frame. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
+static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
+				    __u64 wall_ns, __u64 cpu_ns)
+{
+	__u32 d = t->depth;
+	__u64 bit = 1ULL << (id & 63);
+	__u64 below = 0;
+	__u32 recursive = 0;
+	struct jmt_frame *f;
+
+	if (d >= JMT_MAX_DEPTH) {
+		t->depth = d + 1;
+		return 1;
+	}
+	if (d > 0)
+		below = t->frames[JMT_IDX(d - 1)].seen_mask;
+	if (below & bit) {
+		for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
+			if (i >= d)
+				break;
+			if (t->frames[JMT_IDX(i)].id == id) {
+				recursive = 1;
+				break;
+			}
+		}
+	}
+	f = &t->frames[JMT_IDX(d)];
+	f->id = id;
+	f->fp = fp;
+	f->wall_start_ns = wall_ns;
+	f->cpu_start_ns = cpu_ns;
+	f->child_wall_ns = 0;
+	f->child_cpu_ns = 0;
+	f->seen_mask = below | bit;
+	f->recursive = recursive;
+	t->depth = d + 1;
+	return 0;
+}
+
+/* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH). */
+static __always_inline void jmt_close_top(struct jmt_thread *t, __u64 wall_ns,
+					  __u64 cpu_ns, struct jmt_closed *out)
+{
+	__u32 d = t->depth;
+	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
+	__u64 wall = jmt_sat_sub(wall_ns, f->wall_start_ns);
+	__u64 cpu = jmt_sat_sub(cpu_ns, f->cpu_start_ns);
+
+	out->id = f->id;
+	out->unreturned = 0;
+	out->wall_incl_ns = f->recursive ? 0 : wall;
+	out->cpu_incl_ns = f->recursive ? 0 : cpu;
+	out->wall_excl_ns = jmt_sat_sub(wall, f->child_wall_ns);
+	out->cpu_excl_ns = jmt_sat_sub(cpu, f->child_cpu_ns);
+	if (d >= 2) {
+		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
+
+		p->child_wall_ns += wall;
+		p->child_cpu_ns += cpu;
+	}
+	t->depth = d - 1;
+}
+
+/* Drops the top stored frame whose return never fired: the call counts, its
+ * own time stays in the caller's exclusive time, its traced callees' time
+ * moves to the caller's children. */
+static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed *out)
+{
+	__u32 d = t->depth;
+	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
+
+	out->id = f->id;
+	out->unreturned = 1;
+	out->wall_incl_ns = 0;
+	out->cpu_incl_ns = 0;
+	out->wall_excl_ns = 0;
+	out->cpu_excl_ns = 0;
+	if (d >= 2) {
+		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
+
+		p->child_wall_ns += f->child_wall_ns;
+		p->child_cpu_ns += f->child_cpu_ns;
+	}
+	t->depth = d - 1;
+}
+
+/* Depth (1-based) of the topmost stored frame of method id, 0 when none. */
+static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
+{
+	__u32 d = t->depth;
+	__u32 found = 0;
+
+	if (d > JMT_MAX_DEPTH)
+		d = JMT_MAX_DEPTH;
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		if (t->frames[JMT_IDX(i)].id == id)
+			found = i + 1;
+	}
+	return found;
+}
+
+#endif /* JMT_CALLSTACK_H */

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * jmethodtime: per-method call counts, inclusive/exclusive elapsed and on-CPU
+ * time from HotSpot's method__entry/method__return USDT probes, aggregated in
+ * the kernel. Nothing is sent to userspace per event.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
+#include "jmethodtime.h"
+#include "callstack.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Tunables, set by the loader between open and load. */
+const volatile __u32 target_tgid = 0;
+const volatile __u32 n_prefixes = 0;
+const volatile struct {
+	__u32 len;
+	char s[JMT_PREFIX_LEN];
+} prefixes[JMT_MAX_PREFIXES] = {};
+/* When fast_args is set, USDT argument i (1..6) is read straight from the
+ * pt_regs register numbered arg_reg[i] (enum jmt_reg); otherwise through
+ * libbpf's generic bpf_usdt_arg(). */
+const volatile __u32 fast_args = 0;
+const volatile __u8 arg_reg[7] = {};
+
+enum jmt_reg {
+	JMT_REG_AX = 1, JMT_REG_BX, JMT_REG_CX, JMT_REG_DX, JMT_REG_SI, JMT_REG_DI,
+	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
+	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
+};
+
+/* Highest method id handed out so far (ids start at 1). */
+__u32 last_method_id = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct jmt_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JMT_MAX_METHOD_KEYS);
+	__type(key, struct jmt_method_key);
+	__type(value, struct jmt_method_info);
+} methods SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_MAX_METHODS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_METHODS);
+	__type(key, __u32);
+	__type(value, struct jmt_names);
+} names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jmt_names);
+} names_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_CNT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(enum jmt_counter c)
+{
+	__u32 key = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
+{
+	switch (reg) {
+	case JMT_REG_AX: return ctx->ax;
+	case JMT_REG_BX: return ctx->bx;
+	case JMT_REG_CX: return ctx->cx;
+	case JMT_REG_DX: return ctx->dx;
+	case JMT_REG_SI: return ctx->si;
+	case JMT_REG_DI: return ctx->di;
+	case JMT_REG_BP: return ctx->bp;
+	case JMT_REG_SP: return ctx->sp;
+	case JMT_REG_R8: return ctx->r8;
+	case JMT_REG_R9: return ctx->r9;
+	case JMT_REG_R10: return ctx->r10;
+	case JMT_REG_R11: return ctx->r11;
+	case JMT_REG_R12: return ctx->r12;
+	case JMT_REG_R13: return ctx->r13;
+	case JMT_REG_R14: return ctx->r14;
+	default: return ctx->r15;
+	}
+}
+
+static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)
+{
+	long v = 0;
+	int err;
+
+	if (fast_args) {
+		*out = reg_value(ctx, arg_reg[i]);
+		return 0;
+	}
+	err = bpf_usdt_arg(ctx, i, &v);
+	*out = v;
+	return err;
+}
+
+#define JMT_LEN_SHIFT 48
+#define JMT_ADDR_MASK ((1ULL << JMT_LEN_SHIFT) - 1)
+
+/* Reads (class, method, signature) as packed address|length words. */
+static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *k)
+{
+	__u64 cp, cl, mp, ml, sp, sl;
+
+	if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) ||
+	    usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl))
+		return -1;
+	k->klass = (cp & JMT_ADDR_MASK) | ((cl & 0xffff) << JMT_LEN_SHIFT);
+	k->method = (mp & JMT_ADDR_MASK) | ((ml & 0xffff) << JMT_LEN_SHIFT);
+	k->sig = (sp & JMT_ADDR_MASK) | ((sl & 0xffff) << JMT_LEN_SHIFT);
+	return 0;
+}
+
+static __always_inline __u32 key_len(__u64 word) { return word >> JMT_LEN_SHIFT; }
+static __always_inline const void *key_addr(__u64 word) { return (const void *)(word & JMT_ADDR_MASK); }
+
+/* Whole-segment prefix match of a class name against --package prefixes. */
+static __always_inline int class_kept(const char *cls, __u32 len)
+{
+	if (n_prefixes == 0)
+		return 1;
+	for (__u32 i = 0; i < JMT_MAX_PREFIXES; i++) {
+		__u32 plen, j;
+
+		if (i >= n_prefixes)
+			break;
+		plen = prefixes[i].len;
+		if (plen > len || plen > JMT_PREFIX_LEN)
+			continue;
+		if (plen < len && cls[plen & (JMT_CLASS_BUF - 1)] != '/')
+			continue;
+		for (j = 0; j < JMT_PREFIX_LEN; j++) {
+			if (j >= plen || cls[j] != prefixes[i].s[j])
+				break;
+		}
+		if (j >= plen)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
+
+/* Finds or creates the method table entry for k: verdict, id, names. */
+static __always_inline int method_info(const struct jmt_method_key *k, struct jmt_method_info *out)
+{
+	struct jmt_method_info *found, info = {};
+	struct jmt_names *n;
+	__u32 zero = 0, len;
+	long err;
+
+	found = bpf_map_lookup_elem(&methods, k);
+	if (found) {
+		*out = *found;
+		return 0;
+	}
+	n = bpf_map_lookup_elem(&names_scratch, &zero);
+	if (!n)
+		return -1;
+	n->class_addr = (__u64)key_addr(k->klass);
+	n->method_addr = (__u64)key_addr(k->method);
+	n->sig_addr = (__u64)key_addr(k->sig);
+	n->class_len = key_len(k->klass);
+	n->method_len = key_len(k->method);
+	n->sig_len = key_len(k->sig);
+	len = min_u32(n->class_len, JMT_CLASS_BUF);
+	err = bpf_probe_read_user(n->klass, len, key_addr(k->klass));
+	if (err && n_prefixes) {
+		count(JMT_CNT_NAMES_FAIL);
+		return -1; /* verdict unknown: decide on a later event */
+	}
+	info.traced = class_kept(n->klass, n->class_len);
+	if (info.traced) {
+		info.id = __sync_fetch_and_add(&last_method_id, 1) + 1;
+		if (info.id >= JMT_MAX_METHODS) {
+			count(JMT_CNT_METHOD_TABLE_FULL);
+			info.id = 0;
+			info.traced = 0;
+		}
+	}
+	if (bpf_map_update_elem(&methods, k, &info, BPF_NOEXIST)) {
+		found = bpf_map_lookup_elem(&methods, k);
+		if (!found) {
+			count(JMT_CNT_METHOD_TABLE_FULL);
+			return -1;
+		}
+		*out = *found; /* another CPU inserted it first */
+		return 0;
+	}
+	if (info.traced) {
+		err |= bpf_probe_read_user(n->method, min_u32(n->method_len, JMT_METHOD_BUF),
+					   key_addr(k->method));
+		err |= bpf_probe_read_user(n->sig, min_u32(n->sig_len, JMT_SIG_BUF),
+					   key_addr(k->sig));
+		n->read_ok = err == 0;
+		if (bpf_map_update_elem(&names, &info.id, n, BPF_ANY) || err)
+			count(JMT_CNT_NAMES_FAIL);
+	}
+	*out = info;
+	return 0;
+}
+
+static __always_inline struct jmt_thread *thread_state(int create)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct jmt_thread *t;
+
+	t = bpf_task_storage_get(&threads, task, 0,
+				 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!t) {
+		if (create)
+			count(JMT_CNT_THREAD_STATE_FAIL);
+		return 0;
+	}
+	if (!t->initialized) {
+		/* First seen at a probe: the thread is on a CPU right now. */
+		t->switch_in_ns = bpf_ktime_get_ns();
+		t->cpu_total_ns = 0;
+		t->depth = 0;
+		t->initialized = 1;
+	}
+	return t;
+}
+
+static __always_inline __u64 thread_cpu_ns(const struct jmt_thread *t, __u64 now)
+{
+	return t->cpu_total_ns + (now - t->switch_in_ns);
+}
+
+static __always_inline void account(const struct jmt_closed *c)
+{
+	__u32 id = c->id;
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
+
+	if (!s)
+		return;
+	__sync_fetch_and_add(&s->calls, 1);
+	__sync_fetch_and_add(&s->unreturned, c->unreturned);
+	__sync_fetch_and_add(&s->wall_incl_ns, c->wall_incl_ns);
+	__sync_fetch_and_add(&s->wall_excl_ns, c->wall_excl_ns);
+	__sync_fetch_and_add(&s->cpu_incl_ns, c->cpu_incl_ns);
+	__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
+}
+
+SEC("usdt")
+int handle_entry(struct pt_regs *ctx)
+{
+	struct jmt_method_key k;
+	struct jmt_method_info info;
+	struct jmt_thread *t;
+	__u64 now;
+
+	count(JMT_CNT_ENTRIES);
+	if (read_key(ctx, &k)) {
+		count(JMT_CNT_ARG_FAIL);
+		return 0;
+	}
+	if (method_info(&k, &info) || !info.traced)
+		return 0;
+	t = thread_state(1);
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	count(JMT_CNT_TRACED_CALLS);
+	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now)))
+		count(JMT_CNT_DEPTH_OVERFLOW);
+	return 0;
+}
+
+SEC("usdt")
+int handle_return(struct pt_regs *ctx)
+{
+	struct jmt_method_key k;
+	struct jmt_method_info info;
+	struct jmt_closed closed = {};
+	struct jmt_thread *t;
+	__u32 d, match;
+	__u64 now, cpu;
+
+	count(JMT_CNT_RETURNS);
+	if (read_key(ctx, &k)) {
+		count(JMT_CNT_ARG_FAIL);
+		return 0;
+	}
+	t = thread_state(0);
+	d = t ? t->depth : 0;
+	now = bpf_ktime_get_ns();
+
+	/* Fast path: the return of the top stored frame. */
+	if (t && d > 0 && d <= JMT_MAX_DEPTH &&
+	    t->frames[JMT_IDX(d - 1)].fp == jmt_fingerprint(&k)) {
+		jmt_close_top(t, now, thread_cpu_ns(t, now), &closed);
+		account(&closed);
+		return 0;
+	}
+	if (method_info(&k, &info) || !info.traced)
+		return 0;
+	if (!t || d == 0) {
+		count(JMT_CNT_UNMATCHED_RETURNS);
+		return 0;
+	}
+	if (d > JMT_MAX_DEPTH) {
+		/* Unstored frame: count the call, its time stays in the deepest stored frame. */
+		t->depth = d - 1;
+		closed.id = info.id;
+		account(&closed);
+		return 0;
+	}
+	match = jmt_find(t, info.id);
+	if (!match) {
+		count(JMT_CNT_UNMATCHED_RETURNS);
+		return 0;
+	}
+	/* Frames above the match lost their return (C1-inlined callee exiting by exception). */
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
+		if (t->depth <= match || t->depth == 0)
+			break;
+		jmt_drop_top(t, &closed);
+		account(&closed);
+		count(JMT_CNT_DROPPED_FRAMES);
+	}
+	if (t->depth != match || match == 0)
+		return 0;
+	cpu = thread_cpu_ns(t, now);
+	jmt_close_top(t, now, cpu, &closed);
+	account(&closed);
+	return 0;
+}
+
+/* On-CPU time per target thread: accumulated at switch-out, restarted at switch-in. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct jmt_thread *t;
+	__u64 now;
+
+	if (prev->tgid != target_tgid && next->tgid != target_tgid)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (prev->tgid == target_tgid) {
+		t = bpf_task_storage_get(&threads, prev, 0, 0);
+		if (t && t->initialized)
+			t->cpu_total_ns += now - t->switch_in_ns;
+	}
+	if (next->tgid == target_tgid) {
+		t = bpf_task_storage_get(&threads, next, 0, 0);
+		if (t && t->initialized)
+			t->switch_in_ns = now;
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ABI shared by jmethodtime.bpf.c and the userspace loader.
+ * Plain fixed-width types only; includes nothing from vmlinux.h.
+ */
+#ifndef JMETHODTIME_H
+#define JMETHODTIME_H
+
+#ifdef __BPF__
+/* __u32/__u64 come from vmlinux.h in the BPF build. */
+#else
+#include <linux/types.h>
+#endif
+
+/* Frames stored per thread; deeper traced frames are counted, not stored. */
+#define JMT_MAX_DEPTH 256
+/* Distinct traced methods (ids 1..JMT_MAX_METHODS-1; id 0 is never used). */
+#define JMT_MAX_METHODS 65536
+/* Entries of the method table (traced and rejected methods). */
+#define JMT_MAX_METHOD_KEYS 262144
+/* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
+#define JMT_MAX_PREFIXES 16
+#define JMT_PREFIX_LEN 256
+/* Bytes of each name kept by the kernel (bytes); longer names are
+ * completed by userspace from /proc/PID/mem while the JVM lives. */
+#define JMT_CLASS_BUF 1024
+#define JMT_METHOD_BUF 512
+#define JMT_SIG_BUF 1024
+
+/* Method identity as the probes give it: each word is the address of an
+ * interned Symbol body with its length (bytes) in bits 48..63. */
+struct jmt_method_key {
+	__u64 klass;
+	__u64 method;
+	__u64 sig;
+};
+
+struct jmt_method_info {
+	__u32 id;     /* index into the stats array; 0 when not traced */
+	__u32 traced; /* 1 when the package filter keeps the class */
+};
+
+/* Names of one traced method, read once, length-exact (not NUL-terminated). */
+struct jmt_names {
+	__u64 class_addr, method_addr, sig_addr; /* target addresses (for long names) */
+	__u32 class_len, method_len, sig_len;    /* full lengths (bytes) */
+	__u32 read_ok;                           /* 1 when all three reads succeeded */
+	char klass[JMT_CLASS_BUF];
+	char method[JMT_METHOD_BUF];
+	char sig[JMT_SIG_BUF];
+};
+
+/* Per-method totals, per CPU; all times in ns. Inclusive times count only
+ * the outermost active frame of the method on its thread (no double
+ * counting under recursion); exclusive times count every frame. */
+struct jmt_method_stats {
+	__u64 calls;
+	__u64 wall_incl_ns;
+	__u64 wall_excl_ns;
+	__u64 cpu_incl_ns;
+	__u64 cpu_excl_ns;
+	__u64 unreturned; /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */
+};
+
+/* Diagnostic counters, one u64 each in a per-CPU array. */
+enum jmt_counter {
+	JMT_CNT_ENTRIES = 0,         /* method__entry events seen */
+	JMT_CNT_RETURNS,             /* method__return events seen */
+	JMT_CNT_TRACED_CALLS,        /* traced frames pushed */
+	JMT_CNT_DEPTH_OVERFLOW,      /* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */
+	JMT_CNT_UNMATCHED_RETURNS,   /* returns of traced methods with no open frame (entered before attach) */
+	JMT_CNT_DROPPED_FRAMES,      /* frames whose return never fired, closed at the next matching return */
+	JMT_CNT_THREAD_STATE_FAIL,   /* per-thread state could not be allocated: event ignored */
+	JMT_CNT_METHOD_TABLE_FULL,   /* method table or id space full: method not traced */
+	JMT_CNT_NAMES_FAIL,          /* names of a traced method could not be stored or read */
+	JMT_CNT_ARG_FAIL,            /* probe arguments could not be read */
+	JMT_CNT_NR,
+};
+
+#endif /* JMETHODTIME_H */

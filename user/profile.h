@@ -1,0 +1,62 @@
+// The model userspace builds from the kernel maps: one row per traced method.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jmt {
+
+// Totals of one method; all times in ns. Inclusive times count only the
+// outermost frame of the method on its thread (recursion is not double
+// counted); exclusive times count every frame.
+struct MethodStats {
+    uint64_t calls = 0;
+    uint64_t wall_incl_ns = 0;
+    uint64_t wall_excl_ns = 0;
+    uint64_t cpu_incl_ns = 0;
+    uint64_t cpu_excl_ns = 0;
+    uint64_t unreturned = 0;  // calls closed without a return probe
+
+    MethodStats &operator+=(const MethodStats &o);
+};
+
+struct MethodRow {
+    std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
+    std::string method;     // getString
+    std::string signature;  // (I)Ljava/lang/String;
+    MethodStats stats;
+};
+
+// Counters the tracer keeps for what it could not measure exactly.
+struct Diagnostics {
+    uint64_t entries = 0;            // method__entry events seen
+    uint64_t returns = 0;            // method__return events seen
+    uint64_t traced_calls = 0;       // traced frames pushed
+    uint64_t depth_overflow = 0;     // traced frames beyond the stack bound
+    uint64_t unmatched_returns = 0;  // traced returns without a seen entry
+    uint64_t dropped_frames = 0;     // frames whose return probe never fired
+    uint64_t thread_state_fail = 0;  // events lost: no per-thread state
+    uint64_t method_table_full = 0;  // methods not traced: table full
+    uint64_t names_fail = 0;         // names that could not be read
+    uint64_t arg_fail = 0;           // probe arguments that could not be read
+    uint64_t truncated_names = 0;    // names longer than the kernel buffer, not recoverable
+};
+
+struct Profile {
+    int pid = 0;
+    uint64_t duration_ns = 0;           // wall time of the trace
+    std::vector<std::string> packages;  // JVM-form prefixes, empty = all
+    std::vector<MethodRow> methods;     // every traced method with calls > 0
+    Diagnostics diag;
+};
+
+enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl };
+
+// Rows sorted descending by key (ties: by class, method, signature ascending).
+std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key);
+
+// Merges rows with equal (class, method, signature), summing their stats.
+std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows);
+
+}  // namespace jmt
