@@ -29,6 +29,7 @@ struct jmt_frame {
 	__u64 child_wall_ns;
 	__u64 child_cpu_ns;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
+	__u64 sp;             /* user stack pointer at the entry probe */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
 	__u32 pad;
 };
@@ -69,7 +70,7 @@ static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
 
 /* Pushes a frame. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
 static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
-				    __u64 wall_ns, __u64 cpu_ns)
+				    __u64 wall_ns, __u64 cpu_ns, __u64 sp)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -101,9 +102,29 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->child_wall_ns = 0;
 	f->child_cpu_ns = 0;
 	f->seen_mask = below | bit;
+	f->sp = sp;
 	f->recursive = recursive;
 	t->depth = d + 1;
 	return 0;
+}
+
+/*
+ * Whether the top stored frame is dead when method id enters with stack
+ * pointer sp (the stack grows down):
+ * - sp above the top frame's sp: that frame's stack has been popped;
+ * - the same method entering at the same sp: a C1-inlined call whose
+ *   exceptional exit fired no return, called again from the same frame
+ *   (C1 inlines no recursive call, so this is not recursion).
+ */
+static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp)
+{
+	__u32 d = t->depth;
+	const struct jmt_frame *f;
+
+	if (d == 0 || d > JMT_MAX_DEPTH)
+		return 0;
+	f = &t->frames[JMT_IDX(d - 1)];
+	return sp > f->sp || (sp == f->sp && f->id == id);
 }
 
 /* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH). */
@@ -157,17 +178,16 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
 {
 	__u32 d = t->depth;
-	__u32 found = 0;
 
 	if (d > JMT_MAX_DEPTH)
 		d = JMT_MAX_DEPTH;
 	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
 		if (i >= d)
 			break;
-		if (t->frames[JMT_IDX(i)].id == id)
-			found = i + 1;
+		if (t->frames[JMT_IDX(d - 1 - i)].id == id)
+			return d - i;
 	}
-	return found;
+	return 0;
 }
 
 #endif /* JMT_CALLSTACK_H */

@@ -27,12 +27,6 @@ const volatile struct {
 const volatile __u32 fast_args = 0;
 const volatile __u8 arg_reg[7] = {};
 
-enum jmt_reg {
-	JMT_REG_AX = 1, JMT_REG_BX, JMT_REG_CX, JMT_REG_DX, JMT_REG_SI, JMT_REG_DI,
-	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
-	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
-};
-
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;
 
@@ -88,25 +82,37 @@ static __always_inline void count(enum jmt_counter c)
 		__sync_fetch_and_add(v, 1);
 }
 
+/* One load at a constant pt_regs offset. Inline asm keeps clang from merging
+ * the cases into a computed offset, which the verifier rejects for ctx. */
+#define JMT_CTX_LOAD(ctx, field)                                                  \
+	({                                                                        \
+		__u64 __v;                                                        \
+		asm volatile("%[v] = *(u64 *)(%[c] + %[o])"                       \
+			     : [v] "=r"(__v)                                      \
+			     : [c] "r"(ctx), [o] "i"(offsetof(struct pt_regs, field))); \
+		__v;                                                              \
+	})
+
+/* reg is rodata: the verifier prunes every case but one at load time. */
 static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 {
 	switch (reg) {
-	case JMT_REG_AX: return ctx->ax;
-	case JMT_REG_BX: return ctx->bx;
-	case JMT_REG_CX: return ctx->cx;
-	case JMT_REG_DX: return ctx->dx;
-	case JMT_REG_SI: return ctx->si;
-	case JMT_REG_DI: return ctx->di;
-	case JMT_REG_BP: return ctx->bp;
-	case JMT_REG_SP: return ctx->sp;
-	case JMT_REG_R8: return ctx->r8;
-	case JMT_REG_R9: return ctx->r9;
-	case JMT_REG_R10: return ctx->r10;
-	case JMT_REG_R11: return ctx->r11;
-	case JMT_REG_R12: return ctx->r12;
-	case JMT_REG_R13: return ctx->r13;
-	case JMT_REG_R14: return ctx->r14;
-	default: return ctx->r15;
+	case JMT_REG_AX: return JMT_CTX_LOAD(ctx, ax);
+	case JMT_REG_BX: return JMT_CTX_LOAD(ctx, bx);
+	case JMT_REG_CX: return JMT_CTX_LOAD(ctx, cx);
+	case JMT_REG_DX: return JMT_CTX_LOAD(ctx, dx);
+	case JMT_REG_SI: return JMT_CTX_LOAD(ctx, si);
+	case JMT_REG_DI: return JMT_CTX_LOAD(ctx, di);
+	case JMT_REG_BP: return JMT_CTX_LOAD(ctx, bp);
+	case JMT_REG_SP: return JMT_CTX_LOAD(ctx, sp);
+	case JMT_REG_R8: return JMT_CTX_LOAD(ctx, r8);
+	case JMT_REG_R9: return JMT_CTX_LOAD(ctx, r9);
+	case JMT_REG_R10: return JMT_CTX_LOAD(ctx, r10);
+	case JMT_REG_R11: return JMT_CTX_LOAD(ctx, r11);
+	case JMT_REG_R12: return JMT_CTX_LOAD(ctx, r12);
+	case JMT_REG_R13: return JMT_CTX_LOAD(ctx, r13);
+	case JMT_REG_R14: return JMT_CTX_LOAD(ctx, r14);
+	default: return JMT_CTX_LOAD(ctx, r15);
 	}
 }
 
@@ -272,13 +278,39 @@ static __always_inline void account(const struct jmt_closed *c)
 	__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
 }
 
+struct drop_ctx {
+	struct jmt_thread *t;
+	__u32 match;   /* on return: 1-based depth of the frame that returned */
+	__u32 id;      /* on entry: the entering method ... */
+	__u64 sp;      /* ... and its stack pointer */
+	__u32 on_entry;
+};
+
+/* bpf_loop callback: drops the top frame while it is dead (entry) or above
+ * the frame that returned (return). */
+static long drop_one(__u32 i, void *data)
+{
+	struct drop_ctx *dc = data;
+	struct jmt_thread *t = dc->t;
+	struct jmt_closed closed = {};
+
+	if (t->depth == 0 || t->depth > JMT_MAX_DEPTH)
+		return 1;
+	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp) : t->depth <= dc->match)
+		return 1;
+	jmt_drop_top(t, &closed);
+	account(&closed);
+	count(JMT_CNT_DROPPED_FRAMES);
+	return 0;
+}
+
 SEC("usdt")
 int handle_entry(struct pt_regs *ctx)
 {
 	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
-	__u64 now;
+	__u64 now, sp;
 
 	count(JMT_CNT_ENTRIES);
 	if (read_key(ctx, &k)) {
@@ -290,9 +322,15 @@ int handle_entry(struct pt_regs *ctx)
 	t = thread_state(1);
 	if (!t)
 		return 0;
+	sp = JMT_CTX_LOAD(ctx, sp);
+	if (jmt_top_is_stale(t, info.id, sp)) {
+		struct drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .on_entry = 1 };
+
+		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
+	}
 	now = bpf_ktime_get_ns();
 	count(JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now)))
+	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now), sp))
 		count(JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }
@@ -342,13 +380,9 @@ int handle_return(struct pt_regs *ctx)
 		return 0;
 	}
 	/* Frames above the match lost their return (C1-inlined callee exiting by exception). */
-	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
-		if (t->depth <= match || t->depth == 0)
-			break;
-		jmt_drop_top(t, &closed);
-		account(&closed);
-		count(JMT_CNT_DROPPED_FRAMES);
-	}
+	struct drop_ctx dc = { .t = t, .match = match };
+
+	bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	if (t->depth != match || match == 0)
 		return 0;
 	cpu = thread_cpu_ns(t, now);

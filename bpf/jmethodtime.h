@@ -77,4 +77,12 @@ enum jmt_counter {
 	JMT_CNT_NR,
 };
 
+/* x86-64 registers by number, for USDT arguments read straight from pt_regs. */
+enum jmt_reg {
+	JMT_REG_NONE = 0,
+	JMT_REG_AX, JMT_REG_BX, JMT_REG_CX, JMT_REG_DX, JMT_REG_SI, JMT_REG_DI,
+	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
+	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
+};
+
 #endif /* JMETHODTIME_H */

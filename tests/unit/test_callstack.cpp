@@ -1,0 +1,208 @@
+// The kernel's frame arithmetic (bpf/callstack.h), run in userspace.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "callstack.h"
+
+namespace {
+
+struct Totals {
+    uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
+};
+
+// Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2.
+struct Thread {
+    std::unique_ptr<jmt_thread> t = std::make_unique<jmt_thread>();
+    std::map<uint32_t, Totals> totals;
+    uint64_t sp = 1 << 20;  // each entry one byte deeper: nested calls
+
+    void account(const jmt_closed &c)
+    {
+        Totals &s = totals[c.id];
+        s.calls++;
+        s.unreturned += c.unreturned;
+        s.wall_incl += c.wall_incl_ns;
+        s.wall_excl += c.wall_excl_ns;
+        s.cpu_incl += c.cpu_incl_ns;
+        s.cpu_excl += c.cpu_excl_ns;
+    }
+    int enter(uint32_t id, uint64_t now) { return jmt_push(t.get(), id, id * 7919u, now, now / 2, sp--); }
+    // Mirrors handle_return: fast path on the top frame, else find + drop + close.
+    bool leave(uint32_t id, uint64_t now)
+    {
+        uint32_t d = t->depth;
+        if (d == 0)
+            return false;
+        if (d > JMT_MAX_DEPTH) {
+            t->depth = d - 1;
+            jmt_closed c{};
+            c.id = id;
+            account(c);
+            return true;
+        }
+        uint32_t match = jmt_find(t.get(), id);
+        if (!match)
+            return false;
+        while (t->depth > match) {
+            jmt_closed c{};
+            jmt_drop_top(t.get(), &c);
+            account(c);
+        }
+        jmt_closed c{};
+        jmt_close_top(t.get(), now, now / 2, &c);
+        account(c);
+        return true;
+    }
+};
+
+enum : uint32_t { A = 1, B = 2, C = 3, X = 4 };
+
+// The seed's flow with consume(n) = n ns: A 135/45, B 80/40 (two calls), C 50/50 (five calls).
+TEST(CallStack, SeedFlowInclusiveExclusive)
+{
+    Thread th;
+    uint64_t now = 1000;
+    auto consume = [&](uint64_t n) { now += n; };
+    auto c = [&] { th.enter(C, now); consume(10); th.leave(C, now); };
+    auto b = [&] { th.enter(B, now); consume(5); c(); consume(5); c(); consume(10); th.leave(B, now); };
+    th.enter(A, now);
+    consume(15); b(); consume(20); c(); consume(5); b(); consume(5);
+    th.leave(A, now);
+
+    EXPECT_EQ(th.t->depth, 0u);
+    EXPECT_EQ(th.totals[A].calls, 1u);
+    EXPECT_EQ(th.totals[A].wall_incl, 135u);
+    EXPECT_EQ(th.totals[A].wall_excl, 45u);
+    EXPECT_EQ(th.totals[B].calls, 2u);
+    EXPECT_EQ(th.totals[B].wall_incl, 80u);
+    EXPECT_EQ(th.totals[B].wall_excl, 40u);
+    EXPECT_EQ(th.totals[C].calls, 5u);
+    EXPECT_EQ(th.totals[C].wall_incl, 50u);
+    EXPECT_EQ(th.totals[C].wall_excl, 50u);
+    // On-CPU follows the same arithmetic on its own clock.
+    EXPECT_EQ(th.totals[A].cpu_incl, 67u);  // (1135/2) - (1000/2)
+    EXPECT_EQ(th.totals[C].cpu_excl, th.totals[C].cpu_incl);
+}
+
+// Direct recursion: inclusive counts the outermost frame only, exclusive sums to it.
+TEST(CallStack, RecursionIsNotDoubleCounted)
+{
+    Thread th;
+    uint64_t now = 0;
+    for (int i = 0; i < 5; i++) {
+        th.enter(A, now);
+        now += 10;
+    }
+    for (int i = 0; i < 5; i++) {
+        now += 10;
+        th.leave(A, now);
+    }
+    EXPECT_EQ(th.totals[A].calls, 5u);
+    EXPECT_EQ(th.totals[A].wall_incl, 100u);
+    EXPECT_EQ(th.totals[A].wall_excl, 100u);
+}
+
+// Mutual recursion A -> B -> A -> B: each method's inclusive is its outermost frame.
+TEST(CallStack, MutualRecursion)
+{
+    Thread th;
+    th.enter(A, 0);
+    th.enter(B, 10);
+    th.enter(A, 20);
+    th.enter(B, 30);
+    th.leave(B, 40);
+    th.leave(A, 50);
+    th.leave(B, 60);
+    th.leave(A, 70);
+    EXPECT_EQ(th.totals[A].wall_incl, 70u);
+    EXPECT_EQ(th.totals[B].wall_incl, 50u);
+    EXPECT_EQ(th.totals[A].wall_excl, 10u + 10u + 10u + 10u);
+    EXPECT_EQ(th.totals[B].wall_excl, 10u + 10u + 10u);
+}
+
+// Recursion detection survives bloom-filter collisions (ids equal modulo 64).
+TEST(CallStack, BloomCollisionIsNotRecursion)
+{
+    Thread th;
+    th.enter(A, 0);
+    th.enter(A + 64, 10);
+    th.leave(A + 64, 30);
+    th.leave(A, 40);
+    EXPECT_EQ(th.totals[A + 64].wall_incl, 20u);
+    EXPECT_EQ(th.totals[A].wall_incl, 40u);
+}
+
+// A callee whose return never fires: resync on the caller's return, count the call,
+// keep the callee's own time in the caller, move the callee's children to the caller.
+TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
+{
+    Thread th;
+    th.enter(A, 0);
+    th.enter(X, 10);   // inlined callee, throws: no return
+    th.enter(C, 20);
+    th.leave(C, 30);   // 10 ns child of X
+    th.leave(A, 100);  // resync: X dropped
+    EXPECT_EQ(th.t->depth, 0u);
+    EXPECT_EQ(th.totals[X].calls, 1u);
+    EXPECT_EQ(th.totals[X].unreturned, 1u);
+    EXPECT_EQ(th.totals[X].wall_incl, 0u);
+    EXPECT_EQ(th.totals[A].wall_incl, 100u);
+    EXPECT_EQ(th.totals[A].wall_excl, 90u);  // only C's 10 ns is a traced callee
+    EXPECT_EQ(th.totals[C].wall_incl, 10u);
+}
+
+// Stack pointers tell dead frames apart from recursion at the next entry.
+TEST(CallStack, StaleTopFrameDetectedFromStackPointer)
+{
+    jmt_thread t{};
+    jmt_push(&t, A, 1, 0, 0, 1000);  // caller frame
+    jmt_push(&t, X, 2, 10, 5, 900);  // inlined callee at a deeper sp... threw, no return
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 800));  // a call from inside X: X is alive
+    EXPECT_TRUE(jmt_top_is_stale(&t, C, 950));   // entered above X's sp: X's frame is gone
+    EXPECT_TRUE(jmt_top_is_stale(&t, X, 900));   // X again from the same frame: the old X is dead
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 900));  // another inlined callee at the same sp: ambiguous, alive
+    jmt_thread empty{};
+    EXPECT_FALSE(jmt_top_is_stale(&empty, A, 0));
+}
+
+// Returns for frames entered before attach are ignored without underflow.
+TEST(CallStack, ReturnWithoutEntryIsIgnored)
+{
+    Thread th;
+    EXPECT_FALSE(th.leave(A, 10));
+    th.enter(B, 20);
+    EXPECT_FALSE(th.leave(A, 25));  // A is not on the stack: stack unchanged
+    EXPECT_EQ(th.t->depth, 1u);
+    EXPECT_TRUE(th.leave(B, 30));
+    EXPECT_EQ(th.totals[B].wall_incl, 10u);
+    EXPECT_EQ(th.totals.count(A), 0u);
+}
+
+// Beyond JMT_MAX_DEPTH frames are counted, not stored; frames below stay intact.
+TEST(CallStack, OverflowKeepsLowerFramesIntact)
+{
+    Thread th;
+    const uint32_t extra = 10;
+    for (uint32_t i = 0; i < JMT_MAX_DEPTH + extra; i++)
+        EXPECT_EQ(th.enter(A, i), i >= JMT_MAX_DEPTH ? 1 : 0);
+    EXPECT_EQ(th.t->depth, JMT_MAX_DEPTH + extra);
+    uint64_t now = 1000;
+    for (uint32_t i = 0; i < JMT_MAX_DEPTH + extra; i++)
+        EXPECT_TRUE(th.leave(A, now++));
+    EXPECT_EQ(th.t->depth, 0u);
+    EXPECT_EQ(th.totals[A].calls, JMT_MAX_DEPTH + extra);
+    // Outermost frame entered at 0, left at 1000 + 265.
+    EXPECT_EQ(th.totals[A].wall_incl, 1000u + JMT_MAX_DEPTH + extra - 1);
+}
+
+TEST(CallStack, FingerprintSeparatesKeys)
+{
+    jmt_method_key a{0x1000, 0x2000, 0x3000}, b{0x1000, 0x2000, 0x3008}, c{0x2000, 0x1000, 0x3000};
+    EXPECT_NE(jmt_fingerprint(&a), jmt_fingerprint(&b));
+    EXPECT_NE(jmt_fingerprint(&a), jmt_fingerprint(&c));
+    EXPECT_EQ(jmt_fingerprint(&a), jmt_fingerprint(&a));
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "options.h"
+
+namespace {
+
+jmt::ParseOutcome parse(std::vector<const char *> args)
+{
+    args.insert(args.begin(), "jmethodtime");
+    return jmt::parse_options(static_cast<int>(args.size()), args.data());
+}
+
+TEST(NormalizePackage, DottedAndSlashedFormsAgree)
+{
+    EXPECT_EQ(jmt::normalize_package("org.postgresql"), "org/postgresql");
+    EXPECT_EQ(jmt::normalize_package("org/postgresql"), "org/postgresql");
+    EXPECT_EQ(jmt::normalize_package("org/postgresql/"), "org/postgresql");
+    EXPECT_EQ(jmt::normalize_package("org.postgresql.jdbc."), "org/postgresql/jdbc");
+    EXPECT_EQ(jmt::normalize_package("Hello"), "Hello");
+}
+
+TEST(NormalizePackage, RejectsMalformedPrefixes)
+{
+    EXPECT_THROW(jmt::normalize_package(""), std::invalid_argument);
+    EXPECT_THROW(jmt::normalize_package("..."), std::invalid_argument);
+    EXPECT_THROW(jmt::normalize_package("org//postgresql"), std::invalid_argument);
+    EXPECT_THROW(jmt::normalize_package("org/post gresql"), std::invalid_argument);
+    EXPECT_THROW(jmt::normalize_package("org/*"), std::invalid_argument);
+    EXPECT_THROW(jmt::normalize_package(std::string(300, 'a')), std::invalid_argument);
+}
+
+TEST(ParseOptions, Defaults)
+{
+    auto r = parse({"-p", "1234"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.pid, 1234);
+    EXPECT_TRUE(r.options.packages.empty());
+    EXPECT_EQ(r.options.top, 20u);
+    EXPECT_EQ(r.options.sort, jmt::SortKey::Excl);
+    EXPECT_DOUBLE_EQ(r.options.duration_s, 0.0);
+    EXPECT_FALSE(r.options.json);
+}
+
+TEST(ParseOptions, RepeatedPackagesAreNormalised)
+{
+    auto r = parse({"-p", "7", "--package", "org.postgresql", "--package", "com/example/", "-d", "2.5",
+                    "--top", "5", "--sort", "calls", "--json"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.packages, (std::vector<std::string>{"org/postgresql", "com/example"}));
+    EXPECT_DOUBLE_EQ(r.options.duration_s, 2.5);
+    EXPECT_EQ(r.options.top, 5u);
+    EXPECT_EQ(r.options.sort, jmt::SortKey::Calls);
+    EXPECT_TRUE(r.options.json);
+}
+
+TEST(ParseOptions, SortKeys)
+{
+    EXPECT_EQ(parse({"-p", "1", "--sort", "incl"}).options.sort, jmt::SortKey::Incl);
+    EXPECT_EQ(parse({"-p", "1", "--sort", "cpu-excl"}).options.sort, jmt::SortKey::CpuExcl);
+    auto bad = parse({"-p", "1", "--sort", "name"});
+    EXPECT_TRUE(bad.exit_now);
+    EXPECT_NE(bad.exit_code, 0);
+}
+
+TEST(ParseOptions, ErrorsExitNonZeroWithAMessage)
+{
+    auto missing = parse({});
+    EXPECT_TRUE(missing.exit_now);
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_NE(missing.message.find("--pid"), std::string::npos) << missing.message;
+
+    auto negative = parse({"-p", "-3"});
+    EXPECT_TRUE(negative.exit_now);
+    EXPECT_NE(negative.exit_code, 0);
+
+    auto badpkg = parse({"-p", "1", "--package", "org//x"});
+    EXPECT_TRUE(badpkg.exit_now);
+    EXPECT_EQ(badpkg.exit_code, 2);
+    EXPECT_NE(badpkg.message.find("empty segment"), std::string::npos) << badpkg.message;
+}
+
+TEST(ParseOptions, HelpExitsZero)
+{
+    auto r = parse({"--help"});
+    EXPECT_TRUE(r.exit_now);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.message.find("--package"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,304 @@
+#include "jvm.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "error.h"
+#include "jmethodtime.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr uint32_t kNtStapsdt = 3;
+
+bool ends_with(const std::string &s, const std::string &suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct ElfFile {
+    int fd = -1;
+    Elf *elf = nullptr;
+    ~ElfFile()
+    {
+        if (elf)
+            elf_end(elf);
+        if (fd >= 0)
+            close(fd);
+    }
+};
+
+uint64_t read_word(const char *p, bool is64)
+{
+    if (is64) {
+        uint64_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+void parse_stapsdt(Elf_Scn *scn, bool is64, std::vector<UsdtNote> &out)
+{
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    if (!data)
+        return;
+    size_t offset = 0, name_off, desc_off;
+    GElf_Nhdr nhdr;
+    const size_t word = is64 ? 8 : 4;
+    while ((offset = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off)) > 0) {
+        if (nhdr.n_type != kNtStapsdt || nhdr.n_descsz < 3 * word)
+            continue;
+        const char *desc = static_cast<const char *>(data->d_buf) + desc_off;
+        const char *end = desc + nhdr.n_descsz;
+        UsdtNote note;
+        note.location = read_word(desc, is64);
+        note.semaphore = read_word(desc + 2 * word, is64);
+        const char *s = desc + 3 * word;
+        std::string fields[3];
+        for (auto &f : fields) {
+            const char *z = static_cast<const char *>(memchr(s, '\0', end - s));
+            if (!z)
+                break;
+            f.assign(s, z);
+            s = z + 1;
+        }
+        note.provider = fields[0];
+        note.name = fields[1];
+        note.args = fields[2];
+        if (note.provider == "hotspot")
+            out.push_back(std::move(note));
+    }
+}
+
+}  // namespace
+
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+LibjvmMapping find_libjvm(const std::string &maps_text)
+{
+    LibjvmMapping m;
+    std::istringstream in(maps_text);
+    std::string line;
+    while (std::getline(in, line)) {
+        // start-end perms offset dev inode path
+        std::istringstream fields(line);
+        std::string range, perms, offset, dev, inode, path;
+        if (!(fields >> range >> perms >> offset >> dev >> inode))
+            continue;
+        std::getline(fields, path);
+        size_t first = path.find_first_not_of(' ');
+        if (first == std::string::npos)
+            continue;
+        path = path.substr(first);
+        if (ends_with(path, " (deleted)"))
+            path.resize(path.size() - 10);
+        if (!ends_with(path, "/libjvm.so"))
+            continue;
+        if (std::stoull(offset, nullptr, 16) != 0)
+            continue;
+        m.path = path;
+        m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+        m.found = true;
+        return m;
+    }
+    return m;
+}
+
+std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
+{
+    static const std::map<std::string, uint8_t> regs = {
+        {"rax", JMT_REG_AX}, {"eax", JMT_REG_AX}, {"rbx", JMT_REG_BX}, {"ebx", JMT_REG_BX},
+        {"rcx", JMT_REG_CX}, {"ecx", JMT_REG_CX}, {"rdx", JMT_REG_DX}, {"edx", JMT_REG_DX},
+        {"rsi", JMT_REG_SI}, {"esi", JMT_REG_SI}, {"rdi", JMT_REG_DI}, {"edi", JMT_REG_DI},
+        {"rbp", JMT_REG_BP}, {"ebp", JMT_REG_BP}, {"rsp", JMT_REG_SP}, {"esp", JMT_REG_SP},
+        {"r8", JMT_REG_R8}, {"r8d", JMT_REG_R8}, {"r9", JMT_REG_R9}, {"r9d", JMT_REG_R9},
+        {"r10", JMT_REG_R10}, {"r10d", JMT_REG_R10}, {"r11", JMT_REG_R11}, {"r11d", JMT_REG_R11},
+        {"r12", JMT_REG_R12}, {"r12d", JMT_REG_R12}, {"r13", JMT_REG_R13}, {"r13d", JMT_REG_R13},
+        {"r14", JMT_REG_R14}, {"r14d", JMT_REG_R14}, {"r15", JMT_REG_R15}, {"r15d", JMT_REG_R15},
+    };
+    std::array<uint8_t, 7> out{};
+    std::istringstream in(args);
+    std::string arg;
+    size_t i = 0;
+    while (in >> arg) {
+        if (i >= out.size())
+            return std::nullopt;
+        size_t at = arg.find('@');
+        if (at == std::string::npos || at + 2 >= arg.size() || arg[at + 1] != '%')
+            return std::nullopt;
+        int size = std::abs(std::atoi(arg.substr(0, at).c_str()));
+        // Pointers (odd indexes 1,3,5) must be whole 8-byte registers; lengths at least 2 bytes.
+        bool pointer = i % 2 == 1;
+        if ((pointer && size != 8) || (!pointer && i > 0 && size < 2))
+            return std::nullopt;
+        auto reg = regs.find(arg.substr(at + 2));
+        if (reg == regs.end())
+            return std::nullopt;
+        out[i++] = reg->second;
+    }
+    if (i != out.size())
+        return std::nullopt;
+    return out;
+}
+
+LibjvmInfo inspect_libjvm(const std::string &path)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        throw Error("libelf initialisation failed: " + std::string(elf_errmsg(-1)));
+    ElfFile f;
+    f.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) {
+        int err = errno;
+        throw Error("cannot open " + path + ": " + strerror(err), err);
+    }
+    f.elf = elf_begin(f.fd, ELF_C_READ, nullptr);
+    if (!f.elf || elf_kind(f.elf) != ELF_K_ELF)
+        throw Error(path + " is not an ELF file: " + std::string(elf_errmsg(-1)));
+    const bool is64 = gelf_getclass(f.elf) == ELFCLASS64;
+
+    LibjvmInfo info;
+    size_t phnum = 0;
+    elf_getphdrnum(f.elf, &phnum);
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(f.elf, i, &ph) && ph.p_type == PT_LOAD) {
+            info.first_load_vaddr = ph.p_vaddr;
+            break;
+        }
+    }
+    size_t shstrndx = 0;
+    elf_getshdrstrndx(f.elf, &shstrndx);
+    for (Elf_Scn *scn = elf_nextscn(f.elf, nullptr); scn; scn = elf_nextscn(f.elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char *name = elf_strptr(f.elf, shstrndx, sh.sh_name);
+        if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
+            parse_stapsdt(scn, is64, info.notes);
+        if (sh.sh_type == SHT_SYMTAB) {
+            Elf_Data *data = elf_getdata(scn, nullptr);
+            size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; data && i < count; i++) {
+                GElf_Sym sym;
+                if (!gelf_getsym(data, static_cast<int>(i), &sym))
+                    continue;
+                const char *sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+                if (sname && strcmp(sname, "DTraceMethodProbes") == 0 && sym.st_size == 1) {
+                    info.flag_vaddr = sym.st_value;
+                    break;
+                }
+            }
+        }
+    }
+    return info;
+}
+
+std::string read_target_memory(int pid, uint64_t addr, size_t len)
+{
+    std::string buf(len, '\0');
+    struct iovec local = {buf.data(), len};
+    struct iovec remote = {reinterpret_cast<void *>(addr), len};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n != static_cast<ssize_t>(len))
+        return {};
+    return buf;
+}
+
+namespace {
+
+bool cmdline_enables_probes(int pid)
+{
+    std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string environ = read_file("/proc/" + std::to_string(pid) + "/environ");
+    for (const char *flag : {"-XX:+DTraceMethodProbes", "-XX:+ExtendedDTraceProbes"}) {
+        if (cmdline.find(flag) != std::string::npos || environ.find(flag) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+std::string trim(std::string s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+JvmTarget inspect_target(int pid)
+{
+    JvmTarget t;
+    t.pid = pid;
+    const std::string proc = "/proc/" + std::to_string(pid);
+    if (access(proc.c_str(), F_OK) != 0)
+        throw Error("no process with pid " + std::to_string(pid) + ": check the pid (e.g. `pgrep -l java`)", ESRCH);
+    t.comm = trim(read_file(proc + "/comm"));
+    std::string maps = read_file(proc + "/maps");
+    if (maps.empty())
+        throw Error("cannot read " + proc + "/maps: run jmethodtime as root", EACCES);
+    LibjvmMapping m = find_libjvm(maps);
+    if (!m.found)
+        throw Error("pid " + std::to_string(pid) + " (" + t.comm +
+                        ") is not a JVM: no libjvm.so is mapped; give the pid of a java process",
+                    EINVAL);
+    // Through the target's root, so a JVM in another mount namespace resolves.
+    t.libjvm = proc + "/root" + m.path;
+    if (access(t.libjvm.c_str(), R_OK) != 0)
+        t.libjvm = m.path;
+    LibjvmInfo info = inspect_libjvm(t.libjvm);
+    const UsdtNote *entry = nullptr, *ret = nullptr;
+    for (const auto &n : info.notes) {
+        if (n.name == "method__entry")
+            entry = &n;
+        else if (n.name == "method__return")
+            ret = &n;
+    }
+    if (!entry || !ret)
+        throw Error("the JDK of pid " + std::to_string(pid) + " (" + m.path +
+                        ") was built without DTrace probes (no hotspot method__entry/method__return "
+                        "stapsdt notes): use a JDK built with --enable-dtrace, such as Debian's or Temurin's",
+                    ENOTSUP);
+    if (entry->args == ret->args)
+        t.arg_regs = register_args(entry->args);
+
+    bool enabled;
+    if (info.flag_vaddr) {
+        uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+        uint64_t bias = m.start - (info.first_load_vaddr & ~(page - 1));
+        std::string byte = read_target_memory(pid, bias + *info.flag_vaddr, 1);
+        enabled = byte.empty() ? cmdline_enables_probes(pid) : byte[0] != 0;
+    } else {
+        enabled = cmdline_enables_probes(pid);
+    }
+    if (!enabled)
+        throw Error("pid " + std::to_string(pid) + " (" + t.comm +
+                        ") runs with the method probes off: restart the JVM with -XX:+DTraceMethodProbes "
+                        "(it cannot be switched on in a running JVM)",
+                    ENOTSUP);
+    return t;
+}
+
+}  // namespace jmt

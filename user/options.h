@@ -1,0 +1,34 @@
+// Command-line options: a plain struct built by CLI11, testable without a process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "profile.h"
+
+namespace jmt {
+
+struct Options {
+    int pid = 0;
+    std::vector<std::string> packages;  // JVM form, no trailing '/'
+    double duration_s = 0;              // 0: until signal or target exit
+    size_t top = 20;                    // 0: all rows
+    SortKey sort = SortKey::Excl;
+    bool json = false;
+    bool verbose = false;               // libbpf's own messages on stderr
+};
+
+struct ParseOutcome {
+    Options options;
+    bool exit_now = false;  // --help, --version or an error: print `message`, exit
+    int exit_code = 0;
+    std::string message;
+};
+
+ParseOutcome parse_options(int argc, const char *const argv[]);
+
+// "org.postgresql" or "org/postgresql/" -> "org/postgresql".
+// Throws std::invalid_argument naming the problem for empty or malformed input.
+std::string normalize_package(const std::string &spec);
+
+}  // namespace jmt

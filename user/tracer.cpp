@@ -1,0 +1,196 @@
+#include "tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "error.h"
+#include "jmethodtime.h"
+#include "jmethodtime.skel.h"
+#include "jvm.h"
+
+namespace jmt {
+
+namespace {
+
+bool g_verbose = false;
+
+int print_libbpf(enum libbpf_print_level level, const char *format, va_list args)
+{
+    if (!g_verbose && level != LIBBPF_WARN)
+        return 0;
+    if (!g_verbose)
+        return 0;  // warnings become jmt::Error messages instead
+    return vfprintf(stderr, format, args);
+}
+
+std::string errno_text(int err)
+{
+    return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")";
+}
+
+// A name as the kernel stored it, completed from the target's memory when the
+// kernel buffer was too short or the kernel's read failed.
+std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const char *buf, uint32_t buf_len,
+                            bool read_ok, uint64_t &truncated)
+{
+    if (full_len <= buf_len && read_ok)
+        return std::string(buf, full_len);
+    std::string full = read_target_memory(pid, addr, full_len);
+    if (!full.empty())
+        return full;
+    truncated++;
+    return std::string(buf, buf_len) + "...";
+}
+
+}  // namespace
+
+void Tracer::SkelDeleter::operator()(jmethodtime_bpf *skel) const
+{
+    jmethodtime_bpf__destroy(skel);
+}
+
+void Tracer::LinkDeleter::operator()(bpf_link *link) const
+{
+    bpf_link__destroy(link);
+}
+
+Tracer::Tracer(const TracerConfig &config) : config_(config)
+{
+    g_verbose = config.verbose;
+    libbpf_set_print(print_libbpf);
+
+    skel_.reset(jmethodtime_bpf__open());
+    if (!skel_) {
+        int err = errno;
+        throw Error("cannot open the BPF object: " + errno_text(err), err);
+    }
+    auto *ro = skel_->rodata;
+    ro->target_tgid = static_cast<__u32>(config.pid);
+    ro->n_prefixes = static_cast<__u32>(config.packages.size());
+    for (size_t i = 0; i < config.packages.size() && i < JMT_MAX_PREFIXES; i++) {
+        const std::string &p = config.packages[i];
+        ro->prefixes[i].len = static_cast<__u32>(p.size());
+        for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
+            const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
+    }
+    if (config.arg_regs) {
+        ro->fast_args = 1;
+        for (size_t i = 0; i < config.arg_regs->size(); i++)
+            const_cast<__u8 &>(ro->arg_reg[i]) = (*config.arg_regs)[i];
+    }
+
+    if (jmethodtime_bpf__load(skel_.get())) {
+        int err = errno;
+        if (err == EPERM || err == EACCES)
+            throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
+                        "CAP_PERFMON and CAP_SYS_PTRACE)", err);
+        throw Error("the kernel refused the BPF programs: " + errno_text(err) +
+                        "; a kernel >= 5.15 with BTF is needed (run with -v for the verifier log)",
+                    err);
+    }
+    attach_usdt("method__entry", 0);
+    attach_usdt("method__return", 1);
+    bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
+    if (!sw) {
+        int err = errno;
+        throw Error("cannot attach to the sched_switch BTF tracepoint: " + errno_text(err), err);
+    }
+    links_.emplace_back(sw);
+}
+
+Tracer::~Tracer() = default;
+
+void Tracer::attach_usdt(const char *probe, int prog_index)
+{
+    bpf_program *prog = prog_index == 0 ? skel_->progs.handle_entry : skel_->progs.handle_return;
+    bpf_link *link = bpf_program__attach_usdt(prog, config_.pid, config_.libjvm.c_str(), "hotspot", probe, nullptr);
+    if (!link) {
+        int err = errno;
+        if (err == EINVAL)
+            throw Error(std::string("attaching hotspot:") + probe + " failed with EINVAL: another tracer (a bcc "
+                            "tool such as ucalls or trace) probably holds this probe with a different "
+                            "semaphore offset; stop it and retry",
+                        err);
+        if (err == ESRCH || err == ENOENT)
+            throw Error(std::string("attaching hotspot:") + probe + " failed: the JVM exited or " +
+                            config_.libjvm + " is gone (" + errno_text(err) + ")",
+                        err);
+        throw Error(std::string("attaching hotspot:") + probe + " in " + config_.libjvm +
+                        " failed: " + errno_text(err),
+                    err);
+    }
+    links_.emplace_back(link);
+}
+
+Snapshot Tracer::snapshot() const
+{
+    Snapshot snap;
+    const int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        throw Error("cannot count the possible CPUs", -ncpu);
+
+    std::vector<__u64> values(static_cast<size_t>(ncpu));
+    __u64 counters[JMT_CNT_NR] = {};
+    int counters_fd = bpf_map__fd(skel_->maps.counters);
+    for (__u32 c = 0; c < JMT_CNT_NR; c++) {
+        if (bpf_map_lookup_elem(counters_fd, &c, values.data()) == 0)
+            for (__u64 v : values)
+                counters[c] += v;
+    }
+    Diagnostics &d = snap.diag;
+    d.entries = counters[JMT_CNT_ENTRIES];
+    d.returns = counters[JMT_CNT_RETURNS];
+    d.traced_calls = counters[JMT_CNT_TRACED_CALLS];
+    d.depth_overflow = counters[JMT_CNT_DEPTH_OVERFLOW];
+    d.unmatched_returns = counters[JMT_CNT_UNMATCHED_RETURNS];
+    d.dropped_frames = counters[JMT_CNT_DROPPED_FRAMES];
+    d.thread_state_fail = counters[JMT_CNT_THREAD_STATE_FAIL];
+    d.method_table_full = counters[JMT_CNT_METHOD_TABLE_FULL];
+    d.names_fail = counters[JMT_CNT_NAMES_FAIL];
+    d.arg_fail = counters[JMT_CNT_ARG_FAIL];
+
+    std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
+    int stats_fd = bpf_map__fd(skel_->maps.stats);
+    int names_fd = bpf_map__fd(skel_->maps.names);
+    __u32 last = skel_->bss->last_method_id;
+    if (last >= JMT_MAX_METHODS)
+        last = JMT_MAX_METHODS - 1;
+    jmt_names n;
+    for (__u32 id = 1; id <= last; id++) {
+        if (bpf_map_lookup_elem(stats_fd, &id, per_cpu.data()))
+            continue;
+        MethodStats total;
+        for (const auto &s : per_cpu) {
+            total.calls += s.calls;
+            total.wall_incl_ns += s.wall_incl_ns;
+            total.wall_excl_ns += s.wall_excl_ns;
+            total.cpu_incl_ns += s.cpu_incl_ns;
+            total.cpu_excl_ns += s.cpu_excl_ns;
+            total.unreturned += s.unreturned;
+        }
+        if (total.calls == 0)
+            continue;
+        MethodRow row;
+        row.stats = total;
+        if (bpf_map_lookup_elem(names_fd, &id, &n) == 0) {
+            row.klass = bytes_or_memory(config_.pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF,
+                                        n.read_ok, d.truncated_names);
+            row.method = bytes_or_memory(config_.pid, n.method_addr, n.method_len, n.method,
+                                         JMT_METHOD_BUF, n.read_ok, d.truncated_names);
+            row.signature = bytes_or_memory(config_.pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF,
+                                            n.read_ok, d.truncated_names);
+        } else {
+            row.klass = "[unknown method #" + std::to_string(id) + "]";
+        }
+        snap.methods.push_back(std::move(row));
+    }
+    return snap;
+}
+
+}  // namespace jmt
