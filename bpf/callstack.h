@@ -30,6 +30,7 @@ struct jmt_frame {
 	__u64 child_cpu_ns;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
 	__u64 sp;             /* user stack pointer at the entry probe */
+	__u64 call_site;      /* return address of the probe's function, 0 when not read */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
 	__u32 pad;
 };
@@ -70,7 +71,7 @@ static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
 
 /* Pushes a frame. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
 static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
-				    __u64 wall_ns, __u64 cpu_ns, __u64 sp)
+				    __u64 wall_ns, __u64 cpu_ns, __u64 sp, __u64 call_site)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -103,6 +104,7 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->child_cpu_ns = 0;
 	f->seen_mask = below | bit;
 	f->sp = sp;
+	f->call_site = call_site;
 	f->recursive = recursive;
 	t->depth = d + 1;
 	return 0;
@@ -110,13 +112,16 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 
 /*
  * Whether the top stored frame is dead when method id enters with stack
- * pointer sp (the stack grows down):
- * - sp above the top frame's sp: that frame's stack has been popped;
- * - the same method entering at the same sp: a C1-inlined call whose
- *   exceptional exit fired no return, called again from the same frame
- *   (C1 inlines no recursive call, so this is not recursion).
+ * pointer sp from call_site: same sp, same method, same call site means a
+ * C1-inlined call whose exceptional exit fired no return, entered again from
+ * the same place of the same compiled frame. Inlined recursion enters from
+ * another call site, so it is not mistaken for this. (A higher sp alone
+ * proves nothing: on-stack replacement moves a live frame.)
+ * The call site is read only when sp equals the top frame's sp (an inlined
+ * callee), so 0 means "not read" and never matches.
  */
-static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp)
+static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp,
+					    __u64 call_site)
 {
 	__u32 d = t->depth;
 	const struct jmt_frame *f;
@@ -124,7 +129,19 @@ static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id
 	if (d == 0 || d > JMT_MAX_DEPTH)
 		return 0;
 	f = &t->frames[JMT_IDX(d - 1)];
-	return sp > f->sp || (sp == f->sp && f->id == id);
+	return sp == f->sp && f->id == id && call_site && call_site == f->call_site;
+}
+
+/* Whether an entry at sp needs its call site read (see jmt_top_is_stale). */
+static __always_inline int jmt_needs_call_site(const struct jmt_thread *t, __u64 sp)
+{
+	__u32 d = t->depth;
+
+	if (d == 0)
+		return 1;
+	if (d > JMT_MAX_DEPTH)
+		return 0;
+	return t->frames[JMT_IDX(d - 1)].sp == sp;
 }
 
 /* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH). */

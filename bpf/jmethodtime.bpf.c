@@ -282,7 +282,8 @@ struct drop_ctx {
 	struct jmt_thread *t;
 	__u32 match;   /* on return: 1-based depth of the frame that returned */
 	__u32 id;      /* on entry: the entering method ... */
-	__u64 sp;      /* ... and its stack pointer */
+	__u64 sp;      /* ... its stack pointer ... */
+	__u64 call_site; /* ... and call site */
 	__u32 on_entry;
 };
 
@@ -296,7 +297,7 @@ static long drop_one(__u32 i, void *data)
 
 	if (t->depth == 0 || t->depth > JMT_MAX_DEPTH)
 		return 1;
-	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp) : t->depth <= dc->match)
+	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
 		return 1;
 	jmt_drop_top(t, &closed);
 	account(&closed);
@@ -310,7 +311,7 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
-	__u64 now, sp;
+	__u64 now, sp, call_site = 0;
 
 	count(JMT_CNT_ENTRIES);
 	if (read_key(ctx, &k)) {
@@ -323,14 +324,22 @@ int handle_entry(struct pt_regs *ctx)
 	if (!t)
 		return 0;
 	sp = JMT_CTX_LOAD(ctx, sp);
-	if (jmt_top_is_stale(t, info.id, sp)) {
-		struct drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .on_entry = 1 };
+	if (jmt_needs_call_site(t, sp)) {
+		/* The probe's function keeps a frame pointer: its return address is at bp + 8. */
+		__u64 bp = JMT_CTX_LOAD(ctx, bp);
+
+		if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
+			call_site = 0;
+	}
+	if (jmt_top_is_stale(t, info.id, sp, call_site)) {
+		struct drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .call_site = call_site,
+				       .on_entry = 1 };
 
 		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	}
 	now = bpf_ktime_get_ns();
 	count(JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now), sp))
+	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now), sp, call_site))
 		count(JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }

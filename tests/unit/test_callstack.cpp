@@ -28,7 +28,7 @@ struct Thread {
         s.cpu_incl += c.cpu_incl_ns;
         s.cpu_excl += c.cpu_excl_ns;
     }
-    int enter(uint32_t id, uint64_t now) { return jmt_push(t.get(), id, id * 7919u, now, now / 2, sp--); }
+    int enter(uint32_t id, uint64_t now) { return jmt_push(t.get(), id, id * 7919u, now, now / 2, sp--, 0); }
     // Mirrors handle_return: fast path on the top frame, else find + drop + close.
     bool leave(uint32_t id, uint64_t now)
     {
@@ -153,18 +153,23 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
     EXPECT_EQ(th.totals[C].wall_incl, 10u);
 }
 
-// Stack pointers tell dead frames apart from recursion at the next entry.
-TEST(CallStack, StaleTopFrameDetectedFromStackPointer)
+// Stack pointers and call sites tell dead frames apart from recursion at the next entry.
+TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
-    jmt_push(&t, A, 1, 0, 0, 1000);  // caller frame
-    jmt_push(&t, X, 2, 10, 5, 900);  // inlined callee at a deeper sp... threw, no return
-    EXPECT_FALSE(jmt_top_is_stale(&t, C, 800));  // a call from inside X: X is alive
-    EXPECT_TRUE(jmt_top_is_stale(&t, C, 950));   // entered above X's sp: X's frame is gone
-    EXPECT_TRUE(jmt_top_is_stale(&t, X, 900));   // X again from the same frame: the old X is dead
-    EXPECT_FALSE(jmt_top_is_stale(&t, C, 900));  // another inlined callee at the same sp: ambiguous, alive
+    jmt_push(&t, A, 1, 0, 0, 1000, 0);      // compiled caller frame
+    jmt_push(&t, X, 2, 10, 5, 1000, 0x77);  // inlined callee (same sp) at call site 0x77: threw, no return
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));    // higher sp: may be an OSR-moved frame, alive
+    EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));  // X again from the same site of the same frame
+    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0x99)); // X from another site: inlined recursion
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1000, 0x77)); // another method: not the same call
+    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0));    // call site unknown: never stale
+    EXPECT_TRUE(jmt_needs_call_site(&t, 1000));
+    EXPECT_FALSE(jmt_needs_call_site(&t, 900));
     jmt_thread empty{};
-    EXPECT_FALSE(jmt_top_is_stale(&empty, A, 0));
+    EXPECT_FALSE(jmt_top_is_stale(&empty, A, 0, 0));
+    EXPECT_TRUE(jmt_needs_call_site(&empty, 0));
 }
 
 // Returns for frames entered before attach are ignored without underflow.
