@@ -249,6 +249,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		return 0;
 	}
 	if (!t->initialized) {
+		count(JMT_CNT_THREADS_TRACED);
 		/* First seen at a probe: the thread is on a CPU right now. */
 		t->switch_in_ns = bpf_ktime_get_ns();
 		t->cpu_total_ns = 0;
@@ -420,5 +421,17 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		if (t && t->initialized)
 			t->switch_in_ns = now;
 	}
+	return 0;
+}
+
+/* Frees a target thread's state when it exits, so long traces of short-lived
+ * threads keep memory bounded (live states = traced - ended). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *task)
+{
+	if (task->tgid != target_tgid)
+		return 0;
+	if (bpf_task_storage_delete(&threads, task) == 0)
+		count(JMT_CNT_THREADS_ENDED);
 	return 0;
 }

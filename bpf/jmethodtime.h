@@ -74,6 +74,8 @@ enum jmt_counter {
 	JMT_CNT_METHOD_TABLE_FULL,   /* method table or id space full: method not traced */
 	JMT_CNT_NAMES_FAIL,          /* names of a traced method could not be stored or read */
 	JMT_CNT_ARG_FAIL,            /* probe arguments could not be read */
+	JMT_CNT_THREADS_TRACED,      /* per-thread states created */
+	JMT_CNT_THREADS_ENDED,       /* per-thread states freed when their thread exited */
 	JMT_CNT_NR,
 };
 

@@ -74,7 +74,7 @@ ParseOutcome parse_options(int argc, const char *const argv[])
             o.packages.push_back(normalize_package(p));
     } catch (const CLI::ParseError &e) {
         outcome.exit_now = true;
-        outcome.exit_code = app.exit(e, out, err);
+        outcome.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;  // 2: usage error
         outcome.message = out.str() + err.str();
         return outcome;
     } catch (const std::invalid_argument &e) {

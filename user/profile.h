@@ -41,6 +41,8 @@ struct Diagnostics {
     uint64_t names_fail = 0;         // names that could not be read
     uint64_t arg_fail = 0;           // probe arguments that could not be read
     uint64_t truncated_names = 0;    // names longer than the kernel buffer, not recoverable
+    uint64_t threads_traced = 0;     // threads that hit a traced method
+    uint64_t threads_ended = 0;      // of those, threads that exited (state freed)
 };
 
 struct Profile {

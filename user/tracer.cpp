@@ -102,6 +102,12 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
         throw Error("cannot attach to the sched_switch BTF tracepoint: " + errno_text(err), err);
     }
     links_.emplace_back(sw);
+    bpf_link *exit_link = bpf_program__attach(skel_->progs.handle_exit);
+    if (!exit_link) {
+        int err = errno;
+        throw Error("cannot attach to the sched_process_exit BTF tracepoint: " + errno_text(err), err);
+    }
+    links_.emplace_back(exit_link);
 }
 
 Tracer::~Tracer() = default;
@@ -154,6 +160,8 @@ Snapshot Tracer::snapshot() const
     d.method_table_full = counters[JMT_CNT_METHOD_TABLE_FULL];
     d.names_fail = counters[JMT_CNT_NAMES_FAIL];
     d.arg_fail = counters[JMT_CNT_ARG_FAIL];
+    d.threads_traced = counters[JMT_CNT_THREADS_TRACED];
+    d.threads_ended = counters[JMT_CNT_THREADS_ENDED];
 
     std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
     int stats_fd = bpf_map__fd(skel_->maps.stats);
