@@ -1,0 +1,67 @@
+#include "profile.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace jmt {
+
+MethodStats &MethodStats::operator+=(const MethodStats &o)
+{
+    calls += o.calls;
+    wall_incl_ns += o.wall_incl_ns;
+    wall_excl_ns += o.wall_excl_ns;
+    cpu_incl_ns += o.cpu_incl_ns;
+    cpu_excl_ns += o.cpu_excl_ns;
+    unreturned += o.unreturned;
+    return *this;
+}
+
+namespace {
+
+uint64_t sort_value(const MethodStats &s, SortKey key)
+{
+    switch (key) {
+    case SortKey::Calls: return s.calls;
+    case SortKey::Incl: return s.wall_incl_ns;
+    case SortKey::Excl: return s.wall_excl_ns;
+    case SortKey::CpuIncl: return s.cpu_incl_ns;
+    case SortKey::CpuExcl: return s.cpu_excl_ns;
+    }
+    return 0;
+}
+
+auto name_of(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature); }
+
+}  // namespace
+
+std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key)
+{
+    std::vector<MethodRow> out = rows;
+    std::stable_sort(out.begin(), out.end(), [key](const MethodRow &a, const MethodRow &b) {
+        uint64_t va = sort_value(a.stats, key), vb = sort_value(b.stats, key);
+        if (va != vb)
+            return va > vb;
+        return name_of(a) < name_of(b);
+    });
+    return out;
+}
+
+std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
+{
+    std::vector<MethodRow> out;
+    std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+    for (const auto &r : rows) {
+        auto key = std::make_tuple(r.klass, r.method, r.signature);
+        auto it = index.find(key);
+        if (it == index.end()) {
+            index.emplace(key, out.size());
+            out.push_back(r);
+        } else {
+            out[it->second].stats += r.stats;
+        }
+    }
+    return out;
+}
+
+}  // namespace jmt
