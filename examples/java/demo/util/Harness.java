@@ -1,0 +1,29 @@
+package demo.util;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+
+/** Start protocol of the workloads: print READY, wait for one line on stdin. Never traced. */
+public final class Harness {
+    private Harness() {}
+
+    public static void awaitGo() throws IOException {
+        System.out.println("READY");
+        System.out.flush();
+        new BufferedReader(new InputStreamReader(System.in)).readLine();
+    }
+
+    public static void done(String what) {
+        System.out.println("DONE " + what);
+        System.out.flush();
+    }
+
+    /** Busy-waits ns nanoseconds (used by untraced code only). */
+    public static void spin(long ns) {
+        long end = System.nanoTime() + ns;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+}

@@ -1,0 +1,238 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+namespace jmt_it {
+
+namespace {
+
+long long now_ms()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+}  // namespace
+
+Child::Child(const std::vector<std::string> &argv, bool pipe_stdin)
+{
+    int in[2] = {-1, -1}, out[2], err[2];
+    if ((pipe_stdin && pipe2(in, O_CLOEXEC)) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+        throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ == 0) {
+        if (pipe_stdin)
+            dup2(in[0], 0);
+        else
+            dup2(open("/dev/null", O_RDONLY), 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        std::vector<char *> args;
+        for (const auto &a : argv)
+            args.push_back(const_cast<char *>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    if (pipe_stdin) {
+        close(in[0]);
+        in_ = in[1];
+    }
+    close(out[1]);
+    close(err[1]);
+    fd_[0] = out[0];
+    fd_[1] = err[0];
+}
+
+Child::~Child()
+{
+    if (!exited_ && pid_ > 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+    }
+    for (int fd : {in_, fd_[0], fd_[1]})
+        if (fd >= 0)
+            close(fd);
+}
+
+bool Child::read_some(int which, int timeout_ms)
+{
+    if (fd_[which] < 0)
+        return false;
+    struct pollfd p = {fd_[which], POLLIN, 0};
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return false;
+    char chunk[65536];
+    ssize_t n = read(fd_[which], chunk, sizeof(chunk));
+    if (n <= 0) {
+        close(fd_[which]);
+        fd_[which] = -1;
+        return false;
+    }
+    buf_[which].append(chunk, static_cast<size_t>(n));
+    return true;
+}
+
+std::string Child::wait_line(bool from_stderr, const std::string &prefix, int timeout_ms)
+{
+    const int w = from_stderr ? 1 : 0;
+    const long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        size_t nl;
+        while ((nl = buf_[w].find('\n', consumed_[w])) != std::string::npos) {
+            std::string line = buf_[w].substr(consumed_[w], nl - consumed_[w]);
+            consumed_[w] = nl + 1;
+            if (line.compare(0, prefix.size(), prefix) == 0)
+                return line;
+        }
+        long long left = deadline - now_ms();
+        if (left <= 0 || (fd_[w] < 0))
+            return "";
+        read_some(w, static_cast<int>(std::min<long long>(left, 200)));
+    }
+}
+
+void Child::write_stdin(const std::string &text)
+{
+    if (in_ < 0)
+        return;
+    ssize_t n = write(in_, text.data(), text.size());
+    (void)n;
+    close(in_);
+    in_ = -1;
+}
+
+int Child::wait_exit(int timeout_ms)
+{
+    if (exited_)
+        return status_;
+    const long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        int status;
+        pid_t r = waitpid(pid_, &status, WNOHANG);
+        if (r == pid_) {
+            exited_ = true;
+            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            return status_;
+        }
+        if (now_ms() >= deadline) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+            exited_ = true;
+            status_ = -1;
+            return -1;
+        }
+        // Keep the pipes flowing so a chatty child cannot block on a full pipe.
+        if (!read_some(0, 20))
+            read_some(1, 20);
+    }
+}
+
+std::string Child::drain(bool from_stderr, int timeout_ms)
+{
+    const int w = from_stderr ? 1 : 0;
+    const long long deadline = now_ms() + timeout_ms;
+    while (fd_[w] >= 0 && now_ms() < deadline)
+        read_some(w, 100);
+    return buf_[w];
+}
+
+void Child::signal(int sig)
+{
+    if (!exited_)
+        kill(pid_, sig);
+}
+
+RunResult run_traced(const RunSpec &spec)
+{
+    RunResult result;
+    std::vector<std::string> jvm = {JMT_JAVA, "-XX:+DTraceMethodProbes"};
+    jvm.insert(jvm.end(), spec.jvm_flags.begin(), spec.jvm_flags.end());
+    jvm.insert(jvm.end(), {"-cp", JMT_JAVA_CLASSES, spec.main_class});
+    jvm.insert(jvm.end(), spec.args.begin(), spec.args.end());
+    Child java(jvm, true);
+    if (java.wait_line(false, "READY", 60000).empty()) {
+        ADD_FAILURE() << "the JVM did not print READY: " << java.drain(true, 1000);
+        return result;
+    }
+    std::vector<std::string> tool = {JMT_BINARY, "-p", std::to_string(java.pid()), "--json"};
+    tool.insert(tool.end(), spec.jmt_args.begin(), spec.jmt_args.end());
+    Child jmt(tool, false);
+    if (jmt.wait_line(true, "Tracing", 60000).empty()) {
+        jmt.wait_exit(5000);
+        ADD_FAILURE() << "jmethodtime did not start tracing: " << jmt.drain(true, 1000);
+        return result;
+    }
+    java.write_stdin("go\n");
+    result.done_line = java.wait_line(false, "DONE", spec.workload_timeout_ms);
+    EXPECT_FALSE(result.done_line.empty()) << "the workload did not finish";
+    EXPECT_EQ(java.wait_exit(30000), 0);
+    result.jmt_exit = jmt.wait_exit(60000);
+    std::string out = jmt.drain(false, 5000);
+    result.jmt_stderr = jmt.drain(true, 1000);
+    EXPECT_EQ(result.jmt_exit, 0) << result.jmt_stderr;
+    try {
+        result.report = nlohmann::json::parse(out);
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "jmethodtime's stdout is not JSON (" << e.what() << "): " << out << "\n"
+                      << result.jmt_stderr;
+    }
+    return result;
+}
+
+const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass,
+                                  const std::string &method, const std::string &signature)
+{
+    if (!report.contains("methods"))
+        return nullptr;
+    for (const auto &m : report["methods"]) {
+        if (m["class"] == klass && m["method"] == method && m["signature"] == signature)
+            return &m;
+    }
+    return nullptr;
+}
+
+uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                  const std::string &signature)
+{
+    const nlohmann::json *m = find_method(report, klass, method, signature);
+    return m ? (*m)["calls"].get<uint64_t>() : 0;
+}
+
+size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &prefix)
+{
+    size_t n = 0;
+    if (report.contains("methods"))
+        for (const auto &m : report["methods"])
+            n += m["class"].get<std::string>().compare(0, prefix.size(), prefix) == 0;
+    return n;
+}
+
+uint64_t done_value(const std::string &done_line, const std::string &key)
+{
+    size_t at = done_line.find(key + "=");
+    if (at == std::string::npos)
+        return 0;
+    return std::stoull(done_line.substr(at + key.size() + 1));
+}
+
+std::string bpf_unavailable_reason()
+{
+    if (geteuid() != 0)
+        return "not root (run the tests as root)";
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
+    return "";
+}
+
+}  // namespace jmt_it

@@ -1,0 +1,88 @@
+// Runs a Java workload under the real jmethodtime binary and parses its JSON.
+// Workload protocol (examples/java/demo/util/Harness.java): the JVM prints
+// READY, waits for a line on stdin, runs, prints "DONE ...", exits.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace jmt_it {
+
+// A child process with pipes; killed and reaped on destruction.
+class Child {
+public:
+    Child(const std::vector<std::string> &argv, bool pipe_stdin);
+    ~Child();
+    Child(const Child &) = delete;
+    Child &operator=(const Child &) = delete;
+
+    pid_t pid() const { return pid_; }
+    // Reads stdout (or stderr) until a line starting with prefix; returns it or "" on timeout/EOF.
+    std::string wait_line(bool from_stderr, const std::string &prefix, int timeout_ms);
+    void write_stdin(const std::string &text);
+    // Waits for exit; returns the exit status, or -1 after killing it on timeout.
+    int wait_exit(int timeout_ms);
+    // Everything read so far plus the rest until EOF (after exit).
+    std::string drain(bool from_stderr, int timeout_ms);
+    void signal(int sig);
+
+private:
+    bool read_some(int which, int timeout_ms);
+    pid_t pid_ = -1;
+    int in_ = -1;
+    int fd_[2] = {-1, -1};  // stdout, stderr
+    std::string buf_[2];
+    size_t consumed_[2] = {0, 0};
+    bool exited_ = false;
+    int status_ = 0;
+};
+
+struct RunResult {
+    nlohmann::json report;  // jmethodtime's --json output
+    std::string done_line;  // the workload's "DONE ..." line
+    std::string jmt_stderr;
+    int jmt_exit = -1;
+};
+
+struct RunSpec {
+    std::string main_class;
+    std::vector<std::string> args;
+    std::vector<std::string> jmt_args;   // besides -p PID --json
+    std::vector<std::string> jvm_flags;  // besides -XX:+DTraceMethodProbes
+    int workload_timeout_ms = 120000;
+};
+
+// Starts the JVM, attaches jmethodtime, releases the workload, collects the report.
+// Fails the current test (ADD_FAILURE) with the tool's stderr when anything goes wrong.
+RunResult run_traced(const RunSpec &spec);
+
+// The row of (class, method, signature), or nullptr.
+const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass,
+                                  const std::string &method, const std::string &signature);
+uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                  const std::string &signature);
+// Number of rows whose class starts with prefix.
+size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &prefix);
+// Value of key=NUMBER in a DONE line.
+uint64_t done_value(const std::string &done_line, const std::string &key);
+
+// Empty when BPF tracing can run here; otherwise the reason.
+std::string bpf_unavailable_reason();
+
+}  // namespace jmt_it
+
+// Skips with a printed reason when BPF is unavailable, but fails under CI=true.
+#define JMT_REQUIRE_BPF()                                                                  \
+    do {                                                                                   \
+        std::string jmt_reason_ = jmt_it::bpf_unavailable_reason();                        \
+        if (!jmt_reason_.empty()) {                                                        \
+            const char *ci_ = getenv("CI");                                                \
+            if (ci_ && std::string(ci_) == "true")                                         \
+                FAIL() << "BPF unavailable under CI=true: " << jmt_reason_;                \
+            GTEST_SKIP() << "BPF unavailable: " << jmt_reason_;                            \
+        }                                                                                  \
+    } while (0)
