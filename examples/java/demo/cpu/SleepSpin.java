@@ -1,10 +1,13 @@
 package demo.cpu;
 
 import demo.util.Harness;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 
 /**
  * usage: SleepSpin MS. caller() calls sleepFor() (Thread.sleep MS: elapsed MS, on-CPU ~0)
- * and spinFor() (busy MS: elapsed and on-CPU MS).
+ * and spinFor() (busy MS: elapsed and on-CPU MS). DONE cpu_ns: the thread's CPU time around
+ * caller() as the JVM measures it (CLOCK_THREAD_CPUTIME_ID).
  */
 public final class SleepSpin {
     static long ms;
@@ -24,8 +27,11 @@ public final class SleepSpin {
 
     public static void main(String[] args) throws Exception {
         ms = Long.parseLong(args[0]);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Harness.awaitGo();
+        long cpu0 = threads.getCurrentThreadCpuTime();
         caller();
-        Harness.done("ok");
+        long cpu1 = threads.getCurrentThreadCpuTime();
+        Harness.done("cpu_ns=" + (cpu1 - cpu0));
     }
 }

@@ -3,12 +3,22 @@ package demo.exceptions;
 import demo.util.Harness;
 
 /**
- * usage: Throwing ROUNDS N. Each round calls catcher(N), which calls thrower(i) for i in 0..N-1;
- * thrower spins 20 us and throws on even i. Calls: catcher ROUNDS, thrower ROUNDS * N.
+ * usage: Throwing ROUNDS N. Each round calls catcher(N), which calls thrower(i) and tiny(i) for
+ * i in 0..N-1; thrower spins 5 us and throws on even i; tiny (small enough for C1 to inline)
+ * throws on even i too. Calls: catcher ROUNDS, thrower and tiny ROUNDS * N each.
  */
 public final class Throwing {
+    static final IllegalStateException PREALLOCATED = new IllegalStateException("tiny");
+
+    static int tiny(int i) {
+        if ((i & 1) == 0) {
+            throw PREALLOCATED;
+        }
+        return i;
+    }
+
     static int thrower(int i) {
-        long end = System.nanoTime() + 20_000; while (System.nanoTime() < end) { }
+        long end = System.nanoTime() + 5_000; while (System.nanoTime() < end) { }
         if (i % 2 == 0) {
             throw new IllegalStateException("even");
         }
@@ -22,6 +32,11 @@ public final class Throwing {
                 s += thrower(i);
             } catch (IllegalStateException e) {
                 s--;
+            }
+            try {
+                s += tiny(i);
+            } catch (IllegalStateException e) {
+                s++;
             }
         }
         return s;
