@@ -83,8 +83,13 @@ EndReason wait_for_end(int signal_fd, int pid, double duration_s)
         int n = poll(fds, pidfd.fd >= 0 ? 2 : 1, timeout_ms);
         if (n < 0 && errno != EINTR)
             throw Error(std::string("poll failed: ") + strerror(errno), errno);
-        if (n > 0 && (fds[0].revents & POLLIN))
+        if (n > 0 && (fds[0].revents & POLLIN)) {
+            // Consume it: a signal left pending would be delivered when the mask is restored.
+            struct signalfd_siginfo info;
+            ssize_t got = read(signal_fd, &info, sizeof(info));
+            (void)got;
             return EndReason::Signal;
+        }
         if (n > 0 && pidfd.fd >= 0 && (fds[1].revents & POLLIN))
             return EndReason::TargetExited;
         if (pidfd.fd < 0 && kill(pid, 0) != 0 && errno == ESRCH)
@@ -111,7 +116,7 @@ int run(const Options &options)
         JvmTarget target = inspect_target(options.pid);
 
         BlockedSignals blocked;
-        Fd signal_fd(signalfd(-1, &blocked.set, SFD_CLOEXEC));
+        Fd signal_fd(signalfd(-1, &blocked.set, SFD_CLOEXEC | SFD_NONBLOCK));
         if (signal_fd.fd < 0)
             throw Error(std::string("signalfd failed: ") + strerror(errno), errno);
 

@@ -156,11 +156,14 @@ void Child::signal(int sig)
 RunResult run_traced(const RunSpec &spec)
 {
     RunResult result;
+    // A child that died early must not kill the test process through SIGPIPE on write.
+    ::signal(SIGPIPE, SIG_IGN);
     std::vector<std::string> jvm = {JMT_JAVA, "-XX:+DTraceMethodProbes"};
     jvm.insert(jvm.end(), spec.jvm_flags.begin(), spec.jvm_flags.end());
     jvm.insert(jvm.end(), {"-cp", JMT_JAVA_CLASSES, spec.main_class});
     jvm.insert(jvm.end(), spec.args.begin(), spec.args.end());
     Child java(jvm, true);
+    result.jvm_pid = java.pid();
     if (java.wait_line(false, "READY", 60000).empty()) {
         ADD_FAILURE() << "the JVM did not print READY: " << java.drain(true, 1000);
         return result;
@@ -180,6 +183,11 @@ RunResult run_traced(const RunSpec &spec)
     result.jmt_exit = jmt.wait_exit(60000);
     std::string out = jmt.drain(false, 5000);
     result.jmt_stderr = jmt.drain(true, 1000);
+    {
+        std::istringstream lines(result.jmt_stderr);
+        for (std::string line; std::getline(lines, line);)
+            result.tracing_lines += line.compare(0, 7, "Tracing") == 0;
+    }
     EXPECT_EQ(result.jmt_exit, 0) << result.jmt_stderr;
     try {
         result.report = nlohmann::json::parse(out);

@@ -44,8 +44,10 @@ private:
 struct RunResult {
     nlohmann::json report;  // jmethodtime's --json output
     std::string done_line;  // the workload's "DONE ..." line
-    std::string jmt_stderr;
+    std::string jmt_stderr;  // everything jmethodtime printed on stderr
     int jmt_exit = -1;
+    pid_t jvm_pid = -1;
+    int tracing_lines = 0;   // stderr lines starting with "Tracing" (the contract: exactly one)
 };
 
 struct RunSpec {

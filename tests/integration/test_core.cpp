@@ -64,6 +64,26 @@ TEST(Core, SeedFlowCountsAndTimes)
                   c["wall_excl_ns"].get<uint64_t>(),
               a["wall_incl_ns"].get<uint64_t>());
     EXPECT_GT(r.report["duration_ns"].get<uint64_t>(), a["wall_incl_ns"].get<uint64_t>());
+    // The sum over the N calls of a(): N * 135 units, and within the wall time the JVM
+    // itself measured around its loop (which adds only thread start and N loop steps).
+    expect_near_rel(a["wall_incl_ns"].get<double>() / 1e3, n * 135 * unit_us, kTimeTolerance,
+                    "a inclusive, all calls");
+    const double jvm_wall = static_cast<double>(jmt_it::done_value(r.done_line, "wall_ns"));
+    EXPECT_LE(a["wall_incl_ns"].get<double>(), jvm_wall) << r.done_line;
+    EXPECT_GT(a["wall_incl_ns"].get<double>(), 0.95 * jvm_wall) << r.done_line;
+    // The rest of the contract's JSON: pid, normalized packages, one Tracing line.
+    EXPECT_EQ(r.report["pid"].get<int64_t>(), static_cast<int64_t>(r.jvm_pid));
+    EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/abc"}));
+    EXPECT_EQ(r.tracing_lines, 1) << r.jmt_stderr;
+    for (const char *row_key : {"class", "method", "signature", "calls", "wall_incl_ns", "wall_excl_ns",
+                                "cpu_incl_ns", "cpu_excl_ns", "unreturned"})
+        EXPECT_TRUE(a.contains(row_key)) << row_key;
+    // Spinning is on-CPU: never more CPU than elapsed time, and most of it on CPU
+    // (2 cores shared with the JIT and GC threads: 50% is a loose floor).
+    for (const auto *row : {&a, &b, &c}) {
+        EXPECT_LE((*row)["cpu_incl_ns"].get<uint64_t>(), (*row)["wall_incl_ns"].get<uint64_t>() + 1000u * (*row)["calls"].get<uint64_t>());
+        EXPECT_GT((*row)["cpu_incl_ns"].get<double>(), 0.5 * (*row)["wall_incl_ns"].get<double>());
+    }
     EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
     EXPECT_EQ(r.report["diagnostics"]["dropped_frames"], 0);
 }
@@ -103,7 +123,43 @@ TEST(Core, PackageFilterKeepsWholeSegments)
 TEST(Core, PackageFilterDottedForm)
 {
     JMT_REQUIRE_BPF();
+    check_filter({"--package", "demo.filter.kept"});
+}
+
+TEST(Core, PackageFilterDottedFormTrailingDot)
+{
+    JMT_REQUIRE_BPF();
     check_filter({"--package", "demo.filter.kept."});
+}
+
+TEST(Core, PackageFilterRepeated)
+{
+    JMT_REQUIRE_BPF();
+    // Two prefixes (one dotted): Middle is traced now, Decoy still not, and
+    // Middle's own 800 us leaves Outer's exclusive time.
+    const int n = 60;
+    RunSpec spec;
+    spec.main_class = "demo.filter.FilterMain";
+    spec.args = {std::to_string(n)};
+    spec.jmt_args = {"--package", "demo/filter/kept", "--package", "demo.filter.skipped"};
+    auto r = jmt_it::run_traced(spec);
+    EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/filter/kept", "demo/filter/skipped"}));
+    ASSERT_EQ(calls_of(r.report, "demo/filter/kept/Outer", "run", "()V"), uint64_t(n)) << r.report.dump(1);
+    EXPECT_EQ(calls_of(r.report, "demo/filter/skipped/Middle", "work", "()V"), uint64_t(n));
+    EXPECT_EQ(calls_of(r.report, "demo/filter/kept/Inner", "leaf", "()V"), uint64_t(2 * n));
+    EXPECT_EQ(r.report["methods"].size(), 3u) << r.report.dump(1);
+    EXPECT_EQ(jmt_it::rows_with_class_prefix(r.report, "demo/filter/keptx"), 0u);
+    const auto &outer = *find_method(r.report, "demo/filter/kept/Outer", "run", "()V");
+    const auto &middle = *find_method(r.report, "demo/filter/skipped/Middle", "work", "()V");
+    const auto &inner = *find_method(r.report, "demo/filter/kept/Inner", "leaf", "()V");
+    expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, kTimeTolerance, "Outer inclusive");
+    expect_near_rel(per_call_us(outer, "wall_excl_ns"), 600, kTimeTolerance, "Outer exclusive");
+    expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, kTimeTolerance, "Middle inclusive");
+    expect_near_rel(per_call_us(middle, "wall_excl_ns"), 800, kTimeTolerance, "Middle exclusive");
+    EXPECT_EQ(outer["wall_excl_ns"].get<uint64_t>() + middle["wall_incl_ns"].get<uint64_t>(),
+              outer["wall_incl_ns"].get<uint64_t>());
+    EXPECT_EQ(middle["wall_excl_ns"].get<uint64_t>() + inner["wall_incl_ns"].get<uint64_t>(),
+              middle["wall_incl_ns"].get<uint64_t>());
 }
 
 TEST(Core, WithoutFilterEveryMethodIsTraced)

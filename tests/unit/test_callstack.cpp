@@ -202,6 +202,23 @@ TEST(CallStack, OverflowKeepsLowerFramesIntact)
     EXPECT_EQ(th.totals[A].wall_incl, 1000u + JMT_MAX_DEPTH + extra - 1);
 }
 
+// Mutual recursion A -> B -> A ... far past the bound: every call counted, outermost
+// inclusive whole, each method's inclusive time its own outermost frame only.
+TEST(CallStack, DeepMutualRecursionPastTheBound)
+{
+    Thread th;
+    const uint32_t levels = 3 * JMT_MAX_DEPTH;
+    uint64_t now = 0;
+    for (uint32_t i = 0; i < levels; i++)
+        th.enter(i % 2 ? B : A, now++);
+    for (uint32_t i = levels; i-- > 0;)
+        EXPECT_TRUE(th.leave(i % 2 ? B : A, now++));
+    EXPECT_EQ(th.t->depth, 0u);
+    EXPECT_EQ(th.totals[A].calls + th.totals[B].calls, levels);
+    EXPECT_EQ(th.totals[A].wall_incl, 2 * levels - 1);  // entered at 0, left last
+    EXPECT_EQ(th.totals[B].wall_incl, 2 * levels - 3);  // entered at 1, left second to last
+}
+
 TEST(CallStack, FingerprintSeparatesKeys)
 {
     jmt_method_key a{0x1000, 0x2000, 0x3000}, b{0x1000, 0x2000, 0x3008}, c{0x2000, 0x1000, 0x3000};

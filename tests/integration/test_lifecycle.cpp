@@ -1,0 +1,102 @@
+// Ending a trace: duration, SIGTERM, SIGINT; and bad input, each a one-line error.
+#include <signal.h>
+#include <algorithm>
+#include <unistd.h>
+
+#include "harness.h"
+
+using jmt_it::Child;
+
+namespace {
+
+// A JVM that runs the A/B/C flow for a long time once released.
+struct LongJvm {
+    Child java{{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "100000", "10"},
+               true};
+    LongJvm()
+    {
+        EXPECT_FALSE(java.wait_line(false, "READY", 60000).empty());
+        java.write_stdin("go\n");
+    }
+};
+
+nlohmann::json stop_with(int sig, const std::vector<std::string> &extra = {})
+{
+    LongJvm jvm;
+    std::vector<std::string> argv = {JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--package",
+                                     "demo/abc"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Child jmt(argv, false);
+    EXPECT_FALSE(jmt.wait_line(true, "Tracing", 60000).empty()) << jmt.drain(true, 1000);
+    if (sig)
+        usleep(500000), jmt.signal(sig);
+    EXPECT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
+    auto report = nlohmann::json::parse(jmt.drain(false, 5000));
+    // The JVM keeps running, unharmed, after the tracer detached.
+    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);
+    return report;
+}
+
+TEST(Lifecycle, DurationEndsTheTrace)
+{
+    JMT_REQUIRE_BPF();
+    auto report = stop_with(0, {"-d", "1"});
+    const uint64_t d = report["duration_ns"];
+    EXPECT_GE(d, 1'000'000'000u);
+    EXPECT_LT(d, 3'000'000'000u);
+    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+}
+
+TEST(Lifecycle, SigtermEndsWithAReport)
+{
+    JMT_REQUIRE_BPF();
+    auto report = stop_with(SIGTERM);
+    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+}
+
+TEST(Lifecycle, SigintEndsWithAReport)
+{
+    JMT_REQUIRE_BPF();
+    auto report = stop_with(SIGINT);
+    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+}
+
+// Runs the tool on bad input: non-zero exit, one line on stderr that contains `needle`.
+void expect_error(const std::vector<std::string> &args, const std::string &needle)
+{
+    std::vector<std::string> argv = {JMT_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Child jmt(argv, false);
+    EXPECT_NE(jmt.wait_exit(30000), 0);
+    std::string err = jmt.drain(true, 2000);
+    EXPECT_NE(err.find(needle), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_TRUE(jmt.drain(false, 1000).empty());
+}
+
+TEST(Errors, NoSuchProcess)
+{
+    JMT_REQUIRE_BPF();
+    expect_error({"-p", "999999999"}, "no process with pid 999999999");
+}
+
+TEST(Errors, NotAJvm)
+{
+    JMT_REQUIRE_BPF();
+    expect_error({"-p", std::to_string(getpid())}, "is not a JVM");
+}
+
+TEST(Errors, ProbesOff)
+{
+    JMT_REQUIRE_BPF();
+    Child java({JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "1", "1"}, true);
+    ASSERT_FALSE(java.wait_line(false, "READY", 60000).empty());
+    expect_error({"-p", std::to_string(java.pid())}, "-XX:+DTraceMethodProbes");
+}
+
+TEST(Errors, BadPackage)
+{
+    expect_error({"-p", "1", "--package", "org//x"}, "empty segment");
+}
+
+}  // namespace
