@@ -44,6 +44,21 @@ struct {
 	__type(value, struct jmt_method_info);
 } methods SEC(".maps");
 
+/* Per-CPU direct-mapped cache of the method table, indexed by fingerprint:
+ * an array lookup instead of a hash of 24 bytes on most events. Entries of
+ * the method table never change once inserted, so the cache is never stale. */
+struct jmt_method_cache_slot {
+	struct jmt_method_key key;
+	struct jmt_method_info info;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_METHOD_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_cache_slot);
+} method_cache SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, JMT_MAX_METHODS);
@@ -80,6 +95,17 @@ static __always_inline void count(enum jmt_counter c)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
+}
+
+/* For the per-event totals only: a plain per-CPU increment, which a program
+ * preempted on the same CPU in between may very rarely lose. */
+static __always_inline void count_event(enum jmt_counter c)
+{
+	__u32 key = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+
+	if (v)
+		*v += 1;
 }
 
 /* One load at a constant pt_regs offset. Inline asm keeps clang from merging
@@ -177,14 +203,40 @@ static __always_inline int class_kept(const char *cls, __u32 len)
 
 static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
 
-/* Finds or creates the method table entry for k: verdict, id, names. */
-static __always_inline int method_info(const struct jmt_method_key *k, struct jmt_method_info *out)
+int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
+
+/* The method table entry for k (verdict, id), created on first sight. */
+static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
+				       struct jmt_method_info *out)
+{
+	__u32 slot_idx = fp & (JMT_METHOD_CACHE_SLOTS - 1);
+	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
+
+	if (slot && slot->key.klass == k->klass && slot->key.method == k->method &&
+	    slot->key.sig == k->sig) {
+		*out = slot->info;
+		return 0;
+	}
+	if (method_info_slow(k, out))
+		return -1;
+	if (slot) {
+		slot->key = *k;
+		slot->info = *out;
+	}
+	return 0;
+}
+
+/* Finds or creates the method table entry for k: verdict, id, names. A global
+ * function: verified once on its own, called only on a cache miss. */
+__noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out)
 {
 	struct jmt_method_info *found, info = {};
 	struct jmt_names *n;
 	__u32 zero = 0, len;
 	long err;
 
+	if (!k || !out)
+		return -1;
 	found = bpf_map_lookup_elem(&methods, k);
 	if (found) {
 		*out = *found;
@@ -313,13 +365,15 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	__u64 now, sp, call_site = 0;
+	__u32 fp;
 
-	count(JMT_CNT_ENTRIES);
+	count_event(JMT_CNT_ENTRIES);
 	if (read_key(ctx, &k)) {
 		count(JMT_CNT_ARG_FAIL);
 		return 0;
 	}
-	if (method_info(&k, &info) || !info.traced)
+	fp = jmt_fingerprint(&k);
+	if (method_info(&k, fp, &info) || !info.traced)
 		return 0;
 	t = thread_state(1);
 	if (!t)
@@ -340,7 +394,7 @@ int handle_entry(struct pt_regs *ctx)
 	}
 	now = bpf_ktime_get_ns();
 	count(JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, jmt_fingerprint(&k), now, thread_cpu_ns(t, now), sp, call_site))
+	if (jmt_push(t, info.id, fp, now, thread_cpu_ns(t, now), sp, call_site))
 		count(JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }
@@ -352,27 +406,28 @@ int handle_return(struct pt_regs *ctx)
 	struct jmt_method_info info;
 	struct jmt_closed closed = {};
 	struct jmt_thread *t;
-	__u32 d, match;
+	__u32 d, match, fp;
 	__u64 now, cpu;
 
-	count(JMT_CNT_RETURNS);
+	count_event(JMT_CNT_RETURNS);
 	if (read_key(ctx, &k)) {
 		count(JMT_CNT_ARG_FAIL);
 		return 0;
 	}
+	fp = jmt_fingerprint(&k);
+	/* The verdict first: a rejected method's return needs nothing else. */
+	if (method_info(&k, fp, &info) || !info.traced)
+		return 0;
 	t = thread_state(0);
 	d = t ? t->depth : 0;
 	now = bpf_ktime_get_ns();
 
-	/* Fast path: the return of the top stored frame. */
-	if (t && d > 0 && d <= JMT_MAX_DEPTH &&
-	    t->frames[JMT_IDX(d - 1)].fp == jmt_fingerprint(&k)) {
+	/* The return of the top stored frame: the common case. */
+	if (t && d > 0 && d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
 		jmt_close_top(t, now, thread_cpu_ns(t, now), &closed);
 		account(&closed);
 		return 0;
 	}
-	if (method_info(&k, &info) || !info.traced)
-		return 0;
 	if (!t || d == 0) {
 		count(JMT_CNT_UNMATCHED_RETURNS);
 		return 0;

@@ -18,6 +18,8 @@
 #define JMT_MAX_METHODS 65536
 /* Entries of the method table (traced and rejected methods). */
 #define JMT_MAX_METHOD_KEYS 262144
+/* Slots of the per-CPU direct-mapped cache in front of the method table. */
+#define JMT_METHOD_CACHE_SLOTS 4096
 /* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
 #define JMT_MAX_PREFIXES 16
 #define JMT_PREFIX_LEN 256
