@@ -1,61 +1,87 @@
-#include <cstdio>
+#include <string>
 
 #include "jmethodtime.h"
 #include "report.h"
 
 namespace jmt {
 
+namespace {
+
+constexpr uint64_t kNsPerUs = 1000;
+constexpr uint64_t kNsPerS = 1000 * 1000 * 1000;
+// From here on a duration is shown in whole seconds: 999.5 s rounds to "1000 s".
+constexpr uint64_t kWholeSecondsFromNs = 999'500'000'000ULL;
+
+// "d.dd", "dd.d" or "ddd" for sig in [100, 999] with int_digits (1..3) digits
+// before the decimal point.
+std::string place_point(uint64_t sig, int int_digits)
+{
+    const std::string s = std::to_string(sig);
+    if (int_digits >= 3)
+        return s;
+    return s.substr(0, static_cast<size_t>(int_digits)) + "." + s.substr(static_cast<size_t>(int_digits));
+}
+
+}  // namespace
+
+// Three significant digits in us, ms or s, rounded half up in integers (no
+// binary fractions, so 1005 ns is "1.01 us" like 1015 ns is "1.02 us"). A
+// value that rounds up to 1000 of a unit moves to the next unit.
 std::string format_duration(uint64_t ns)
 {
-    char buf[32];
-    if (ns < 1000) {
-        snprintf(buf, sizeof(buf), "%llu ns", static_cast<unsigned long long>(ns));
-        return buf;
+    if (ns < kNsPerUs)
+        return std::to_string(ns) + " ns";
+    if (ns >= kWholeSecondsFromNs) {
+        // Seconds stay seconds; no overflow for any uint64_t.
+        uint64_t s = ns / kNsPerS + (ns % kNsPerS >= kNsPerS / 2 ? 1 : 0);
+        return std::to_string(s) + " s";
     }
-    // The largest unit in which the value rounds to at least 1.00; three significant digits.
-    struct Unit {
-        double scale;
-        const char *name;
-    };
-    static const Unit units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
-    const Unit *unit = &units[2];
-    for (const Unit &u : units) {
-        if (static_cast<double>(ns) / u.scale >= 0.9995) {
-            unit = &u;
-            break;
-        }
+    // Here 1000 <= ns < 999.5e9: 4 to 12 digits, so sums below do not overflow.
+    uint64_t scale = 1;  // 10^(digits - 3)
+    int digits = 3;      // digits of ns
+    while (ns / scale >= 1000) {
+        scale *= 10;
+        digits++;
     }
-    double v = static_cast<double>(ns) / unit->scale;
-    int decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
-    snprintf(buf, sizeof(buf), "%.*f %s", decimals, v, unit->name);
-    return buf;
+    uint64_t sig = (ns + scale / 2) / scale;  // in [100, 1000]
+    if (sig == 1000) {
+        sig = 100;
+        digits++;
+    }
+    // The rounded value is sig * 10^(digits - 3) ns; 4..6 digits are us, 7..9 ms, 10..12 s.
+    static const char *const kUnits[] = {"us", "ms", "s"};
+    const int unit = (digits - 4) / 3;
+    return place_point(sig, digits - 3 * (unit + 1)) + " " + kUnits[unit];
 }
 
 std::vector<std::string> diagnostic_lines(const Diagnostics &d)
 {
     std::vector<std::string> lines;
-    auto add = [&lines](uint64_t n, const std::string &text) {
+    auto add = [&lines](const char *name, uint64_t n, const std::string &text) {
         if (n)
-            lines.push_back(text);
+            lines.push_back(std::string(name) + ": " + std::to_string(n) + " " + text);
     };
-    const std::string depth = std::to_string(JMT_MAX_DEPTH);
-    add(d.depth_overflow, "depth_overflow: " + std::to_string(d.depth_overflow) + " calls ran deeper than the " +
-                              depth + "-frame stack bound; they are counted, their time is charged to the "
-                                      "deepest recorded caller");
-    add(d.unmatched_returns, "unmatched_returns: " + std::to_string(d.unmatched_returns) +
-                                 " returns of traced methods entered before tracing started were ignored");
-    add(d.dropped_frames, "dropped_frames: " + std::to_string(d.dropped_frames) +
-                              " calls ended without a return event (an exception thrown out of a C1-inlined "
-                              "method); they are counted, their own time is charged to their caller");
-    add(d.thread_state_fail, "thread_state_fail: " + std::to_string(d.thread_state_fail) +
-                                 " events were ignored: per-thread state could not be allocated (kernel memory)");
-    add(d.method_table_full, "method_table_full: " + std::to_string(d.method_table_full) +
-                                 " methods were not traced: the method table is full; narrow --package");
-    add(d.names_fail, "names_fail: " + std::to_string(d.names_fail) + " method names could not be read");
-    add(d.arg_fail, "arg_fail: " + std::to_string(d.arg_fail) +
-                        " probe events had unreadable arguments and were ignored");
-    add(d.truncated_names, "truncated_names: " + std::to_string(d.truncated_names) +
-                               " names were longer than the kernel buffer and are shown truncated");
+    add("depth_overflow", d.depth_overflow,
+        "calls ran deeper than the " + std::to_string(JMT_MAX_DEPTH) +
+            "-frame stack bound; they are counted, their time is charged to the deepest recorded caller");
+    add("unmatched_returns", d.unmatched_returns,
+        "returns of traced methods entered before tracing started were ignored");
+    add("dropped_frames", d.dropped_frames,
+        "calls ended without a return event (an exception thrown out of a C1-inlined method); they are "
+        "counted, their own time is charged to their caller");
+    add("thread_state_fail", d.thread_state_fail,
+        "events were ignored: per-thread state could not be allocated (kernel memory); some calls are "
+        "missing");
+    add("method_table_full", d.method_table_full,
+        "times a method was not traced because the method table was full; its calls are missing (narrow "
+        "--package)");
+    add("names_fail", d.names_fail,
+        "method names could not be read in the kernel; events of a class not yet readable were skipped, "
+        "other names were read from the JVM's memory instead");
+    add("arg_fail", d.arg_fail, "probe events had unreadable arguments and were ignored");
+    add("truncated_names", d.truncated_names,
+        "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
+        "JVM's memory; they are shown truncated, ending in \"...\"");
     return lines;
 }
 

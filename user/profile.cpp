@@ -31,10 +31,12 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
     return 0;
 }
 
+// The identity of a method: overloads (same class and name) are distinct.
 auto name_of(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature); }
 
 }  // namespace
 
+// Total order for distinct names; rows equal in key and name keep their input order.
 std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key)
 {
     std::vector<MethodRow> out = rows;
@@ -47,6 +49,8 @@ std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey k
     return out;
 }
 
+// Output order is first-seen order of each (class, method, signature); each
+// output row's stats are the sum of all its input rows.
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
 {
     std::vector<MethodRow> out;

@@ -4,41 +4,56 @@
 
 namespace jmt {
 
+namespace {
+
+using nlohmann::json;
+
+// Key names are a stable contract (README); times in ns.
+json method_json(const MethodRow &m)
+{
+    return {{"class", m.klass},
+            {"method", m.method},
+            {"signature", m.signature},
+            {"calls", m.stats.calls},
+            {"wall_incl_ns", m.stats.wall_incl_ns},
+            {"wall_excl_ns", m.stats.wall_excl_ns},
+            {"cpu_incl_ns", m.stats.cpu_incl_ns},
+            {"cpu_excl_ns", m.stats.cpu_excl_ns},
+            {"unreturned", m.stats.unreturned}};
+}
+
+// Every counter, zero or not (unlike the table's diagnostic lines).
+json diagnostics_json(const Diagnostics &d)
+{
+    return {{"entries", d.entries},
+            {"returns", d.returns},
+            {"traced_calls", d.traced_calls},
+            {"depth_overflow", d.depth_overflow},
+            {"unmatched_returns", d.unmatched_returns},
+            {"dropped_frames", d.dropped_frames},
+            {"thread_state_fail", d.thread_state_fail},
+            {"method_table_full", d.method_table_full},
+            {"names_fail", d.names_fail},
+            {"arg_fail", d.arg_fail},
+            {"truncated_names", d.truncated_names},
+            {"threads_traced", d.threads_traced},
+            {"threads_ended", d.threads_ended}};
+}
+
+}  // namespace
+
 void write_json(std::ostream &out, const Profile &profile)
 {
-    using nlohmann::json;
     json methods = json::array();
-    for (const auto &m : sorted_rows(profile.methods, SortKey::Excl)) {
-        methods.push_back({{"class", m.klass},
-                           {"method", m.method},
-                           {"signature", m.signature},
-                           {"calls", m.stats.calls},
-                           {"wall_incl_ns", m.stats.wall_incl_ns},
-                           {"wall_excl_ns", m.stats.wall_excl_ns},
-                           {"cpu_incl_ns", m.stats.cpu_incl_ns},
-                           {"cpu_excl_ns", m.stats.cpu_excl_ns},
-                           {"unreturned", m.stats.unreturned}});
-    }
-    const Diagnostics &d = profile.diag;
-    json doc = {{"pid", profile.pid},
-                {"duration_ns", profile.duration_ns},
-                {"packages", profile.packages},
-                {"methods", methods},
-                {"diagnostics",
-                 {{"entries", d.entries},
-                  {"returns", d.returns},
-                  {"traced_calls", d.traced_calls},
-                  {"depth_overflow", d.depth_overflow},
-                  {"unmatched_returns", d.unmatched_returns},
-                  {"dropped_frames", d.dropped_frames},
-                  {"thread_state_fail", d.thread_state_fail},
-                  {"method_table_full", d.method_table_full},
-                  {"names_fail", d.names_fail},
-                  {"arg_fail", d.arg_fail},
-                  {"truncated_names", d.truncated_names},
-                  {"threads_traced", d.threads_traced},
-                  {"threads_ended", d.threads_ended}}}};
-    // Java's modified UTF-8 may not be valid UTF-8: replace, never throw.
+    for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
+        methods.push_back(method_json(m));
+    const json doc = {{"pid", profile.pid},
+                      {"duration_ns", profile.duration_ns},
+                      {"packages", profile.packages},
+                      {"methods", std::move(methods)},
+                      {"diagnostics", diagnostics_json(profile.diag)}};
+    // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
+    // invalid byte becomes U+FFFD instead of throwing.
     out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 

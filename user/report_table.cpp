@@ -1,12 +1,19 @@
 #include <algorithm>
 #include <array>
-#include <iomanip>
 
 #include "report.h"
 
 namespace jmt {
 
 namespace {
+
+// Separates columns; the Method column follows the last numeric column.
+constexpr const char *kGap = "  ";
+constexpr size_t kNumericColumns = 5;
+using Cells = std::array<std::string, kNumericColumns>;
+using Widths = std::array<size_t, kNumericColumns>;
+
+const Cells kHeader = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
 
 const char *sort_description(SortKey key)
 {
@@ -20,6 +27,7 @@ const char *sort_description(SortKey key)
     return "";
 }
 
+// "all methods", "package a/b" or "packages a/b, c/d".
 std::string packages_text(const std::vector<std::string> &packages)
 {
     if (packages.empty())
@@ -30,60 +38,83 @@ std::string packages_text(const std::vector<std::string> &packages)
     return s;
 }
 
-constexpr size_t kNumericColumns = 5;
-using Cells = std::array<std::string, kNumericColumns>;
-
 Cells cells_of(const MethodStats &s)
 {
     return {std::to_string(s.calls), format_duration(s.wall_incl_ns), format_duration(s.wall_excl_ns),
             format_duration(s.cpu_incl_ns), format_duration(s.cpu_excl_ns)};
 }
 
+// "class.method(signature)", never truncated: it is the last column.
+std::string method_text(const MethodRow &r) { return r.klass + "." + r.method + r.signature; }
+
+// Each numeric column is as wide as its widest cell, header included.
+Widths widths_of(const std::vector<Cells> &body)
+{
+    Widths w{};
+    for (size_t c = 0; c < kNumericColumns; c++)
+        w[c] = kHeader[c].size();
+    for (const Cells &cells : body)
+        for (size_t c = 0; c < kNumericColumns; c++)
+            w[c] = std::max(w[c], cells[c].size());
+    return w;
+}
+
+// Right-aligns each cell to its column; every line's last column starts at sum(w) + 5 * gap.
+void write_line(std::ostream &out, const Cells &cells, const Widths &w, const std::string &last)
+{
+    for (size_t c = 0; c < kNumericColumns; c++)
+        out << std::string(w[c] - cells[c].size(), ' ') << cells[c] << kGap;
+    out << last << "\n";
+}
+
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows)
+{
+    std::vector<Cells> body;
+    body.reserve(rows.size());
+    for (const MethodRow &r : rows)
+        body.push_back(cells_of(r.stats));
+    const Widths w = widths_of(body);
+    write_line(out, kHeader, w, "Method");
+    for (size_t i = 0; i < rows.size(); i++)
+        write_line(out, body[i], w, method_text(rows[i]));
+}
+
+void write_methods(std::ostream &out, const Profile &profile, const TableOptions &opts)
+{
+    uint64_t calls = 0;
+    for (const MethodRow &m : profile.methods)
+        calls += m.stats.calls;
+    std::vector<MethodRow> rows = sorted_rows(profile.methods, opts.sort);
+    if (opts.top != 0 && rows.size() > opts.top)
+        rows.resize(opts.top);
+    out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
+        << sort_description(opts.sort) << "\n\n";
+    write_rows(out, rows);
+}
+
+void write_diagnostics(std::ostream &out, const Diagnostics &diag)
+{
+    const std::vector<std::string> lines = diagnostic_lines(diag);
+    if (lines.empty())
+        return;
+    out << "\nDiagnostics:\n";
+    for (const std::string &line : lines)
+        out << "  " << line << "\n";
+}
+
 }  // namespace
 
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
 {
-    uint64_t calls = 0;
-    for (const auto &m : profile.methods)
-        calls += m.stats.calls;
     out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
         << packages_text(profile.packages) << "\n";
-    if (profile.methods.empty()) {
-        out << "No traced method completed a call during the trace. Check --package (JVM form "
-               "org/postgresql or org.postgresql) and that the code ran while tracing.\n";
-    } else {
-        std::vector<MethodRow> rows = sorted_rows(profile.methods, opts.sort);
-        size_t shown = opts.top == 0 ? rows.size() : std::min(opts.top, rows.size());
-        out << profile.methods.size() << " methods, " << calls << " calls; top " << shown << " by "
-            << sort_description(opts.sort) << "\n\n";
-
-        const Cells header = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
-        std::vector<Cells> body;
-        std::array<size_t, kNumericColumns> width{};
-        for (size_t c = 0; c < kNumericColumns; c++)
-            width[c] = header[c].size();
-        for (size_t i = 0; i < shown; i++) {
-            body.push_back(cells_of(rows[i].stats));
-            for (size_t c = 0; c < kNumericColumns; c++)
-                width[c] = std::max(width[c], body.back()[c].size());
-        }
-        auto print_cells = [&](const Cells &cells) {
-            for (size_t c = 0; c < kNumericColumns; c++)
-                out << std::setw(static_cast<int>(width[c])) << cells[c] << "  ";
-        };
-        print_cells(header);
-        out << "Method\n";
-        for (size_t i = 0; i < shown; i++) {
-            print_cells(body[i]);
-            out << rows[i].klass << "." << rows[i].method << rows[i].signature << "\n";
-        }
-    }
-    std::vector<std::string> diag = diagnostic_lines(profile.diag);
-    if (!diag.empty()) {
-        out << "\nDiagnostics:\n";
-        for (const auto &line : diag)
-            out << "  " << line << "\n";
-    }
+    if (profile.methods.empty())
+        out << "No traced method completed a call during the trace. Check --package (org/postgresql or "
+               "org.postgresql), that the code ran while tracing, and that the JVM runs with "
+               "-XX:+DTraceMethodProbes.\n";
+    else
+        write_methods(out, profile, opts);
+    write_diagnostics(out, profile.diag);
 }
 
 }  // namespace jmt

@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace jmt_it {
 
@@ -179,6 +181,7 @@ RunResult run_traced(const RunSpec &spec)
     java.write_stdin("go\n");
     result.done_line = java.wait_line(false, "DONE", spec.workload_timeout_ms);
     EXPECT_FALSE(result.done_line.empty()) << "the workload did not finish";
+    std::cout << "  workload: " << result.done_line << std::endl;
     EXPECT_EQ(java.wait_exit(30000), 0);
     result.jmt_exit = jmt.wait_exit(60000);
     std::string out = jmt.drain(false, 5000);
@@ -210,6 +213,15 @@ const nlohmann::json *find_method(const nlohmann::json &report, const std::strin
     return nullptr;
 }
 
+const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass,
+                                 const std::string &method, const std::string &signature)
+{
+    const nlohmann::json *m = find_method(report, klass, method, signature);
+    if (!m)
+        throw std::runtime_error("no row for " + klass + "." + method + signature + " in the report");
+    return *m;
+}
+
 uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const std::string &method,
                   const std::string &signature)
 {
@@ -228,10 +240,14 @@ size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &p
 
 uint64_t done_value(const std::string &done_line, const std::string &key)
 {
-    size_t at = done_line.find(key + "=");
-    if (at == std::string::npos)
-        return 0;
-    return std::stoull(done_line.substr(at + key.size() + 1));
+    // key=NUMBER as a whole word: "a_ns" must not match inside "loop_a_ns".
+    for (size_t at = done_line.find(key + "="); at != std::string::npos;
+         at = done_line.find(key + "=", at + 1)) {
+        if (at == 0 || done_line[at - 1] == ' ')
+            return std::stoull(done_line.substr(at + key.size() + 1));
+    }
+    ADD_FAILURE() << "no " << key << "= in the workload's line: " << done_line;
+    return 0;
 }
 
 std::string bpf_unavailable_reason()

@@ -65,6 +65,10 @@ RunResult run_traced(const RunSpec &spec);
 // The row of (class, method, signature), or nullptr.
 const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass,
                                   const std::string &method, const std::string &signature);
+// The row of (class, method, signature); throws (failing the test, which gtest
+// catches and reports) when there is none, so callers can take a reference safely.
+const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass,
+                                 const std::string &method, const std::string &signature);
 uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const std::string &method,
                   const std::string &signature);
 // Number of rows whose class starts with prefix.

@@ -1,5 +1,6 @@
 // Issue 2: counts and elapsed inclusive/exclusive times on a real JVM.
 #include <cmath>
+#include <iostream>
 
 #include "harness.h"
 
@@ -14,24 +15,163 @@ double per_call_us(const nlohmann::json &row, const char *field)
     return row[field].get<double>() / row["calls"].get<double>() / 1000.0;
 }
 
-// Relative tolerance for elapsed times of spin-until-deadline work.
-// Why 10%: a spin ends at most one loop iteration (about 1-2 us with a probe trap)
-// after its deadline; every probe event inside a frame adds about 1 us of trap
-// time (a() encloses 16 traced events: ~16 us of 2700 us); preemption lands
-// inside spins that end at a fixed deadline and so does not lengthen them.
-// These stay under 3%; a wrong exclusive computation is off by 2x or more.
+uint64_t u64(const nlohmann::json &row, const char *field)
+{
+    return row[field].get<uint64_t>();
+}
+
+// Two kinds of time checks.
+//
+// 1. Against the JVM's own timing of the same calls. The workloads time each traced
+//    method inline with System.nanoTime two ways: its body (first to last statement,
+//    inside the tracer's frame, which opens in the entry probe's trap and closes in
+//    the return probe's) and its call sites (around the call, so enclosing the
+//    frame). Same clock (CLOCK_MONOTONIC) on both sides, so the tracer's inclusive
+//    time must lie between the two totals, and its exclusive time between
+//    (caller body - callee sites) and (caller site - callee bodies), exactly, however
+//    loaded the machine (a preempted thread stretches all three alike). Slack: 1 us
+//    per call for the JVM's and the kernel's readings of the clock.
+constexpr double kClockSlackNs = 1000;
+
+void expect_between(double tool_ns, double lo_ns, double hi_ns, double calls, const std::string &what)
+{
+    EXPECT_GE(tool_ns, lo_ns - kClockSlackNs * calls)
+        << what << ": tracer " << tool_ns / 1e6 << " ms < JVM's lower bound " << lo_ns / 1e6 << " ms";
+    EXPECT_LE(tool_ns, hi_ns + kClockSlackNs * calls)
+        << what << ": tracer " << tool_ns / 1e6 << " ms > JVM's upper bound " << hi_ns / 1e6 << " ms";
+}
+
+// 2. Against the nominal spin times (the seed's units). Why 10%: a spin ends at most
+//    one loop iteration (about 1-2 us, more while the first calls are interpreted)
+//    after its deadline; every probe event inside a frame adds about 1 us of trap
+//    time (a() encloses 16 traced events: ~16 us of 2700 us). On an idle machine
+//    these stay under 5%; a wrong exclusive computation is off by 1.5x or more.
+//    But on a loaded machine a spin whose deadline passes while its thread is
+//    descheduled ends up to a whole time slice late (seen: +25% with a parallel
+//    build on 2 cores). That stretches the workload, not the tracer's error, so the
+//    nominal checks run only when the JVM's own timing of every checked quantity is
+//    within 9% of nominal (the point left to 10% covers the tracer's few us per
+//    call beyond the JVM's body timing); otherwise they are reported as skipped, and
+//    the checks of kind 1 still apply.
 constexpr double kTimeTolerance = 0.10;
+constexpr double kNominalGate = 0.09;
 
 void expect_near_rel(double got, double want, double rel, const std::string &what)
 {
     EXPECT_NEAR(got, want, want * rel) << what;
 }
 
+struct Nominal {
+    const char *what;
+    double jvm_per_call_us;  // the JVM's own timing
+    double nominal_us;
+};
+
+bool workload_ran_nominally(const std::vector<Nominal> &quantities, double gate = kNominalGate)
+{
+    for (const auto &q : quantities) {
+        if (std::fabs(q.jvm_per_call_us - q.nominal_us) > gate * q.nominal_us) {
+            std::cout << "  NOTE: nominal-time checks skipped: the JVM itself timed " << q.what << " at "
+                      << q.jvm_per_call_us << " us per call instead of " << q.nominal_us
+                      << " us (a loaded machine stretches spins); the checks against the JVM's "
+                         "timing still ran"
+                      << std::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
 TEST(Core, SeedFlowCountsAndTimes)
 {
     JMT_REQUIRE_BPF();
+    // 50 us units: probe traps and the JVM's own threads stretch spins by a few %
+    // (measured 5-7% at 50 us, 6-37% at 20 us, on 2 idle cores); N = 80 runs 0.54 s.
+    const int n = 80;
+    const double unit_us = 50;
+    RunSpec spec;
+    spec.main_class = "demo.abc.Flow";
+    spec.args = {std::to_string(n), "50"};
+    spec.jmt_args = {"--package", "demo/abc"};
+    auto r = jmt_it::run_traced(spec);
+    const std::string k = "demo/abc/Flow";
+    ASSERT_EQ(calls_of(r.report, k, "a", "()V"), uint64_t(n)) << r.report.dump(1);
+    EXPECT_EQ(calls_of(r.report, k, "b", "()V"), uint64_t(2 * n));
+    EXPECT_EQ(calls_of(r.report, k, "c", "()V"), uint64_t(5 * n));
+    EXPECT_EQ(calls_of(r.report, k, "loop", "(I)V"), 1u);
+
+    const auto &a = jmt_it::method_row(r.report, k, "a", "()V");
+    const auto &b = jmt_it::method_row(r.report, k, "b", "()V");
+    const auto &c = jmt_it::method_row(r.report, k, "c", "()V");
+
+    // 1. The tracer's times within the JVM's own timing of the same calls.
+    auto jvm = [&](const char *key) { return static_cast<double>(jmt_it::done_value(r.done_line, key)); };
+    const double a_body = jvm("a_body_ns"), a_site = jvm("a_site_ns");
+    const double b_body = jvm("b_body_ns"), b_site = jvm("b_site_ns");
+    const double c_body = jvm("c_body_ns"), c_body_a = jvm("c_body_a_ns");
+    const double c_site_a = jvm("c_site_a_ns"), c_site_b = jvm("c_site_b_ns");
+    expect_between(u64(a, "wall_incl_ns"), a_body, a_site, n, "a inclusive");
+    expect_between(u64(b, "wall_incl_ns"), b_body, b_site, 2 * n, "b inclusive");
+    expect_between(u64(c, "wall_incl_ns"), c_body, c_site_a + c_site_b, 5 * n, "c inclusive");
+    expect_between(u64(a, "wall_excl_ns"), a_body - b_site - c_site_a, a_site - b_body - c_body_a, 3 * n,
+                   "a exclusive");
+    expect_between(u64(b, "wall_excl_ns"), b_body - c_site_b, b_site - (c_body - c_body_a), 4 * n,
+                   "b exclusive");
+    expect_between(u64(c, "wall_excl_ns"), c_body, c_site_a + c_site_b, 5 * n, "c exclusive");
+    // a()'s frames lie within the thread's loop(), which the JVM timed around it.
+    const double jvm_loop = jvm("loop_ns");
+    EXPECT_LE(u64(a, "wall_incl_ns"), jvm_loop) << r.done_line;
+
+    // Exclusive times add up to the outermost inclusive time exactly (same clock reads).
+    EXPECT_EQ(u64(a, "wall_excl_ns") + u64(b, "wall_excl_ns") + u64(c, "wall_excl_ns"),
+              u64(a, "wall_incl_ns"));
+    EXPECT_EQ(c["wall_incl_ns"], c["wall_excl_ns"]);
+    EXPECT_GT(u64(r.report, "duration_ns"), u64(a, "wall_incl_ns"));
+    EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
+    EXPECT_EQ(r.report["diagnostics"]["dropped_frames"], 0);
+
+    // The seed's proportions, totals over all calls: 135/45, 80/40, 50/50. Spins
+    // stretched by load stretch all methods alike, so these hold loaded too (3 points).
+    const double a_incl = u64(a, "wall_incl_ns");
+    EXPECT_NEAR(u64(a, "wall_excl_ns") / a_incl, 45.0 / 135, 0.03);
+    EXPECT_NEAR(u64(b, "wall_incl_ns") / a_incl, 80.0 / 135, 0.03);
+    EXPECT_NEAR(u64(b, "wall_excl_ns") / a_incl, 40.0 / 135, 0.03);
+    EXPECT_NEAR(u64(c, "wall_incl_ns") / a_incl, 50.0 / 135, 0.03);
+
+    // 2. Per call, in units: a 135/45, b 40/20, c 10/10; and a's sum N * 135 units.
+    if (workload_ran_nominally({{"a inclusive", a_body / n / 1e3, 135 * unit_us},
+                                {"a exclusive", (a_body - b_site - c_site_a) / n / 1e3, 45 * unit_us},
+                                {"b inclusive", b_body / (2 * n) / 1e3, 40 * unit_us},
+                                {"b exclusive", (b_body - c_site_b) / (2 * n) / 1e3, 20 * unit_us},
+                                {"c inclusive", c_body / (5 * n) / 1e3, 10 * unit_us}})) {
+        expect_near_rel(per_call_us(a, "wall_incl_ns"), 135 * unit_us, kTimeTolerance, "a inclusive");
+        expect_near_rel(per_call_us(a, "wall_excl_ns"), 45 * unit_us, kTimeTolerance, "a exclusive");
+        expect_near_rel(per_call_us(b, "wall_incl_ns"), 40 * unit_us, kTimeTolerance, "b inclusive");
+        expect_near_rel(per_call_us(b, "wall_excl_ns"), 20 * unit_us, kTimeTolerance, "b exclusive");
+        expect_near_rel(per_call_us(c, "wall_incl_ns"), 10 * unit_us, kTimeTolerance, "c inclusive");
+        expect_near_rel(per_call_us(c, "wall_excl_ns"), 10 * unit_us, kTimeTolerance, "c exclusive");
+        expect_near_rel(a_incl / 1e3, n * 135 * unit_us, kTimeTolerance, "a inclusive, all calls");
+    }
+
+    // The rest of the contract: pid, normalized packages, every field, one Tracing line.
+    EXPECT_EQ(r.report["pid"].get<int64_t>(), static_cast<int64_t>(r.jvm_pid));
+    EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/abc"}));
+    EXPECT_EQ(r.tracing_lines, 1) << r.jmt_stderr;
+    for (const char *key : {"class", "method", "signature", "calls", "wall_incl_ns", "wall_excl_ns",
+                            "cpu_incl_ns", "cpu_excl_ns", "unreturned"})
+        EXPECT_TRUE(a.contains(key)) << key;
+    for (const char *key : {"entries", "returns", "traced_calls", "depth_overflow", "unmatched_returns",
+                            "dropped_frames", "thread_state_fail", "method_table_full", "names_fail",
+                            "arg_fail", "truncated_names"})
+        EXPECT_TRUE(r.report["diagnostics"].contains(key)) << key;
+}
+
+// On-CPU time of spinning frames: never more than their elapsed time (a thread can
+// be on a CPU at most all of the time), and on an idle machine nearly all of it.
+TEST(Core, SpinningOnCpuNeverExceedsElapsed)
+{
+    JMT_REQUIRE_BPF();
     const int n = 150;
-    const double unit_us = 20;
     RunSpec spec;
     spec.main_class = "demo.abc.Flow";
     spec.args = {std::to_string(n), "20"};
@@ -39,53 +179,17 @@ TEST(Core, SeedFlowCountsAndTimes)
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/abc/Flow";
     ASSERT_EQ(calls_of(r.report, k, "a", "()V"), uint64_t(n)) << r.report.dump(1);
-    EXPECT_EQ(calls_of(r.report, k, "b", "()V"), uint64_t(2 * n));
-    EXPECT_EQ(calls_of(r.report, k, "c", "()V"), uint64_t(5 * n));
-
-    const auto &a = *find_method(r.report, k, "a", "()V");
-    const auto &b = *find_method(r.report, k, "b", "()V");
-    const auto &c = *find_method(r.report, k, "c", "()V");
-    // Per call, in units: a 135/45, b 40/20, c 10/10.
-    expect_near_rel(per_call_us(a, "wall_incl_ns"), 135 * unit_us, kTimeTolerance, "a inclusive");
-    expect_near_rel(per_call_us(a, "wall_excl_ns"), 45 * unit_us, kTimeTolerance, "a exclusive");
-    expect_near_rel(per_call_us(b, "wall_incl_ns"), 40 * unit_us, kTimeTolerance, "b inclusive");
-    expect_near_rel(per_call_us(b, "wall_excl_ns"), 20 * unit_us, kTimeTolerance, "b exclusive");
-    expect_near_rel(per_call_us(c, "wall_incl_ns"), 10 * unit_us, kTimeTolerance, "c inclusive");
-    expect_near_rel(per_call_us(c, "wall_excl_ns"), 10 * unit_us, kTimeTolerance, "c exclusive");
-    // The seed's proportions, totals over all calls: 135/45, 80/40, 50/50.
-    const double a_incl = a["wall_incl_ns"].get<double>();
-    EXPECT_NEAR(a["wall_excl_ns"].get<double>() / a_incl, 45.0 / 135, 0.03);
-    EXPECT_NEAR(b["wall_incl_ns"].get<double>() / a_incl, 80.0 / 135, 0.03);
-    EXPECT_NEAR(b["wall_excl_ns"].get<double>() / a_incl, 40.0 / 135, 0.03);
-    EXPECT_NEAR(c["wall_incl_ns"].get<double>() / a_incl, 50.0 / 135, 0.03);
-    EXPECT_EQ(c["wall_incl_ns"], c["wall_excl_ns"]);
-    // Exclusive times add up to the outermost inclusive time exactly (same clock reads).
-    EXPECT_EQ(a["wall_excl_ns"].get<uint64_t>() + b["wall_excl_ns"].get<uint64_t>() +
-                  c["wall_excl_ns"].get<uint64_t>(),
-              a["wall_incl_ns"].get<uint64_t>());
-    EXPECT_GT(r.report["duration_ns"].get<uint64_t>(), a["wall_incl_ns"].get<uint64_t>());
-    // The sum over the N calls of a(): N * 135 units, and within the wall time the JVM
-    // itself measured around its loop (which adds only thread start and N loop steps).
-    expect_near_rel(a["wall_incl_ns"].get<double>() / 1e3, n * 135 * unit_us, kTimeTolerance,
-                    "a inclusive, all calls");
-    const double jvm_wall = static_cast<double>(jmt_it::done_value(r.done_line, "wall_ns"));
-    EXPECT_LE(a["wall_incl_ns"].get<double>(), jvm_wall) << r.done_line;
-    EXPECT_GT(a["wall_incl_ns"].get<double>(), 0.95 * jvm_wall) << r.done_line;
-    // The rest of the contract's JSON: pid, normalized packages, one Tracing line.
-    EXPECT_EQ(r.report["pid"].get<int64_t>(), static_cast<int64_t>(r.jvm_pid));
-    EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/abc"}));
-    EXPECT_EQ(r.tracing_lines, 1) << r.jmt_stderr;
-    for (const char *row_key : {"class", "method", "signature", "calls", "wall_incl_ns", "wall_excl_ns",
-                                "cpu_incl_ns", "cpu_excl_ns", "unreturned"})
-        EXPECT_TRUE(a.contains(row_key)) << row_key;
-    // Spinning is on-CPU: never more CPU than elapsed time, and most of it on CPU
-    // (2 cores shared with the JIT and GC threads: 50% is a loose floor).
-    for (const auto *row : {&a, &b, &c}) {
-        EXPECT_LE((*row)["cpu_incl_ns"].get<uint64_t>(), (*row)["wall_incl_ns"].get<uint64_t>() + 1000u * (*row)["calls"].get<uint64_t>());
-        EXPECT_GT((*row)["cpu_incl_ns"].get<double>(), 0.5 * (*row)["wall_incl_ns"].get<double>());
+    for (const char *name : {"a", "b", "c"}) {
+        const auto &row = jmt_it::method_row(r.report, k, name, "()V");
+        // Both are differences of the same probe timestamps: allow 1 us per call of rounding.
+        EXPECT_LE(u64(row, "cpu_incl_ns"), u64(row, "wall_incl_ns") + 1000 * u64(row, "calls"))
+            << name << " inclusive: on-CPU " << u64(row, "cpu_incl_ns") / 1e6 << " ms > elapsed "
+            << u64(row, "wall_incl_ns") / 1e6 << " ms";
+        EXPECT_LE(u64(row, "cpu_excl_ns"), u64(row, "wall_excl_ns") + 1000 * u64(row, "calls"))
+            << name << " exclusive";
+        // 2 cores shared with the JIT and GC threads: 50% is a loose floor.
+        EXPECT_GT(u64(row, "cpu_incl_ns"), 0.5 * u64(row, "wall_incl_ns")) << name;
     }
-    EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
-    EXPECT_EQ(r.report["diagnostics"]["dropped_frames"], 0);
 }
 
 // --package demo/filter/kept: Outer -> (untraced Middle) -> Inner x2. Decoy in
@@ -103,15 +207,27 @@ void check_filter(const std::vector<std::string> &package_args)
     EXPECT_EQ(r.report["methods"].size(), 2u) << r.report.dump(1);
     EXPECT_EQ(jmt_it::rows_with_class_prefix(r.report, "demo/filter/keptx"), 0u);
     EXPECT_EQ(jmt_it::rows_with_class_prefix(r.report, "demo/filter/skipped"), 0u);
+    EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/filter/kept"}));
 
-    const auto &outer = *find_method(r.report, "demo/filter/kept/Outer", "run", "()V");
-    const auto &inner = *find_method(r.report, "demo/filter/kept/Inner", "leaf", "()V");
-    // Outer: 400 + 200 own, Middle's 800 (untraced: stays in Outer), Inner 2 x 400 subtracted.
-    expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, kTimeTolerance, "Outer inclusive");
-    expect_near_rel(per_call_us(outer, "wall_excl_ns"), 1400, kTimeTolerance, "Outer exclusive");
-    expect_near_rel(per_call_us(inner, "wall_incl_ns"), 400, kTimeTolerance, "Inner inclusive");
-    EXPECT_EQ(outer["wall_excl_ns"].get<uint64_t>() + inner["wall_incl_ns"].get<uint64_t>(),
-              outer["wall_incl_ns"].get<uint64_t>());
+    const auto &outer = jmt_it::method_row(r.report, "demo/filter/kept/Outer", "run", "()V");
+    const auto &inner = jmt_it::method_row(r.report, "demo/filter/kept/Inner", "leaf", "()V");
+    EXPECT_EQ(u64(outer, "wall_excl_ns") + u64(inner, "wall_incl_ns"), u64(outer, "wall_incl_ns"));
+    // Within the JVM's timing: Outer's exclusive is its inclusive minus Inner's, through Middle.
+    auto jvm = [&](const char *key) { return static_cast<double>(jmt_it::done_value(r.done_line, key)); };
+    const double outer_body = jvm("outer_body_ns"), outer_site = jvm("outer_site_ns");
+    const double inner_body = jvm("inner_body_ns"), inner_site = jvm("inner_site_ns");
+    expect_between(u64(outer, "wall_incl_ns"), outer_body, outer_site, n, "Outer inclusive");
+    expect_between(u64(inner, "wall_incl_ns"), inner_body, inner_site, 2 * n, "Inner inclusive");
+    expect_between(u64(outer, "wall_excl_ns"), outer_body - inner_site, outer_site - inner_body, 3 * n,
+                   "Outer exclusive");
+    // Nominal: Outer 400 + 200 own, Middle's 800 (untraced: stays in Outer), Inner 2 x 400 subtracted.
+    if (workload_ran_nominally({{"Outer inclusive", outer_body / n / 1e3, 2200},
+                                {"Outer exclusive", (outer_body - inner_site) / n / 1e3, 1400},
+                                {"Inner inclusive", inner_body / (2 * n) / 1e3, 400}})) {
+        expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, kTimeTolerance, "Outer inclusive");
+        expect_near_rel(per_call_us(outer, "wall_excl_ns"), 1400, kTimeTolerance, "Outer exclusive");
+        expect_near_rel(per_call_us(inner, "wall_incl_ns"), 400, kTimeTolerance, "Inner inclusive");
+    }
 }
 
 TEST(Core, PackageFilterKeepsWholeSegments)
@@ -149,17 +265,34 @@ TEST(Core, PackageFilterRepeated)
     EXPECT_EQ(calls_of(r.report, "demo/filter/kept/Inner", "leaf", "()V"), uint64_t(2 * n));
     EXPECT_EQ(r.report["methods"].size(), 3u) << r.report.dump(1);
     EXPECT_EQ(jmt_it::rows_with_class_prefix(r.report, "demo/filter/keptx"), 0u);
-    const auto &outer = *find_method(r.report, "demo/filter/kept/Outer", "run", "()V");
-    const auto &middle = *find_method(r.report, "demo/filter/skipped/Middle", "work", "()V");
-    const auto &inner = *find_method(r.report, "demo/filter/kept/Inner", "leaf", "()V");
-    expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, kTimeTolerance, "Outer inclusive");
-    expect_near_rel(per_call_us(outer, "wall_excl_ns"), 600, kTimeTolerance, "Outer exclusive");
-    expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, kTimeTolerance, "Middle inclusive");
-    expect_near_rel(per_call_us(middle, "wall_excl_ns"), 800, kTimeTolerance, "Middle exclusive");
-    EXPECT_EQ(outer["wall_excl_ns"].get<uint64_t>() + middle["wall_incl_ns"].get<uint64_t>(),
-              outer["wall_incl_ns"].get<uint64_t>());
-    EXPECT_EQ(middle["wall_excl_ns"].get<uint64_t>() + inner["wall_incl_ns"].get<uint64_t>(),
-              middle["wall_incl_ns"].get<uint64_t>());
+    const auto &outer = jmt_it::method_row(r.report, "demo/filter/kept/Outer", "run", "()V");
+    const auto &middle = jmt_it::method_row(r.report, "demo/filter/skipped/Middle", "work", "()V");
+    const auto &inner = jmt_it::method_row(r.report, "demo/filter/kept/Inner", "leaf", "()V");
+    EXPECT_EQ(u64(outer, "wall_excl_ns") + u64(middle, "wall_incl_ns"), u64(outer, "wall_incl_ns"));
+    EXPECT_EQ(u64(middle, "wall_excl_ns") + u64(inner, "wall_incl_ns"), u64(middle, "wall_incl_ns"));
+    auto jvm = [&](const char *key) { return static_cast<double>(jmt_it::done_value(r.done_line, key)); };
+    const double outer_body = jvm("outer_body_ns"), outer_site = jvm("outer_site_ns");
+    const double middle_body = jvm("middle_body_ns"), middle_site = jvm("middle_site_ns");
+    const double inner_body = jvm("inner_body_ns"), inner_site = jvm("inner_site_ns");
+    expect_between(u64(middle, "wall_incl_ns"), middle_body, middle_site, n, "Middle inclusive");
+    expect_between(u64(outer, "wall_excl_ns"), outer_body - middle_site, outer_site - middle_body, 2 * n,
+                   "Outer exclusive");
+    expect_between(u64(middle, "wall_excl_ns"), middle_body - inner_site, middle_site - inner_body, 3 * n,
+                   "Middle exclusive");
+    // An exclusive time includes the caller's bookkeeping around its traced callees'
+    // call sites (the workload's own nanoTime/AtomicLong calls fire rejected probe
+    // events there): both JVM brackets must be nominal for the nominal check to run.
+    if (workload_ran_nominally({{"Outer inclusive", outer_body / n / 1e3, 2200},
+                                {"Outer exclusive", (outer_body - middle_site) / n / 1e3, 600},
+                                {"Outer exclusive (upper)", (outer_site - middle_body) / n / 1e3, 600},
+                                {"Middle inclusive", middle_body / n / 1e3, 1600},
+                                {"Middle exclusive", (middle_body - inner_site) / n / 1e3, 800},
+                                {"Middle exclusive (upper)", (middle_site - inner_body) / n / 1e3, 800}})) {
+        expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, kTimeTolerance, "Outer inclusive");
+        expect_near_rel(per_call_us(outer, "wall_excl_ns"), 600, kTimeTolerance, "Outer exclusive");
+        expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, kTimeTolerance, "Middle inclusive");
+        expect_near_rel(per_call_us(middle, "wall_excl_ns"), 800, kTimeTolerance, "Middle exclusive");
+    }
 }
 
 TEST(Core, WithoutFilterEveryMethodIsTraced)
@@ -179,13 +312,24 @@ TEST(Core, WithoutFilterEveryMethodIsTraced)
     EXPECT_GT(jmt_it::rows_with_class_prefix(r.report, "java/"), 0u);
     // Middle is traced now, and so is every System.nanoTime call of the spin loops:
     // all of them are Outer's traced callees and leave its exclusive time.
-    const auto &outer = *find_method(r.report, "demo/filter/kept/Outer", "run", "()V");
-    const auto &middle = *find_method(r.report, "demo/filter/skipped/Middle", "work", "()V");
+    const auto &outer = jmt_it::method_row(r.report, "demo/filter/kept/Outer", "run", "()V");
+    const auto &middle = jmt_it::method_row(r.report, "demo/filter/skipped/Middle", "work", "()V");
     const uint64_t outer_incl = outer["wall_incl_ns"], outer_excl = outer["wall_excl_ns"];
     const uint64_t middle_incl = middle["wall_incl_ns"];
     EXPECT_LE(outer_excl + middle_incl, outer_incl);
-    expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, 0.15, "Outer inclusive, all traced");
-    expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, 0.15, "Middle inclusive, all traced");
+    auto jvm = [&](const char *key) { return static_cast<double>(jmt_it::done_value(r.done_line, key)); };
+    const double outer_body = jvm("outer_body_ns"), outer_site = jvm("outer_site_ns");
+    const double middle_body = jvm("middle_body_ns"), middle_site = jvm("middle_site_ns");
+    // The nanoTime calls that take the JVM's timings are traced now, but each one's
+    // clock read still lies inside or outside the frames as above.
+    expect_between(outer_incl, outer_body, outer_site, n, "Outer inclusive, all traced");
+    expect_between(middle_incl, middle_body, middle_site, n, "Middle inclusive, all traced");
+    if (workload_ran_nominally({{"Outer inclusive", outer_body / n / 1e3, 2200},
+                                {"Middle inclusive", middle_body / n / 1e3, 1600}},
+                               0.10)) {
+        expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, 0.15, "Outer inclusive, all traced");
+        expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, 0.15, "Middle inclusive, all traced");
+    }
     EXPECT_GT(calls_of(r.report, "java/lang/System", "nanoTime", "()J"), uint64_t(n));
 }
 

@@ -61,8 +61,8 @@ TEST(Robustness, ThreadsCountExactly)
     EXPECT_EQ(calls_of(r.report, k, "c", "()V"), uint64_t(threads * 5 * n));
     EXPECT_EQ(calls_of(r.report, k, "loop", "(I)V"), uint64_t(threads));
     // Per-thread stacks: each loop() frame encloses exactly its own thread's a() calls.
-    const auto &loop = *find_method(r.report, k, "loop", "(I)V");
-    const auto &a = *find_method(r.report, k, "a", "()V");
+    const auto &loop = jmt_it::method_row(r.report, k, "loop", "(I)V");
+    const auto &a = jmt_it::method_row(r.report, k, "a", "()V");
     EXPECT_GE(loop["wall_incl_ns"].get<uint64_t>(), a["wall_incl_ns"].get<uint64_t>());
     EXPECT_EQ(loop["wall_incl_ns"].get<uint64_t>() - loop["wall_excl_ns"].get<uint64_t>(),
               a["wall_incl_ns"].get<uint64_t>());
