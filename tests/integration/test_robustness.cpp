@@ -32,15 +32,22 @@ TEST(Robustness, SleepingIsElapsedNotOnCpu)
     EXPECT_NEAR(ms(*spin, "wall_incl_ns"), 200, 15);
     EXPECT_NEAR(ms(*caller, "wall_incl_ns"), 400, 30);
     // On-CPU: a sleeping thread runs only to enter and leave the sleep (well under
-    // 10 ms); a spinning thread runs all the time except when the JVM's own threads
-    // (JIT, GC) preempt it on 2 cores: at least 70% of 200 ms even on a busy machine.
+    // 10 ms); a spinning thread runs all the time unless other threads take its core.
     EXPECT_LT(ms(*sleep, "cpu_incl_ns"), 10);
-    EXPECT_GT(ms(*spin, "cpu_incl_ns"), 140);
     EXPECT_LE(ms(*spin, "cpu_incl_ns"), ms(*spin, "wall_incl_ns"));
+    const double jvm_cpu_ms = static_cast<double>(jmt_it::done_value(r.done_line, "cpu_ns")) / 1e6;
+    if (jvm_cpu_ms >= 180) {
+        // The JVM saw its thread on a CPU for at least 90% of the spin: so must we.
+        EXPECT_GT(ms(*spin, "cpu_incl_ns"), 0.9 * 200 - 10);
+    } else {
+        std::cout << "  NOTE: the machine is oversubscribed (the JVM measured " << jvm_cpu_ms
+                  << " ms of thread CPU for a 200 ms spin); the CPU-share floor is skipped, the exact "
+                     "check below still runs"
+                  << std::endl;
+    }
     // The exact check: the kernel-side on-CPU time of caller() matches the thread CPU
     // time the JVM itself measured around the call, within 3% + 1 ms (the JVM's reads
     // sit just outside the traced frame, and each probe trap is charged to the thread).
-    const double jvm_cpu_ms = static_cast<double>(jmt_it::done_value(r.done_line, "cpu_ns")) / 1e6;
     EXPECT_NEAR(ms(*caller, "cpu_incl_ns"), jvm_cpu_ms, 0.03 * jvm_cpu_ms + 1) << r.done_line;
     EXPECT_NEAR(ms(*caller, "cpu_incl_ns"), ms(*spin, "cpu_incl_ns") + ms(*sleep, "cpu_incl_ns"), 5);
     EXPECT_LE((*caller)["cpu_excl_ns"].get<uint64_t>(), 5'000'000u);
