@@ -11,6 +11,9 @@
  *   frames closed directly above it (and of dropped frames' children), so
  *   exclusive = inclusive - child never double-subtracts nested callees.
  * - All times are ns; cpu_* are on-CPU ns of the frame's thread.
+ * - events count the probe events (traced or rejected) of the frame's thread:
+ *   a frame's count covers every event after its entry, its return included,
+ *   so each one stands for about one trap's time inside the frame.
  */
 #ifndef JMT_CALLSTACK_H
 #define JMT_CALLSTACK_H
@@ -21,13 +24,22 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
+/* A thread's clocks at one probe event. */
+struct jmt_clock {
+	__u64 wall_ns;
+	__u64 cpu_ns;
+	__u64 events;
+};
+
 struct jmt_frame {
 	__u32 id;             /* method id */
 	__u32 fp;             /* fingerprint of the method key (return matching) */
 	__u64 wall_start_ns;
 	__u64 cpu_start_ns;
+	__u64 events_start;
 	__u64 child_wall_ns;
 	__u64 child_cpu_ns;
+	__u64 child_events;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
 	__u64 sp;             /* user stack pointer at the entry probe */
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
@@ -38,6 +50,7 @@ struct jmt_frame {
 struct jmt_thread {
 	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
 	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
+	__u64 events_total;   /* probe events up to the last switch-out */
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
 	struct jmt_frame frames[JMT_MAX_DEPTH];
@@ -51,6 +64,8 @@ struct jmt_closed {
 	__u64 wall_excl_ns;
 	__u64 cpu_incl_ns;
 	__u64 cpu_excl_ns;
+	__u64 events_incl;    /* 0 for a recursive frame or a dropped one */
+	__u64 events_excl;
 };
 
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
@@ -71,7 +86,7 @@ static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
 
 /* Pushes a frame. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
 static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
-				    __u64 wall_ns, __u64 cpu_ns, __u64 sp, __u64 call_site)
+				    const struct jmt_clock *now, __u64 sp, __u64 call_site)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -98,10 +113,12 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f = &t->frames[JMT_IDX(d)];
 	f->id = id;
 	f->fp = fp;
-	f->wall_start_ns = wall_ns;
-	f->cpu_start_ns = cpu_ns;
+	f->wall_start_ns = now->wall_ns;
+	f->cpu_start_ns = now->cpu_ns;
+	f->events_start = now->events;
 	f->child_wall_ns = 0;
 	f->child_cpu_ns = 0;
+	f->child_events = 0;
 	f->seen_mask = below | bit;
 	f->sp = sp;
 	f->call_site = call_site;
@@ -145,13 +162,14 @@ static __always_inline int jmt_needs_call_site(const struct jmt_thread *t, __u64
 }
 
 /* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH). */
-static __always_inline void jmt_close_top(struct jmt_thread *t, __u64 wall_ns,
-					  __u64 cpu_ns, struct jmt_closed *out)
+static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt_clock *now,
+					  struct jmt_closed *out)
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
-	__u64 wall = jmt_sat_sub(wall_ns, f->wall_start_ns);
-	__u64 cpu = jmt_sat_sub(cpu_ns, f->cpu_start_ns);
+	__u64 wall = jmt_sat_sub(now->wall_ns, f->wall_start_ns);
+	__u64 cpu = jmt_sat_sub(now->cpu_ns, f->cpu_start_ns);
+	__u64 events = jmt_sat_sub(now->events, f->events_start);
 
 	out->id = f->id;
 	out->unreturned = 0;
@@ -159,11 +177,14 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, __u64 wall_ns,
 	out->cpu_incl_ns = f->recursive ? 0 : cpu;
 	out->wall_excl_ns = jmt_sat_sub(wall, f->child_wall_ns);
 	out->cpu_excl_ns = jmt_sat_sub(cpu, f->child_cpu_ns);
+	out->events_incl = f->recursive ? 0 : events;
+	out->events_excl = jmt_sat_sub(events, f->child_events);
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
 		p->child_wall_ns += wall;
 		p->child_cpu_ns += cpu;
+		p->child_events += events;
 	}
 	t->depth = d - 1;
 }
@@ -182,11 +203,14 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	out->cpu_incl_ns = 0;
 	out->wall_excl_ns = 0;
 	out->cpu_excl_ns = 0;
+	out->events_incl = 0;
+	out->events_excl = 0;
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
 		p->child_wall_ns += f->child_wall_ns;
 		p->child_cpu_ns += f->child_cpu_ns;
+		p->child_events += f->child_events;
 	}
 	t->depth = d - 1;
 }

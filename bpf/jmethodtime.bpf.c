@@ -81,6 +81,15 @@ struct {
 	__type(value, struct jmt_names);
 } names_scratch SEC(".maps");
 
+/* Probe events of the target thread running on this CPU since it switched in;
+ * added to its events_total at switch-out. Only target threads fire probes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} slice_events SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, JMT_CNT_NR);
@@ -98,14 +107,26 @@ static __always_inline void count(enum jmt_counter c)
 }
 
 /* For the per-event totals only: a plain per-CPU increment, which a program
- * preempted on the same CPU in between may very rarely lose. */
+ * preempted on the same CPU in between may very rarely lose. Also counts the
+ * event in the running thread's slice. */
 static __always_inline void count_event(enum jmt_counter c)
 {
-	__u32 key = c;
+	__u32 key = c, zero = 0;
 	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+	__u64 *slice = bpf_map_lookup_elem(&slice_events, &zero);
 
 	if (v)
 		*v += 1;
+	if (slice)
+		*slice += 1;
+}
+
+static __always_inline __u64 slice_event_count(void)
+{
+	__u32 zero = 0;
+	__u64 *slice = bpf_map_lookup_elem(&slice_events, &zero);
+
+	return slice ? *slice : 0;
 }
 
 /* One load at a constant pt_regs offset. Inline asm keeps clang from merging
@@ -305,15 +326,19 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		/* First seen at a probe: the thread is on a CPU right now. */
 		t->switch_in_ns = bpf_ktime_get_ns();
 		t->cpu_total_ns = 0;
+		t->events_total = 0;
 		t->depth = 0;
 		t->initialized = 1;
 	}
 	return t;
 }
 
-static __always_inline __u64 thread_cpu_ns(const struct jmt_thread *t, __u64 now)
+/* The running thread's clocks now. */
+static __always_inline void thread_clock(const struct jmt_thread *t, struct jmt_clock *c)
 {
-	return t->cpu_total_ns + (now - t->switch_in_ns);
+	c->wall_ns = bpf_ktime_get_ns();
+	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
+	c->events = t->events_total + slice_event_count();
 }
 
 static __always_inline void account(const struct jmt_closed *c)
@@ -329,6 +354,8 @@ static __always_inline void account(const struct jmt_closed *c)
 	__sync_fetch_and_add(&s->wall_excl_ns, c->wall_excl_ns);
 	__sync_fetch_and_add(&s->cpu_incl_ns, c->cpu_incl_ns);
 	__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
+	__sync_fetch_and_add(&s->events_incl, c->events_incl);
+	__sync_fetch_and_add(&s->events_excl, c->events_excl);
 }
 
 struct drop_ctx {
@@ -364,7 +391,8 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
-	__u64 now, sp, call_site = 0;
+	struct jmt_clock now;
+	__u64 sp, call_site = 0;
 	__u32 fp;
 
 	count_event(JMT_CNT_ENTRIES);
@@ -392,9 +420,9 @@ int handle_entry(struct pt_regs *ctx)
 
 		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	}
-	now = bpf_ktime_get_ns();
+	thread_clock(t, &now);
 	count(JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, fp, now, thread_cpu_ns(t, now), sp, call_site))
+	if (jmt_push(t, info.id, fp, &now, sp, call_site))
 		count(JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }
@@ -406,8 +434,8 @@ int handle_return(struct pt_regs *ctx)
 	struct jmt_method_info info;
 	struct jmt_closed closed = {};
 	struct jmt_thread *t;
+	struct jmt_clock now;
 	__u32 d, match, fp;
-	__u64 now, cpu;
 
 	count_event(JMT_CNT_RETURNS);
 	if (read_key(ctx, &k)) {
@@ -419,17 +447,17 @@ int handle_return(struct pt_regs *ctx)
 	if (method_info(&k, fp, &info) || !info.traced)
 		return 0;
 	t = thread_state(0);
-	d = t ? t->depth : 0;
-	now = bpf_ktime_get_ns();
-
-	/* The return of the top stored frame: the common case. */
-	if (t && d > 0 && d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
-		jmt_close_top(t, now, thread_cpu_ns(t, now), &closed);
-		account(&closed);
+	if (!t || t->depth == 0) {
+		count(JMT_CNT_UNMATCHED_RETURNS);
 		return 0;
 	}
-	if (!t || d == 0) {
-		count(JMT_CNT_UNMATCHED_RETURNS);
+	d = t->depth;
+	thread_clock(t, &now);
+
+	/* The return of the top stored frame: the common case. */
+	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
+		jmt_close_top(t, &now, &closed);
+		account(&closed);
 		return 0;
 	}
 	if (d > JMT_MAX_DEPTH) {
@@ -450,8 +478,7 @@ int handle_return(struct pt_regs *ctx)
 	bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	if (t->depth != match || match == 0)
 		return 0;
-	cpu = thread_cpu_ns(t, now);
-	jmt_close_top(t, now, cpu, &closed);
+	jmt_close_top(t, &now, &closed);
 	account(&closed);
 	return 0;
 }
@@ -461,16 +488,23 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct jmt_thread *t;
-	__u64 now;
+	__u32 zero = 0;
+	__u64 now, *slice;
 
 	if (prev->tgid != target_tgid && next->tgid != target_tgid)
 		return 0;
 	now = bpf_ktime_get_ns();
+	slice = bpf_map_lookup_elem(&slice_events, &zero);
 	if (prev->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, prev, 0, 0);
-		if (t && t->initialized)
+		if (t && t->initialized) {
 			t->cpu_total_ns += now - t->switch_in_ns;
+			if (slice)
+				t->events_total += *slice;
+		}
 	}
+	if (slice)
+		*slice = 0;
 	if (next->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, next, 0, 0);
 		if (t && t->initialized)

@@ -62,6 +62,8 @@ struct jmt_method_stats {
 	__u64 cpu_incl_ns;
 	__u64 cpu_excl_ns;
 	__u64 unreturned; /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */
+	__u64 events_incl; /* probe events inside the outermost frames (each costs one trap) */
+	__u64 events_excl; /* probe events inside frames, less those inside traced callees */
 };
 
 /* Diagnostic counters, one u64 each in a per-CPU array. */

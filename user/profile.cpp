@@ -14,6 +14,8 @@ MethodStats &MethodStats::operator+=(const MethodStats &o)
     cpu_incl_ns += o.cpu_incl_ns;
     cpu_excl_ns += o.cpu_excl_ns;
     unreturned += o.unreturned;
+    events_incl += o.events_incl;
+    events_excl += o.events_excl;
     return *this;
 }
 

@@ -17,6 +17,8 @@ struct MethodStats {
     uint64_t cpu_incl_ns = 0;
     uint64_t cpu_excl_ns = 0;
     uint64_t unreturned = 0;  // calls closed without a return probe
+    uint64_t events_incl = 0; // probe events inside the outermost frames (one trap each)
+    uint64_t events_excl = 0; // probe events inside frames, less those inside traced callees
 
     MethodStats &operator+=(const MethodStats &o);
 };

@@ -19,7 +19,9 @@ json method_json(const MethodRow &m)
             {"wall_excl_ns", m.stats.wall_excl_ns},
             {"cpu_incl_ns", m.stats.cpu_incl_ns},
             {"cpu_excl_ns", m.stats.cpu_excl_ns},
-            {"unreturned", m.stats.unreturned}};
+            {"unreturned", m.stats.unreturned},
+            {"events_incl", m.stats.events_incl},
+            {"events_excl", m.stats.events_excl}};
 }
 
 // Every counter, zero or not (unlike the table's diagnostic lines).

@@ -181,6 +181,8 @@ Snapshot Tracer::snapshot() const
             total.cpu_incl_ns += s.cpu_incl_ns;
             total.cpu_excl_ns += s.cpu_excl_ns;
             total.unreturned += s.unreturned;
+            total.events_incl += s.events_incl;
+            total.events_excl += s.events_excl;
         }
         if (total.calls == 0)
             continue;

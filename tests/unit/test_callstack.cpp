@@ -10,6 +10,7 @@ namespace {
 
 struct Totals {
     uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
+    uint64_t events_incl = 0, events_excl = 0;
 };
 
 // Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2.
@@ -27,11 +28,20 @@ struct Thread {
         s.wall_excl += c.wall_excl_ns;
         s.cpu_incl += c.cpu_incl_ns;
         s.cpu_excl += c.cpu_excl_ns;
+        s.events_incl += c.events_incl;
+        s.events_excl += c.events_excl;
     }
-    int enter(uint32_t id, uint64_t now) { return jmt_push(t.get(), id, id * 7919u, now, now / 2, sp--, 0); }
+    uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
+    jmt_clock clock(uint64_t now) { return {now, now / 2, ++events}; }
+    int enter(uint32_t id, uint64_t now)
+    {
+        jmt_clock c = clock(now);
+        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0);
+    }
     // Mirrors handle_return: fast path on the top frame, else find + drop + close.
     bool leave(uint32_t id, uint64_t now)
     {
+        const jmt_clock now_clock = clock(now);
         uint32_t d = t->depth;
         if (d == 0)
             return false;
@@ -51,7 +61,7 @@ struct Thread {
             account(c);
         }
         jmt_closed c{};
-        jmt_close_top(t.get(), now, now / 2, &c);
+        jmt_close_top(t.get(), &now_clock, &c);
         account(c);
         return true;
     }
@@ -81,6 +91,14 @@ TEST(CallStack, SeedFlowInclusiveExclusive)
     EXPECT_EQ(th.totals[C].calls, 5u);
     EXPECT_EQ(th.totals[C].wall_incl, 50u);
     EXPECT_EQ(th.totals[C].wall_excl, 50u);
+    // Probe events inside each frame, its own return included, its entry not: a() encloses
+    // 2 x b (entry, 2 x c entry+return, return) + c (entry, return) + its return = 15.
+    EXPECT_EQ(th.totals[A].events_incl, 15u);
+    EXPECT_EQ(th.totals[A].events_excl, 4u);  // 2 b entries, 1 c entry, its return
+    EXPECT_EQ(th.totals[B].events_incl, 10u);
+    EXPECT_EQ(th.totals[B].events_excl, 6u);  // per call: 2 c entries, its return
+    EXPECT_EQ(th.totals[C].events_incl, 5u);
+    EXPECT_EQ(th.totals[C].events_excl, 5u);
     // On-CPU follows the same arithmetic on its own clock.
     EXPECT_EQ(th.totals[A].cpu_incl, 67u);  // (1135/2) - (1000/2)
     EXPECT_EQ(th.totals[C].cpu_excl, th.totals[C].cpu_incl);
@@ -157,8 +175,9 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
 TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
-    jmt_push(&t, A, 1, 0, 0, 1000, 0);      // compiled caller frame
-    jmt_push(&t, X, 2, 10, 5, 1000, 0x77);  // inlined callee (same sp) at call site 0x77: threw, no return
+    const jmt_clock c0{0, 0, 1}, c1{10, 5, 2};
+    jmt_push(&t, A, 1, &c0, 1000, 0);      // compiled caller frame
+    jmt_push(&t, X, 2, &c1, 1000, 0x77);   // inlined callee (same sp) at call site 0x77: threw, no return
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));    // higher sp: may be an OSR-moved frame, alive
     EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));  // X again from the same site of the same frame

@@ -249,7 +249,7 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 9u);
+        EXPECT_EQ(m.size(), 11u);
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
@@ -258,6 +258,8 @@ TEST(Json, RoundTripsEveryField)
         EXPECT_EQ(m.at("wall_excl_ns").get<uint64_t>(), src.stats.wall_excl_ns);
         EXPECT_EQ(m.at("cpu_incl_ns").get<uint64_t>(), src.stats.cpu_incl_ns);
         EXPECT_EQ(m.at("cpu_excl_ns").get<uint64_t>(), src.stats.cpu_excl_ns);
+        EXPECT_EQ(m.at("events_incl").get<uint64_t>(), src.stats.events_incl);
+        EXPECT_EQ(m.at("events_excl").get<uint64_t>(), src.stats.events_excl);
         EXPECT_EQ(m.at("unreturned").get<uint64_t>(), src.stats.unreturned);
     }
 
