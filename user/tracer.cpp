@@ -48,6 +48,20 @@ std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const cha
     return std::string(buf, buf_len) + "...";
 }
 
+MethodStats to_method_stats(const jmt_method_stats &s)
+{
+    MethodStats m;
+    m.calls = s.calls;
+    m.wall_incl_ns = s.wall_incl_ns;
+    m.wall_excl_ns = s.wall_excl_ns;
+    m.cpu_incl_ns = s.cpu_incl_ns;
+    m.cpu_excl_ns = s.cpu_excl_ns;
+    m.unreturned = s.unreturned;
+    m.events_incl = s.events_incl;
+    m.events_excl = s.events_excl;
+    return m;
+}
+
 }  // namespace
 
 void Tracer::SkelDeleter::operator()(jmethodtime_bpf *skel) const
@@ -174,16 +188,8 @@ Snapshot Tracer::snapshot() const
         if (bpf_map_lookup_elem(stats_fd, &id, per_cpu.data()))
             continue;
         MethodStats total;
-        for (const auto &s : per_cpu) {
-            total.calls += s.calls;
-            total.wall_incl_ns += s.wall_incl_ns;
-            total.wall_excl_ns += s.wall_excl_ns;
-            total.cpu_incl_ns += s.cpu_incl_ns;
-            total.cpu_excl_ns += s.cpu_excl_ns;
-            total.unreturned += s.unreturned;
-            total.events_incl += s.events_incl;
-            total.events_excl += s.events_excl;
-        }
+        for (const auto &s : per_cpu)
+            total += to_method_stats(s);
         if (total.calls == 0)
             continue;
         MethodRow row;
