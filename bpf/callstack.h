@@ -11,9 +11,10 @@
  *   frames closed directly above it (and of dropped frames' children), so
  *   exclusive = inclusive - child never double-subtracts nested callees.
  * - All times are ns; cpu_* are on-CPU ns of the frame's thread.
- * - events count the probe events (traced or rejected) of the frame's thread:
- *   a frame's count covers every event after its entry, its return included,
- *   so each one stands for about one trap's time inside the frame.
+ * - events count the probe events (traced or rejected) of the frame's thread,
+ *   traced those of traced methods among them: a frame's counts cover every
+ *   event after its entry, its return included, so each one stands for about
+ *   one trap's time inside the frame (userspace subtracts the calibrated cost).
  */
 #ifndef JMT_CALLSTACK_H
 #define JMT_CALLSTACK_H
@@ -28,7 +29,8 @@
 struct jmt_clock {
 	__u64 wall_ns;
 	__u64 cpu_ns;
-	__u64 events;
+	__u64 events;   /* probe events of the thread so far, this one included */
+	__u64 traced;   /* of those, events of traced methods */
 };
 
 struct jmt_frame {
@@ -37,9 +39,11 @@ struct jmt_frame {
 	__u64 wall_start_ns;
 	__u64 cpu_start_ns;
 	__u64 events_start;
+	__u64 traced_start;
 	__u64 child_wall_ns;
 	__u64 child_cpu_ns;
 	__u64 child_events;
+	__u64 child_traced;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
 	__u64 sp;             /* user stack pointer at the entry probe */
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
@@ -51,6 +55,7 @@ struct jmt_thread {
 	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
 	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
 	__u64 events_total;   /* probe events up to the last switch-out */
+	__u64 traced_total;   /* events of traced methods, counted as they happen */
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
 	struct jmt_frame frames[JMT_MAX_DEPTH];
@@ -66,6 +71,8 @@ struct jmt_closed {
 	__u64 cpu_excl_ns;
 	__u64 events_incl;    /* 0 for a recursive frame or a dropped one */
 	__u64 events_excl;
+	__u64 traced_incl;    /* of events_incl, events of traced methods */
+	__u64 traced_excl;
 };
 
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
@@ -116,9 +123,11 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->wall_start_ns = now->wall_ns;
 	f->cpu_start_ns = now->cpu_ns;
 	f->events_start = now->events;
+	f->traced_start = now->traced;
 	f->child_wall_ns = 0;
 	f->child_cpu_ns = 0;
 	f->child_events = 0;
+	f->child_traced = 0;
 	f->seen_mask = below | bit;
 	f->sp = sp;
 	f->call_site = call_site;
@@ -170,6 +179,7 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	__u64 wall = jmt_sat_sub(now->wall_ns, f->wall_start_ns);
 	__u64 cpu = jmt_sat_sub(now->cpu_ns, f->cpu_start_ns);
 	__u64 events = jmt_sat_sub(now->events, f->events_start);
+	__u64 traced = jmt_sat_sub(now->traced, f->traced_start);
 
 	out->id = f->id;
 	out->unreturned = 0;
@@ -179,12 +189,15 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	out->cpu_excl_ns = jmt_sat_sub(cpu, f->child_cpu_ns);
 	out->events_incl = f->recursive ? 0 : events;
 	out->events_excl = jmt_sat_sub(events, f->child_events);
+	out->traced_incl = f->recursive ? 0 : traced;
+	out->traced_excl = jmt_sat_sub(traced, f->child_traced);
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
 		p->child_wall_ns += wall;
 		p->child_cpu_ns += cpu;
 		p->child_events += events;
+		p->child_traced += traced;
 	}
 	t->depth = d - 1;
 }
@@ -205,12 +218,15 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	out->cpu_excl_ns = 0;
 	out->events_incl = 0;
 	out->events_excl = 0;
+	out->traced_incl = 0;
+	out->traced_excl = 0;
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
 		p->child_wall_ns += f->child_wall_ns;
 		p->child_cpu_ns += f->child_cpu_ns;
 		p->child_events += f->child_events;
+		p->child_traced += f->child_traced;
 	}
 	t->depth = d - 1;
 }

@@ -81,52 +81,35 @@ struct {
 	__type(value, struct jmt_names);
 } names_scratch SEC(".maps");
 
-/* Probe events of the target thread running on this CPU since it switched in;
- * added to its events_total at switch-out. Only target threads fire probes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} slice_events SEC(".maps");
+	__type(value, struct jmt_cpu);
+} cpu_state SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, JMT_CNT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+/* This CPU's record; never NULL for key 0 of a per-CPU array, checked for the verifier. */
+static __always_inline struct jmt_cpu *this_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_state, &zero);
+}
+
+/* Counters are plain per-CPU increments: a program preempted on the same CPU
+ * in between (only on fully preemptible kernels) may very rarely lose one. */
+static __always_inline void bump(struct jmt_cpu *cpu, enum jmt_counter c)
+{
+	if (c < JMT_CNT_NR)
+		cpu->counters[c] += 1;
+}
 
 static __always_inline void count(enum jmt_counter c)
 {
-	__u32 key = c;
-	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+	struct jmt_cpu *cpu = this_cpu();
 
-	if (v)
-		__sync_fetch_and_add(v, 1);
-}
-
-/* For the per-event totals only: a plain per-CPU increment, which a program
- * preempted on the same CPU in between may very rarely lose. Also counts the
- * event in the running thread's slice. */
-static __always_inline void count_event(enum jmt_counter c)
-{
-	__u32 key = c, zero = 0;
-	__u64 *v = bpf_map_lookup_elem(&counters, &key);
-	__u64 *slice = bpf_map_lookup_elem(&slice_events, &zero);
-
-	if (v)
-		*v += 1;
-	if (slice)
-		*slice += 1;
-}
-
-static __always_inline __u64 slice_event_count(void)
-{
-	__u32 zero = 0;
-	__u64 *slice = bpf_map_lookup_elem(&slice_events, &zero);
-
-	return slice ? *slice : 0;
+	if (cpu)
+		bump(cpu, c);
 }
 
 /* One load at a constant pt_regs offset. Inline asm keeps clang from merging
@@ -327,6 +310,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->switch_in_ns = bpf_ktime_get_ns();
 		t->cpu_total_ns = 0;
 		t->events_total = 0;
+		t->traced_total = 0;
 		t->depth = 0;
 		t->initialized = 1;
 	}
@@ -334,11 +318,13 @@ static __always_inline struct jmt_thread *thread_state(int create)
 }
 
 /* The running thread's clocks now. */
-static __always_inline void thread_clock(const struct jmt_thread *t, struct jmt_clock *c)
+static __always_inline void thread_clock(const struct jmt_thread *t, const struct jmt_cpu *cpu,
+					 struct jmt_clock *c)
 {
 	c->wall_ns = bpf_ktime_get_ns();
 	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
-	c->events = t->events_total + slice_event_count();
+	c->events = t->events_total + cpu->slice_events;
+	c->traced = t->traced_total;
 }
 
 static __always_inline void account(const struct jmt_closed *c)
@@ -356,6 +342,8 @@ static __always_inline void account(const struct jmt_closed *c)
 	__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
 	__sync_fetch_and_add(&s->events_incl, c->events_incl);
 	__sync_fetch_and_add(&s->events_excl, c->events_excl);
+	__sync_fetch_and_add(&s->traced_incl, c->traced_incl);
+	__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
 }
 
 struct drop_ctx {
@@ -392,12 +380,16 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	struct jmt_clock now;
+	struct jmt_cpu *cpu = this_cpu();
 	__u64 sp, call_site = 0;
 	__u32 fp;
 
-	count_event(JMT_CNT_ENTRIES);
+	if (!cpu)
+		return 0;
+	cpu->slice_events += 1;
+	bump(cpu, JMT_CNT_ENTRIES);
 	if (read_key(ctx, &k)) {
-		count(JMT_CNT_ARG_FAIL);
+		bump(cpu, JMT_CNT_ARG_FAIL);
 		return 0;
 	}
 	fp = jmt_fingerprint(&k);
@@ -420,10 +412,11 @@ int handle_entry(struct pt_regs *ctx)
 
 		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	}
-	thread_clock(t, &now);
-	count(JMT_CNT_TRACED_CALLS);
+	t->traced_total += 1;
+	thread_clock(t, cpu, &now);
+	bump(cpu, JMT_CNT_TRACED_CALLS);
 	if (jmt_push(t, info.id, fp, &now, sp, call_site))
-		count(JMT_CNT_DEPTH_OVERFLOW);
+		bump(cpu, JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }
 
@@ -435,11 +428,15 @@ int handle_return(struct pt_regs *ctx)
 	struct jmt_closed closed = {};
 	struct jmt_thread *t;
 	struct jmt_clock now;
+	struct jmt_cpu *cpu = this_cpu();
 	__u32 d, match, fp;
 
-	count_event(JMT_CNT_RETURNS);
+	if (!cpu)
+		return 0;
+	cpu->slice_events += 1;
+	bump(cpu, JMT_CNT_RETURNS);
 	if (read_key(ctx, &k)) {
-		count(JMT_CNT_ARG_FAIL);
+		bump(cpu, JMT_CNT_ARG_FAIL);
 		return 0;
 	}
 	fp = jmt_fingerprint(&k);
@@ -448,11 +445,12 @@ int handle_return(struct pt_regs *ctx)
 		return 0;
 	t = thread_state(0);
 	if (!t || t->depth == 0) {
-		count(JMT_CNT_UNMATCHED_RETURNS);
+		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
 		return 0;
 	}
 	d = t->depth;
-	thread_clock(t, &now);
+	t->traced_total += 1;
+	thread_clock(t, cpu, &now);
 
 	/* The return of the top stored frame: the common case. */
 	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
@@ -469,7 +467,7 @@ int handle_return(struct pt_regs *ctx)
 	}
 	match = jmt_find(t, info.id);
 	if (!match) {
-		count(JMT_CNT_UNMATCHED_RETURNS);
+		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
 		return 0;
 	}
 	/* Frames above the match lost their return (C1-inlined callee exiting by exception). */
@@ -488,23 +486,23 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct jmt_thread *t;
-	__u32 zero = 0;
-	__u64 now, *slice;
+	struct jmt_cpu *cpu;
+	__u64 now;
 
 	if (prev->tgid != target_tgid && next->tgid != target_tgid)
 		return 0;
 	now = bpf_ktime_get_ns();
-	slice = bpf_map_lookup_elem(&slice_events, &zero);
+	cpu = this_cpu();
+	if (!cpu)
+		return 0;
 	if (prev->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, prev, 0, 0);
 		if (t && t->initialized) {
 			t->cpu_total_ns += now - t->switch_in_ns;
-			if (slice)
-				t->events_total += *slice;
+			t->events_total += cpu->slice_events;
 		}
 	}
-	if (slice)
-		*slice = 0;
+	cpu->slice_events = 0;
 	if (next->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, next, 0, 0);
 		if (t && t->initialized)

@@ -64,9 +64,11 @@ struct jmt_method_stats {
 	__u64 unreturned; /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */
 	__u64 events_incl; /* probe events inside the outermost frames (each costs one trap) */
 	__u64 events_excl; /* probe events inside frames, less those inside traced callees */
+	__u64 traced_incl; /* of events_incl, events of traced methods */
+	__u64 traced_excl; /* of events_excl, events of traced methods */
 };
 
-/* Diagnostic counters, one u64 each in a per-CPU array. */
+/* Diagnostic counters, one u64 each in the per-CPU record below. */
 enum jmt_counter {
 	JMT_CNT_ENTRIES = 0,         /* method__entry events seen */
 	JMT_CNT_RETURNS,             /* method__return events seen */
@@ -81,6 +83,14 @@ enum jmt_counter {
 	JMT_CNT_THREADS_TRACED,      /* per-thread states created */
 	JMT_CNT_THREADS_ENDED,       /* per-thread states freed when their thread exited */
 	JMT_CNT_NR,
+};
+
+/* Per-CPU record: one lookup per probe event serves both fields. */
+struct jmt_cpu {
+	/* Probe events of the target thread running on this CPU since it
+	 * switched in; added to its events_total at switch-out. */
+	__u64 slice_events;
+	__u64 counters[JMT_CNT_NR];
 };
 
 /* x86-64 registers by number, for USDT arguments read straight from pt_regs. */

@@ -51,7 +51,7 @@ uint64_t read_word(const char *p, bool is64)
     return v;
 }
 
-void parse_stapsdt(Elf_Scn *scn, bool is64, std::vector<UsdtNote> &out)
+void parse_stapsdt(Elf_Scn *scn, bool is64, const std::string &provider, std::vector<UsdtNote> &out)
 {
     Elf_Data *data = elf_getdata(scn, nullptr);
     if (!data)
@@ -79,7 +79,7 @@ void parse_stapsdt(Elf_Scn *scn, bool is64, std::vector<UsdtNote> &out)
         note.provider = fields[0];
         note.name = fields[1];
         note.args = fields[2];
-        if (note.provider == "hotspot")
+        if (note.provider == provider)
             out.push_back(std::move(note));
     }
 }
@@ -163,7 +163,7 @@ std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
     return out;
 }
 
-LibjvmInfo inspect_libjvm(const std::string &path)
+LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
 {
     if (elf_version(EV_CURRENT) == EV_NONE)
         throw Error("libelf initialisation failed: " + std::string(elf_errmsg(-1)));
@@ -196,7 +196,7 @@ LibjvmInfo inspect_libjvm(const std::string &path)
             continue;
         const char *name = elf_strptr(f.elf, shstrndx, sh.sh_name);
         if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
-            parse_stapsdt(scn, is64, info.notes);
+            parse_stapsdt(scn, is64, provider, info.notes);
         if (sh.sh_type == SHT_SYMTAB) {
             Elf_Data *data = elf_getdata(scn, nullptr);
             size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;

@@ -34,13 +34,14 @@ struct UsdtNote {
 std::optional<std::array<uint8_t, 7>> register_args(const std::string &args);
 
 struct LibjvmInfo {
-    std::vector<UsdtNote> notes;               // hotspot provider only
+    std::vector<UsdtNote> notes;               // of the requested provider only
     std::optional<uint64_t> flag_vaddr;        // st_value of DTraceMethodProbes in .symtab
     uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
 };
 
-// Reads stapsdt notes and the flag symbol of a libjvm.so (throws jmt::Error).
-LibjvmInfo inspect_libjvm(const std::string &path);
+// Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or
+// of any ELF file with probes (throws jmt::Error).
+LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
 
 // What the preflight found about a pid; throws jmt::Error with the cause and the fix.
 struct JvmTarget {

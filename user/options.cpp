@@ -62,6 +62,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl"}))
         ->capture_default_str();
     app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
+    app.add_flag("--raw", o.raw,
+                 "Show times as measured, without taking out the calibrated cost of the probe events "
+                 "inside each call");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
 
     std::ostringstream out, err;

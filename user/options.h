@@ -15,6 +15,7 @@ struct Options {
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;
     bool json = false;
+    bool raw = false;                   // times as measured, probe cost left in
     bool verbose = false;               // libbpf's own messages on stderr
 };
 

@@ -16,7 +16,26 @@ MethodStats &MethodStats::operator+=(const MethodStats &o)
     unreturned += o.unreturned;
     events_incl += o.events_incl;
     events_excl += o.events_excl;
+    traced_incl += o.traced_incl;
+    traced_excl += o.traced_excl;
     return *this;
+}
+
+MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
+{
+    auto overhead = [&](uint64_t events, uint64_t traced) {
+        const uint64_t rejected = events > traced ? events - traced : 0;
+        return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
+    };
+    auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+    const uint64_t incl = overhead(stats.events_incl, stats.traced_incl);
+    const uint64_t excl = overhead(stats.events_excl, stats.traced_excl);
+    MethodStats out = stats;
+    out.wall_incl_ns = minus(stats.wall_incl_ns, incl);
+    out.cpu_incl_ns = minus(stats.cpu_incl_ns, incl);
+    out.wall_excl_ns = minus(stats.wall_excl_ns, excl);
+    out.cpu_excl_ns = minus(stats.cpu_excl_ns, excl);
+    return out;
 }
 
 namespace {

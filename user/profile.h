@@ -19,6 +19,8 @@ struct MethodStats {
     uint64_t unreturned = 0;  // calls closed without a return probe
     uint64_t events_incl = 0; // probe events inside the outermost frames (one trap each)
     uint64_t events_excl = 0; // probe events inside frames, less those inside traced callees
+    uint64_t traced_incl = 0; // of events_incl, events of traced methods
+    uint64_t traced_excl = 0; // of events_excl, events of traced methods
 
     MethodStats &operator+=(const MethodStats &o);
 };
@@ -47,12 +49,27 @@ struct Diagnostics {
     uint64_t threads_ended = 0;      // of those, threads that exited (state freed)
 };
 
+// Time one probe event adds to every frame open on its thread (ns): the trap
+// into the kernel and the program's run, calibrated at start-up. Whole ns, so
+// corrections stay additive: a frame's correction is exactly its exclusive
+// correction plus its callees' inclusive ones.
+struct ProbeCost {
+    uint64_t traced_event_ns = 0;    // an event of a traced method
+    uint64_t rejected_event_ns = 0;  // an event of a method the package filter rejects
+};
+
+// stats with the probe events' cost taken out of its four times (clamped at 0):
+// each time loses traced events x traced cost + other events x rejected cost.
+MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
+
 struct Profile {
     int pid = 0;
     uint64_t duration_ns = 0;           // wall time of the trace
     std::vector<std::string> packages;  // JVM-form prefixes, empty = all
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
+    ProbeCost probe_cost;               // calibrated cost (zero when not calibrated)
+    bool corrected = false;             // methods' times have the probe cost taken out
 };
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl };

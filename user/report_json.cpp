@@ -21,7 +21,9 @@ json method_json(const MethodRow &m)
             {"cpu_excl_ns", m.stats.cpu_excl_ns},
             {"unreturned", m.stats.unreturned},
             {"events_incl", m.stats.events_incl},
-            {"events_excl", m.stats.events_excl}};
+            {"events_excl", m.stats.events_excl},
+            {"traced_events_incl", m.stats.traced_incl},
+            {"traced_events_excl", m.stats.traced_excl}};
 }
 
 // Every counter, zero or not (unlike the table's diagnostic lines).
@@ -52,6 +54,10 @@ void write_json(std::ostream &out, const Profile &profile)
     const json doc = {{"pid", profile.pid},
                       {"duration_ns", profile.duration_ns},
                       {"packages", profile.packages},
+                      {"times", profile.corrected ? "corrected" : "raw"},
+                      {"probe_cost",
+                       {{"traced_event_ns", profile.probe_cost.traced_event_ns},
+                        {"rejected_event_ns", profile.probe_cost.rejected_event_ns}}},
                       {"methods", std::move(methods)},
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each

@@ -92,6 +92,19 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
     write_rows(out, rows);
 }
 
+// The probe cost behind the times: taken out, or left in with --raw.
+void write_probe_cost(std::ostream &out, const Profile &profile)
+{
+    const ProbeCost &c = profile.probe_cost;
+    if (profile.corrected)
+        out << "Times exclude the probes' own cost, calibrated at start-up: "
+            << format_duration(c.traced_event_ns) << " per traced event, "
+            << format_duration(c.rejected_event_ns)
+            << " per filtered-out event (--raw to keep it)\n";
+    else
+        out << "Times as measured (--raw): each probe event inside a call adds its cost to it\n";
+}
+
 void write_diagnostics(std::ostream &out, const Diagnostics &diag)
 {
     const std::vector<std::string> lines = diagnostic_lines(diag);
@@ -108,6 +121,7 @@ void write_table(std::ostream &out, const Profile &profile, const TableOptions &
 {
     out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
         << packages_text(profile.packages) << "\n";
+    write_probe_cost(out, profile);
     if (profile.methods.empty())
         out << "No traced method completed a call during the trace. Check --package (org/postgresql or "
                "org.postgresql), that the code ran while tracing, and that the JVM runs with "

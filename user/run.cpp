@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "calibrate.h"
 #include "error.h"
 #include "jvm.h"
 #include "lifecycle.h"
@@ -31,6 +32,9 @@ int run(const Options &options)
         JvmTarget target = inspect_target(options.pid);
 
         StopSignals stop;
+        ProbeCost cost;
+        if (!options.raw)
+            cost = calibrate_probe_cost(options.verbose);
         TracerConfig config;
         config.pid = options.pid;
         config.libjvm = target.libjvm;
@@ -53,6 +57,12 @@ int run(const Options &options)
         profile.packages = options.packages;
         profile.methods = std::move(snap.methods);
         profile.diag = snap.diag;
+        profile.probe_cost = cost;
+        if (!options.raw) {
+            for (MethodRow &row : profile.methods)
+                row.stats = without_probe_cost(row.stats, cost);
+            profile.corrected = true;
+        }
 
         if (reason == EndReason::TargetExited)
             std::cerr << "Target pid " << options.pid << " exited; detached" << std::endl;

@@ -59,32 +59,34 @@ MethodStats to_method_stats(const jmt_method_stats &s)
     m.unreturned = s.unreturned;
     m.events_incl = s.events_incl;
     m.events_excl = s.events_excl;
+    m.traced_incl = s.traced_incl;
+    m.traced_excl = s.traced_excl;
     return m;
 }
 
 }  // namespace
 
-void Tracer::SkelDeleter::operator()(jmethodtime_bpf *skel) const
+void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
 {
     jmethodtime_bpf__destroy(skel);
 }
 
-void Tracer::LinkDeleter::operator()(bpf_link *link) const
+void LinkDeleter::operator()(bpf_link *link) const
 {
     bpf_link__destroy(link);
 }
 
-Tracer::Tracer(const TracerConfig &config) : config_(config)
+SkeletonPtr load_programs(const ProgramConfig &config)
 {
     g_verbose = config.verbose;
     libbpf_set_print(print_libbpf);
 
-    skel_.reset(jmethodtime_bpf__open());
-    if (!skel_) {
+    SkeletonPtr skel(jmethodtime_bpf__open());
+    if (!skel) {
         int err = errno;
         throw Error("cannot open the BPF object: " + errno_text(err), err);
     }
-    auto *ro = skel_->rodata;
+    auto *ro = skel->rodata;
     ro->target_tgid = static_cast<__u32>(config.pid);
     ro->n_prefixes = static_cast<__u32>(config.packages.size());
     for (size_t i = 0; i < config.packages.size() && i < JMT_MAX_PREFIXES; i++) {
@@ -99,7 +101,7 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
             const_cast<__u8 &>(ro->arg_reg[i]) = (*config.arg_regs)[i];
     }
 
-    if (jmethodtime_bpf__load(skel_.get())) {
+    if (jmethodtime_bpf__load(skel.get())) {
         int err = errno;
         if (err == EPERM || err == EACCES)
             throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
@@ -108,8 +110,37 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
                         "; a kernel >= 5.15 with BTF is needed (run with -v for the verifier log)",
                     err);
     }
-    attach_usdt("method__entry", 0);
-    attach_usdt("method__return", 1);
+    return skel;
+}
+
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
+                    const char *probe)
+{
+    bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
+    if (link)
+        return LinkPtr(link);
+    int err = errno;
+    const std::string what = std::string("attaching ") + provider + ":" + probe;
+    if (err == EINVAL)
+        throw Error(what + " failed with EINVAL: another tracer (a bcc tool such as ucalls or trace) "
+                           "probably holds this probe with a different semaphore offset; stop it and retry",
+                    err);
+    if (err == ESRCH || err == ENOENT)
+        throw Error(what + " failed: the process exited or " + binary + " is gone (" + errno_text(err) + ")",
+                    err);
+    throw Error(what + " in " + binary + " failed: " + errno_text(err), err);
+}
+
+Tracer::Tracer(const TracerConfig &config) : config_(config)
+{
+    ProgramConfig programs;
+    programs.pid = config.pid;
+    programs.packages = config.packages;
+    programs.arg_regs = config.arg_regs;
+    programs.verbose = config.verbose;
+    skel_ = load_programs(programs);
+    links_.push_back(attach_usdt(skel_->progs.handle_entry, config.pid, config.libjvm, "hotspot", "method__entry"));
+    links_.push_back(attach_usdt(skel_->progs.handle_return, config.pid, config.libjvm, "hotspot", "method__return"));
     bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
     if (!sw) {
         int err = errno;
@@ -126,28 +157,6 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 
 Tracer::~Tracer() = default;
 
-void Tracer::attach_usdt(const char *probe, int prog_index)
-{
-    bpf_program *prog = prog_index == 0 ? skel_->progs.handle_entry : skel_->progs.handle_return;
-    bpf_link *link = bpf_program__attach_usdt(prog, config_.pid, config_.libjvm.c_str(), "hotspot", probe, nullptr);
-    if (!link) {
-        int err = errno;
-        if (err == EINVAL)
-            throw Error(std::string("attaching hotspot:") + probe + " failed with EINVAL: another tracer (a bcc "
-                            "tool such as ucalls or trace) probably holds this probe with a different "
-                            "semaphore offset; stop it and retry",
-                        err);
-        if (err == ESRCH || err == ENOENT)
-            throw Error(std::string("attaching hotspot:") + probe + " failed: the JVM exited or " +
-                            config_.libjvm + " is gone (" + errno_text(err) + ")",
-                        err);
-        throw Error(std::string("attaching hotspot:") + probe + " in " + config_.libjvm +
-                        " failed: " + errno_text(err),
-                    err);
-    }
-    links_.emplace_back(link);
-}
-
 Snapshot Tracer::snapshot() const
 {
     Snapshot snap;
@@ -155,14 +164,13 @@ Snapshot Tracer::snapshot() const
     if (ncpu <= 0)
         throw Error("cannot count the possible CPUs", -ncpu);
 
-    std::vector<__u64> values(static_cast<size_t>(ncpu));
+    std::vector<jmt_cpu> per_cpu_counters(static_cast<size_t>(ncpu));
     __u64 counters[JMT_CNT_NR] = {};
-    int counters_fd = bpf_map__fd(skel_->maps.counters);
-    for (__u32 c = 0; c < JMT_CNT_NR; c++) {
-        if (bpf_map_lookup_elem(counters_fd, &c, values.data()) == 0)
-            for (__u64 v : values)
-                counters[c] += v;
-    }
+    const __u32 zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu_counters.data()) == 0)
+        for (const jmt_cpu &cpu : per_cpu_counters)
+            for (int c = 0; c < JMT_CNT_NR; c++)
+                counters[c] += cpu.counters[c];
     Diagnostics &d = snap.diag;
     d.entries = counters[JMT_CNT_ENTRIES];
     d.returns = counters[JMT_CNT_RETURNS];

@@ -13,8 +13,33 @@
 
 struct jmethodtime_bpf;
 struct bpf_link;
+struct bpf_program;
 
 namespace jmt {
+
+struct SkeletonDeleter {
+    void operator()(jmethodtime_bpf *skel) const;
+};
+struct LinkDeleter {
+    void operator()(bpf_link *link) const;
+};
+using SkeletonPtr = std::unique_ptr<jmethodtime_bpf, SkeletonDeleter>;
+using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
+
+// What the BPF programs are told before load (rodata).
+struct ProgramConfig {
+    int pid = 0;                                    // threads of this process are traced
+    std::vector<std::string> packages;              // JVM form; empty = all
+    std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
+    bool verbose = false;                           // libbpf's log on stderr
+};
+
+// Opens and loads the programs (nothing attached); throws jmt::Error.
+SkeletonPtr load_programs(const ProgramConfig &config);
+
+// Attaches prog to provider:probe of binary for pid; throws jmt::Error.
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
+                    const char *probe);
 
 struct TracerConfig {
     int pid = 0;
@@ -41,17 +66,9 @@ public:
     Snapshot snapshot() const;
 
 private:
-    struct SkelDeleter {
-        void operator()(jmethodtime_bpf *skel) const;
-    };
-    struct LinkDeleter {
-        void operator()(bpf_link *link) const;
-    };
-    void attach_usdt(const char *probe, int prog_index);
-
     TracerConfig config_;
-    std::unique_ptr<jmethodtime_bpf, SkelDeleter> skel_;
-    std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+    SkeletonPtr skel_;
+    std::vector<LinkPtr> links_;
 };
 
 }  // namespace jmt

@@ -6,21 +6,40 @@
 #   full        jmethodtime, no filter
 #   keep        jmethodtime --package demo/bench (keeps A/B/C)
 #   reject      jmethodtime --package no/such/pkg (rejects every event)
-# in alternating rounds; prints medians, ns per probe event above "flag", and the
-# ratio of each mode's per-event cost to the floor's. Needs root and a build.
+# in alternating rounds; prints medians, ns per probe event above "flag", the
+# ratio of each mode's per-event cost to the floor's, the programs' own run time
+# (kernel.bpf_stats_enabled, ns per run) and the per-event cost jmethodtime
+# calibrated at start-up. Needs root and a build.
 # usage: tests/bench/overhead.sh [ROUNDS] [ITERATIONS] [WORK]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
-rounds=${1:-5}
+rounds=${1:-7}
 iterations=${2:-100000}
 work=${3:-20}
 java=${JAVA:-java}
 modes=(noflag flag floor full keep reject)
 work_dir=$(mktemp -d)
-trap 'rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
+stats_before=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -q kernel.bpf_stats_enabled="$stats_before"; rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
 
-# run_mode MODE -> prints ns per a() call measured by the JVM
+# prog_costs PID -> "ENTRY_NS RETURN_NS": mean run time of PID's probe programs.
+prog_costs() {
+  bpftool prog show 2>/dev/null | awk -v pid="$1" '
+    /^[0-9]+: / { name = ""; rt = 0; rc = 0
+      for (i = 1; i <= NF; i++) {
+        if ($i == "name") name = $(i + 1)
+        if ($i == "run_time_ns") rt = $(i + 1)
+        if ($i == "run_cnt") rc = $(i + 1)
+      } }
+    /pids / && index($0, "(" pid ")") && rc > 0 {
+      if (name ~ /_entry$/) entry = rt / rc
+      if (name ~ /_return$/) ret = rt / rc
+    }
+    END { printf "%.0f %.0f\n", entry, ret }'
+}
+
+# run_mode MODE -> "NS_PER_A ENTRY_NS RETURN_NS CALIBRATED_NS" (- where not applicable)
 run_mode() {
   local mode=$1 flag=-XX:+DTraceMethodProbes tracer=()
   case $mode in
@@ -31,15 +50,15 @@ run_mode() {
     keep) tracer=("$build/jmethodtime" --json --package demo/bench) ;;
     reject) tracer=("$build/jmethodtime" --json --package no/such/pkg) ;;
   esac
-  rm -f "$work_dir/go" && mkfifo "$work_dir/go"
-  "$java" "$flag" -cp "$build/examples/classes" demo.bench.AbcBench "$iterations" "$work" \
+  rm -f "$work_dir/go" "$work_dir/report.json" && mkfifo "$work_dir/go"
+  "$java" "$flag" -cp "$build/examples/classes" demo.bench.AbcBench "$iterations" "$work" hold \
     <"$work_dir/go" >"$work_dir/jvm.out" 2>&1 &
   local jvm=$!
   exec 3>"$work_dir/go"
   for _ in $(seq 600); do grep -q READY "$work_dir/jvm.out" && break; sleep 0.1; done
   local tracer_pid=""
   if ((${#tracer[@]})); then
-    "${tracer[0]}" -p "$jvm" "${tracer[@]:1}" >/dev/null 2>"$work_dir/tracer.err" &
+    "${tracer[0]}" -p "$jvm" "${tracer[@]:1}" >"$work_dir/report.json" 2>"$work_dir/tracer.err" &
     tracer_pid=$!
     for _ in $(seq 300); do grep -q '^Tracing' "$work_dir/tracer.err" && break; sleep 0.1; done
     if ! grep -q '^Tracing' "$work_dir/tracer.err"; then
@@ -48,21 +67,40 @@ run_mode() {
     fi
   fi
   echo go >&3
+  for _ in $(seq 6000); do grep -q DONE "$work_dir/jvm.out" && break; sleep 0.1; done
+  local costs="- -"
+  [ -n "$tracer_pid" ] && costs=$(prog_costs "$tracer_pid")
+  echo end >&3
   exec 3>&-
   wait "$jvm"
   [ -n "$tracer_pid" ] && { kill -TERM "$tracer_pid" 2>/dev/null || true; wait "$tracer_pid" || true; }
-  sed -n 's/.*ns_per_a=\([0-9.]*\).*/\1/p' "$work_dir/jvm.out"
+  local calibrated
+  calibrated=$(sed -n 's/.*"traced_event_ns": *\([0-9]*\).*/\1/p' "$work_dir/report.json" 2>/dev/null | head -1)
+  echo "$(sed -n 's/.*ns_per_a=\([0-9.]*\).*/\1/p' "$work_dir/jvm.out") $costs ${calibrated:--}"
 }
 
-declare -A results
+# Timed rounds run without run-time statistics (they cost ~20 ns per program run);
+# one more round with them measures the programs alone.
+declare -A results entry_ns return_ns calibrated_ns
+sysctl -q kernel.bpf_stats_enabled=0
 for ((r = 1; r <= rounds; r++)); do
   for mode in "${modes[@]}"; do
-    results[$mode]+="$(run_mode "$mode") "
+    read -r ns _ _ cal < <(run_mode "$mode")
+    results[$mode]+="$ns "
+    calibrated_ns[$mode]+="$cal "
   done
   echo "round $r/$rounds done" >&2
 done
+sysctl -q kernel.bpf_stats_enabled=1
+for mode in floor full keep reject; do
+  read -r _ entry ret _ < <(run_mode "$mode")
+  entry_ns[$mode]=$entry
+  return_ns[$mode]=$ret
+done
+echo "statistics round done" >&2
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g |
+  awk '{v[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 declare -A med
 for mode in "${modes[@]}"; do med[$mode]=$(echo "${results[$mode]}" | median); done
 
@@ -70,11 +108,16 @@ events=16
 floor_ev=$(awk -v m="${med[floor]}" -v b="${med[flag]}" -v e=$events 'BEGIN {print (m-b)/e}')
 printf 'A/B/C flow, %d calls of a() per run (%d probe events each), work=%d, %d rounds, medians\n' \
   "$iterations" "$events" "$work" "$rounds"
-printf '%-8s %14s %18s %14s\n' mode "ns per a()" "ns/event vs flag" "x floor"
+printf '%-8s %12s %17s %8s %16s %17s %15s\n' mode "ns per a()" "ns/event vs flag" "x floor" \
+  "entry prog ns" "return prog ns" "calibrated ns"
 for mode in "${modes[@]}"; do
-  awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" 'BEGIN {
+  awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" \
+      -v en="$(echo "${entry_ns[$mode]}" | median)" -v rn="$(echo "${return_ns[$mode]}" | median)" \
+      -v cn="$(echo "${calibrated_ns[$mode]}" | median)" 'BEGIN {
     ev = (m - b) / e
-    if (n == "noflag" || n == "flag") printf "%-8s %14.1f %18s %14s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-"
-    else printf "%-8s %14.1f %18.1f %14.2f\n", n, m, ev, ev / f
+    if (n == "noflag" || n == "flag") printf "%-8s %12.1f %17s %8s %16s %17s %15s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-"
+    else printf "%-8s %12.1f %17.1f %8.2f %16s %17s %15s\n", n, m, ev, ev / f, en, rn, cn
   }'
 done
+echo "prog ns: mean run time per event from kernel.bpf_stats_enabled, in a separate round."
+echo "calibrated ns: the per-traced-event cost jmethodtime measured at start-up and took out of its times."

@@ -29,6 +29,10 @@ TEST(Events, CountedExactlyPerFrame)
     EXPECT_EQ(field(r.report, "b", "events_excl"), 2 * 3 * n);
     EXPECT_EQ(field(r.report, "c", "events_incl"), 5 * n);
     EXPECT_EQ(field(r.report, "c", "events_excl"), 5 * n);
+    // Every event here belongs to a traced method.
+    EXPECT_EQ(field(r.report, "a", "traced_events_incl"), 15 * n);
+    EXPECT_EQ(field(r.report, "a", "traced_events_excl"), 4 * n);
+    EXPECT_EQ(field(r.report, "c", "traced_events_incl"), 5 * n);
     // loop() encloses 16 events per a() and its own return.
     EXPECT_EQ(field(r.report, "loop", "calls"), 1u);
     EXPECT_EQ(field(r.report, "loop", "events_incl"), 16 * n + 1);
@@ -54,6 +58,10 @@ TEST(Events, RejectedEventsCountInsideTracedFrames)
     EXPECT_GE(outer["events_incl"].get<uint64_t>(), n * (2 + 4 + 1));
     EXPECT_EQ(outer["events_incl"].get<uint64_t>() - outer["events_excl"].get<uint64_t>(),
               inner["events_incl"].get<uint64_t>());
+    // Of those, exactly Inner's entries and returns and Outer's own return are traced.
+    EXPECT_EQ(outer["traced_events_incl"].get<uint64_t>(), n * (4 + 1));
+    EXPECT_EQ(outer["traced_events_excl"].get<uint64_t>(), n * (2 + 1));
+    EXPECT_EQ(inner["traced_events_incl"].get<uint64_t>(), n * 2);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Issue 3: on-CPU time, and numbers that stay right under threads, recursion,
 // exceptions in every JIT mode, attaching mid-call, and thread churn.
+// The workloads time themselves with the probes' cost included (deadline spins),
+// so their times are compared with the tool's raw times (--raw).
 #include "harness.h"
 
 using jmt_it::calls_of;
@@ -19,7 +21,7 @@ TEST(Robustness, SleepingIsElapsedNotOnCpu)
     RunSpec spec;
     spec.main_class = "demo.cpu.SleepSpin";
     spec.args = {"200"};
-    spec.jmt_args = {"--package", "demo/cpu"};
+    spec.jmt_args = {"--raw", "--package", "demo/cpu"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/cpu/SleepSpin";
     const auto *sleep = find_method(r.report, k, "sleepFor", "()V");
@@ -60,7 +62,7 @@ TEST(Robustness, ThreadsCountExactly)
     RunSpec spec;
     spec.main_class = "demo.abc.Flow";
     spec.args = {std::to_string(n), "10", std::to_string(threads)};
-    spec.jmt_args = {"--package", "demo/abc"};
+    spec.jmt_args = {"--raw", "--package", "demo/abc"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/abc/Flow";
     EXPECT_EQ(calls_of(r.report, k, "a", "()V"), uint64_t(threads * n));
@@ -84,7 +86,7 @@ TEST(Robustness, RecursionIsNotDoubleCounted)
     RunSpec spec;
     spec.main_class = "demo.recursion.Fib";
     spec.args = {std::to_string(k), std::to_string(m)};
-    spec.jmt_args = {"--package", "demo/recursion"};
+    spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const auto *fib = find_method(r.report, "demo/recursion/Fib", "fib", "(I)I");
     ASSERT_NE(fib, nullptr) << r.report.dump(1);
@@ -107,7 +109,7 @@ void check_throwing(const std::vector<std::string> &jvm_flags, bool expect_no_dr
     spec.main_class = "demo.exceptions.Throwing";
     spec.args = {std::to_string(rounds), std::to_string(n)};
     spec.jvm_flags = jvm_flags;
-    spec.jmt_args = {"--package", "demo/exceptions"};
+    spec.jmt_args = {"--raw", "--package", "demo/exceptions"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/exceptions/Throwing";
     const auto *thrower = find_method(r.report, k, "thrower", "(I)I");
@@ -168,7 +170,7 @@ TEST(Robustness, AttachDuringDeepRecursion)
     RunSpec spec;
     spec.main_class = "demo.recursion.Deep";
     spec.args = {std::to_string(depth), std::to_string(leaves)};
-    spec.jmt_args = {"--package", "demo/recursion"};
+    spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/recursion/Deep";
     EXPECT_EQ(calls_of(r.report, k, "leaf", "(I)I"), uint64_t(leaves));
@@ -191,7 +193,7 @@ TEST(Robustness, DeepRecursionBeyondTheStackBound)
     RunSpec spec;
     spec.main_class = "demo.recursion.Deep";
     spec.args = {std::to_string(depth), std::to_string(leaves), "first"};
-    spec.jmt_args = {"--package", "demo/recursion"};
+    spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/recursion/Deep";
     EXPECT_EQ(calls_of(r.report, k, "down", "(I)I"), uint64_t(depth + 1));
@@ -216,7 +218,7 @@ TEST(Robustness, ThreadChurnSoak)
     RunSpec spec;
     spec.main_class = "demo.threads.Churn";
     spec.args = {"60", "50"};
-    spec.jmt_args = {"--package", "demo/threads"};
+    spec.jmt_args = {"--raw", "--package", "demo/threads"};
     spec.workload_timeout_ms = 180000;
     auto r = jmt_it::run_traced(spec);
     const uint64_t threads = jmt_it::done_value(r.done_line, "threads");

@@ -34,7 +34,9 @@ using Names = std::vector<std::string>;
 TEST(MethodStats, PlusEqualsSumsEveryField)
 {
     jmt::MethodStats a = row("", "", "", 1, 2, 3, 4, 5, 6).stats;
-    const jmt::MethodStats b = row("", "", "", 10, 20, 30, 40, 50, 60).stats;
+    jmt::MethodStats b = row("", "", "", 10, 20, 30, 40, 50, 60).stats;
+    a.events_incl = 7, a.events_excl = 8, a.traced_incl = 9, a.traced_excl = 10;
+    b.events_incl = 70, b.events_excl = 80, b.traced_incl = 90, b.traced_excl = 100;
     jmt::MethodStats &ref = (a += b);
     EXPECT_EQ(&ref, &a);
     EXPECT_EQ(a.calls, 11u);
@@ -43,7 +45,59 @@ TEST(MethodStats, PlusEqualsSumsEveryField)
     EXPECT_EQ(a.cpu_incl_ns, 44u);
     EXPECT_EQ(a.cpu_excl_ns, 55u);
     EXPECT_EQ(a.unreturned, 66u);
+    EXPECT_EQ(a.events_incl, 77u);
+    EXPECT_EQ(a.events_excl, 88u);
+    EXPECT_EQ(a.traced_incl, 99u);
+    EXPECT_EQ(a.traced_excl, 110u);
     EXPECT_EQ(b.calls, 10u);
+}
+
+// The seed's a(): 15 events inside (all traced), 4 of them exclusive; with a 100 ns
+// traced and 60 ns rejected event cost.
+TEST(WithoutProbeCost, SubtractsEachKindOfEventAtItsCost)
+{
+    jmt::MethodStats s;
+    s.calls = 1;
+    s.wall_incl_ns = 10'000, s.wall_excl_ns = 4'000, s.cpu_incl_ns = 9'000, s.cpu_excl_ns = 3'000;
+    s.events_incl = 15 + 10, s.traced_incl = 15;  // 10 rejected events inside too
+    s.events_excl = 4 + 10, s.traced_excl = 4;
+    const jmt::MethodStats c = jmt::without_probe_cost(s, {100, 60});
+    EXPECT_EQ(c.wall_incl_ns, 10'000u - 1'500 - 600);
+    EXPECT_EQ(c.cpu_incl_ns, 9'000u - 1'500 - 600);
+    EXPECT_EQ(c.wall_excl_ns, 4'000u - 400 - 600);
+    EXPECT_EQ(c.cpu_excl_ns, 3'000u - 400 - 600);
+    EXPECT_EQ(c.calls, 1u);
+    EXPECT_EQ(c.events_incl, 25u);  // counts are kept
+}
+
+TEST(WithoutProbeCost, NeverBelowZeroAndIdentityAtZeroCost)
+{
+    jmt::MethodStats s;
+    s.wall_incl_ns = 500, s.wall_excl_ns = 500, s.cpu_incl_ns = 100, s.cpu_excl_ns = 100;
+    s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 3;
+    const jmt::MethodStats c = jmt::without_probe_cost(s, {200, 200});
+    EXPECT_EQ(c.wall_incl_ns, 0u);
+    EXPECT_EQ(c.cpu_excl_ns, 0u);
+    const jmt::MethodStats same = jmt::without_probe_cost(s, {});
+    EXPECT_EQ(same.wall_incl_ns, 500u);
+    EXPECT_EQ(same.cpu_excl_ns, 100u);
+}
+
+// Whole-ns costs keep corrected totals additive: a caller's correction is its
+// exclusive correction plus its callee's inclusive one, to the nanosecond.
+TEST(WithoutProbeCost, StaysAdditiveAcrossCallerAndCallee)
+{
+    jmt::MethodStats caller, callee;
+    caller.wall_incl_ns = 10'000'003, caller.wall_excl_ns = 4'000'001;
+    caller.events_incl = 1'234, caller.traced_incl = 777;
+    caller.events_excl = 1'234 - 611, caller.traced_excl = 777 - 333;
+    callee.wall_incl_ns = 6'000'002, callee.wall_excl_ns = 6'000'002;
+    callee.events_incl = 611, callee.traced_incl = 333;
+    callee.events_excl = 611, callee.traced_excl = 333;
+    const jmt::ProbeCost cost{813, 657};
+    const auto a = jmt::without_probe_cost(caller, cost), b = jmt::without_probe_cost(callee, cost);
+    EXPECT_LT(a.wall_incl_ns, caller.wall_incl_ns);
+    EXPECT_EQ(a.wall_excl_ns + b.wall_incl_ns, a.wall_incl_ns);
 }
 
 TEST(SortedRows, DescendingByEachKey)

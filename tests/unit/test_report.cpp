@@ -69,11 +69,23 @@ size_t end_of(const std::string &line, const std::string &cell, size_t from = 0)
 TEST(Table, HeaderAndSummaryLines)
 {
     auto lines = lines_of(table_of(sample()));
-    ASSERT_GE(lines.size(), 7u);
+    ASSERT_GE(lines.size(), 8u);
     EXPECT_EQ(lines[0], "Traced pid 4242 for 2.50 s: package org/postgresql");
-    EXPECT_EQ(lines[1], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
-    EXPECT_EQ(lines[2], "");
-    EXPECT_EQ(lines[3], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    EXPECT_EQ(lines[1], "Times as measured (--raw): each probe event inside a call adds its cost to it");
+    EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
+    EXPECT_EQ(lines[3], "");
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+}
+
+TEST(Table, CorrectedTimesStateTheProbeCost)
+{
+    jmt::Profile p = sample();
+    p.corrected = true;
+    p.probe_cost = {812, 640};
+    auto lines = lines_of(table_of(p));
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost, calibrated at start-up: 812 ns per traced event, "
+                        "640 ns per filtered-out event (--raw to keep it)");
 }
 
 TEST(Table, PackagesListAndAllMethods)
@@ -89,24 +101,24 @@ TEST(Table, RowsSortedRightAlignedAndMethodColumnAligned)
 {
     const std::string text = table_of(sample());
     auto lines = lines_of(text);
-    ASSERT_EQ(lines.size(), 7u) << text;
-    EXPECT_EQ(lines[4], "1145565        263 ms        214 ms    132 ms    107 ms  "
+    ASSERT_EQ(lines.size(), 8u) << text;
+    EXPECT_EQ(lines[5], "1145565        263 ms        214 ms    132 ms    107 ms  "
                         "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;");
-    EXPECT_EQ(lines[5], " 134422        144 ms       42.0 ms   72.2 ms   21.0 ms  "
+    EXPECT_EQ(lines[6], " 134422        144 ms       42.0 ms   72.2 ms   21.0 ms  "
                         "org/postgresql/jdbc/PgConnection.prepareStatement(Ljava/lang/String;)"
                         "Ljava/sql/PreparedStatement;");
-    EXPECT_EQ(lines[6], " 532551       23.3 ms       23.3 ms   11.7 ms   11.7 ms  "
+    EXPECT_EQ(lines[7], " 532551       23.3 ms       23.3 ms   11.7 ms   11.7 ms  "
                         "org/postgresql/core/Utils.toInt(Ljava/lang/String;)I");
-    const size_t col = method_offset(lines[3], "Method");
-    EXPECT_EQ(method_offset(lines[4], "org/postgresql/jdbc/PgResultSet."), col);
-    EXPECT_EQ(method_offset(lines[5], "org/postgresql/jdbc/PgConnection."), col);
-    EXPECT_EQ(method_offset(lines[6], "org/postgresql/core/Utils."), col);
+    const size_t col = method_offset(lines[4], "Method");
+    EXPECT_EQ(method_offset(lines[5], "org/postgresql/jdbc/PgResultSet."), col);
+    EXPECT_EQ(method_offset(lines[6], "org/postgresql/jdbc/PgConnection."), col);
+    EXPECT_EQ(method_offset(lines[7], "org/postgresql/core/Utils."), col);
     // Each numeric cell ends where its header ends.
-    EXPECT_EQ(end_of(lines[4], "1145565"), end_of(lines[3], "Calls"));
-    EXPECT_EQ(end_of(lines[6], "532551"), end_of(lines[3], "Calls"));
-    EXPECT_EQ(end_of(lines[5], "42.0 ms"), end_of(lines[3], "Elapsed Excl"));
-    EXPECT_EQ(end_of(lines[6], "11.7 ms"), end_of(lines[3], "CPU Incl"));
-    EXPECT_EQ(end_of(lines[6], "11.7 ms", end_of(lines[6], "11.7 ms")), end_of(lines[3], "CPU Excl"));
+    EXPECT_EQ(end_of(lines[5], "1145565"), end_of(lines[4], "Calls"));
+    EXPECT_EQ(end_of(lines[7], "532551"), end_of(lines[4], "Calls"));
+    EXPECT_EQ(end_of(lines[6], "42.0 ms"), end_of(lines[4], "Elapsed Excl"));
+    EXPECT_EQ(end_of(lines[7], "11.7 ms"), end_of(lines[4], "CPU Incl"));
+    EXPECT_EQ(end_of(lines[7], "11.7 ms", end_of(lines[7], "11.7 ms")), end_of(lines[4], "CPU Excl"));
     EXPECT_EQ(text.find("Diagnostics"), std::string::npos);
 }
 
@@ -117,10 +129,10 @@ TEST(Table, ColumnsWidenForWideCells)
     add_method(p, "a/B", "wide", "()V", 123456789012ULL, 7234500000000ULL, 1000);
     add_method(p, "a/B", "narrow", "()V", 1, 5, 5);
     auto lines = lines_of(table_of(p));
-    ASSERT_EQ(lines.size(), 6u);
-    EXPECT_EQ(lines[3], "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
-    EXPECT_EQ(lines[4], "123456789012        7235 s       1.00 us    3617 s    500 ns  a/B.wide()V");
-    EXPECT_EQ(lines[5], "           1          5 ns          5 ns      2 ns      2 ns  a/B.narrow()V");
+    ASSERT_EQ(lines.size(), 7u);
+    EXPECT_EQ(lines[4], "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    EXPECT_EQ(lines[5], "123456789012        7235 s       1.00 us    3617 s    500 ns  a/B.wide()V");
+    EXPECT_EQ(lines[6], "           1          5 ns          5 ns      2 ns      2 ns  a/B.narrow()V");
 }
 
 TEST(Table, TopNAndSortKey)
@@ -129,17 +141,17 @@ TEST(Table, TopNAndSortKey)
     opts.top = 1;
     opts.sort = jmt::SortKey::Calls;
     auto lines = lines_of(table_of(sample(), opts));
-    ASSERT_EQ(lines.size(), 5u);
-    EXPECT_EQ(lines[1], "3 methods, 1812538 calls; top 1 by calls");
-    EXPECT_NE(lines[4].find("PgResultSet.getString"), std::string::npos);
+    ASSERT_EQ(lines.size(), 6u);
+    EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 1 by calls");
+    EXPECT_NE(lines[5].find("PgResultSet.getString"), std::string::npos);
 
     opts.top = 2;
     opts.sort = jmt::SortKey::CpuIncl;
     lines = lines_of(table_of(sample(), opts));
-    ASSERT_EQ(lines.size(), 6u);
-    EXPECT_EQ(lines[1], "3 methods, 1812538 calls; top 2 by inclusive on-CPU time");
-    EXPECT_NE(lines[4].find("getString"), std::string::npos);
-    EXPECT_NE(lines[5].find("prepareStatement"), std::string::npos);
+    ASSERT_EQ(lines.size(), 7u);
+    EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 2 by inclusive on-CPU time");
+    EXPECT_NE(lines[5].find("getString"), std::string::npos);
+    EXPECT_NE(lines[6].find("prepareStatement"), std::string::npos);
 }
 
 TEST(Table, TopZeroOrLargerThanRowsShowsAll)
@@ -148,14 +160,14 @@ TEST(Table, TopZeroOrLargerThanRowsShowsAll)
         jmt::TableOptions opts;
         opts.top = top;
         auto lines = lines_of(table_of(sample(), opts));
-        ASSERT_EQ(lines.size(), 7u) << "top " << top;
-        EXPECT_EQ(lines[1], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
+        ASSERT_EQ(lines.size(), 8u) << "top " << top;
+        EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
     }
     jmt::TableOptions opts;
     opts.sort = jmt::SortKey::Incl;
-    EXPECT_EQ(lines_of(table_of(sample(), opts))[1], "3 methods, 1812538 calls; top 3 by inclusive elapsed time");
+    EXPECT_EQ(lines_of(table_of(sample(), opts))[2], "3 methods, 1812538 calls; top 3 by inclusive elapsed time");
     opts.sort = jmt::SortKey::CpuExcl;
-    EXPECT_EQ(lines_of(table_of(sample(), opts))[1], "3 methods, 1812538 calls; top 3 by exclusive on-CPU time");
+    EXPECT_EQ(lines_of(table_of(sample(), opts))[2], "3 methods, 1812538 calls; top 3 by exclusive on-CPU time");
 }
 
 TEST(Table, LongNamesArePrintedInFull)
@@ -164,12 +176,12 @@ TEST(Table, LongNamesArePrintedInFull)
     p.methods[1].klass = "demo/" + std::string(300, 'x');
     p.methods[1].method = "<init>";
     auto lines = lines_of(table_of(p));
-    ASSERT_EQ(lines.size(), 7u);
+    ASSERT_EQ(lines.size(), 8u);
     const std::string full = p.methods[1].klass + ".<init>(I)Ljava/lang/String;";
-    EXPECT_EQ(method_offset(lines[4], full), method_offset(lines[3], "Method"));
-    EXPECT_EQ(lines[4].size(), method_offset(lines[3], "Method") + full.size());
+    EXPECT_EQ(method_offset(lines[5], full), method_offset(lines[4], "Method"));
+    EXPECT_EQ(lines[5].size(), method_offset(lines[4], "Method") + full.size());
     // A long name does not widen the numeric columns of the others.
-    EXPECT_EQ(method_offset(lines[5], "org/postgresql/jdbc/PgConnection."), method_offset(lines[3], "Method"));
+    EXPECT_EQ(method_offset(lines[6], "org/postgresql/jdbc/PgConnection."), method_offset(lines[4], "Method"));
 }
 
 TEST(Table, EmptyProfileSaysWhyAndDiagnosticsFollow)
@@ -181,15 +193,15 @@ TEST(Table, EmptyProfileSaysWhyAndDiagnosticsFollow)
     p.diag.entries = 10;
     const std::string text = table_of(p);
     auto lines = lines_of(text);
-    ASSERT_EQ(lines.size(), 5u) << text;
+    ASSERT_EQ(lines.size(), 6u) << text;
     EXPECT_EQ(lines[0], "Traced pid 1 for 5.00 s: all methods");
-    EXPECT_EQ(lines[1].rfind("No traced method completed a call during the trace.", 0), 0u);
-    EXPECT_NE(lines[1].find("--package"), std::string::npos);
-    EXPECT_NE(lines[1].find("-XX:+DTraceMethodProbes"), std::string::npos);
-    EXPECT_EQ(lines[2], "");
-    EXPECT_EQ(lines[3], "Diagnostics:");
-    EXPECT_EQ(lines[4], "  " + jmt::diagnostic_lines(p.diag)[0]);
-    EXPECT_EQ(lines[4].rfind("  unmatched_returns: 2 ", 0), 0u);
+    EXPECT_EQ(lines[2].rfind("No traced method completed a call during the trace.", 0), 0u);
+    EXPECT_NE(lines[2].find("--package"), std::string::npos);
+    EXPECT_NE(lines[2].find("-XX:+DTraceMethodProbes"), std::string::npos);
+    EXPECT_EQ(lines[3], "");
+    EXPECT_EQ(lines[4], "Diagnostics:");
+    EXPECT_EQ(lines[5], "  " + jmt::diagnostic_lines(p.diag)[0]);
+    EXPECT_EQ(lines[5].rfind("  unmatched_returns: 2 ", 0), 0u);
     EXPECT_EQ(text.find("Calls"), std::string::npos);
 }
 
@@ -203,11 +215,11 @@ TEST(Table, DiagnosticsOnlyForNonZeroCounters)
     p.diag.dropped_frames = 12;
     p.diag.arg_fail = 1;
     auto lines = lines_of(table_of(p));
-    ASSERT_EQ(lines.size(), 11u);
-    EXPECT_EQ(lines[7], "");
-    EXPECT_EQ(lines[8], "Diagnostics:");
-    EXPECT_EQ(lines[9].rfind("  dropped_frames: 12 ", 0), 0u) << lines[9];
-    EXPECT_EQ(lines[10].rfind("  arg_fail: 1 ", 0), 0u) << lines[10];
+    ASSERT_EQ(lines.size(), 12u);
+    EXPECT_EQ(lines[8], "");
+    EXPECT_EQ(lines[9], "Diagnostics:");
+    EXPECT_EQ(lines[10].rfind("  dropped_frames: 12 ", 0), 0u) << lines[10];
+    EXPECT_EQ(lines[11].rfind("  arg_fail: 1 ", 0), 0u) << lines[11];
 }
 
 TEST(Json, RoundTripsEveryField)
@@ -229,6 +241,10 @@ TEST(Json, RoundTripsEveryField)
     d.threads_traced = 112;
     d.threads_ended = 113;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
+    p.methods[1].stats.traced_incl = 77;
+    p.methods[1].stats.traced_excl = 66;
+    p.corrected = true;
+    p.probe_cost = {901, 702};
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -237,8 +253,11 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 5u);
+    EXPECT_EQ(doc.size(), 7u);
     EXPECT_EQ(doc.at("pid"), 4242);
+    EXPECT_EQ(doc.at("times"), "corrected");
+    EXPECT_EQ(doc.at("probe_cost").at("traced_event_ns").get<uint64_t>(), 901u);
+    EXPECT_EQ(doc.at("probe_cost").at("rejected_event_ns").get<uint64_t>(), 702u);
     EXPECT_EQ(doc.at("duration_ns").get<uint64_t>(), 2'500'000'000ULL);
     EXPECT_EQ(doc.at("packages"), nlohmann::json::array({"org/postgresql", "com/zaxxer"}));
 
@@ -249,7 +268,7 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 11u);
+        EXPECT_EQ(m.size(), 13u);
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
@@ -260,6 +279,8 @@ TEST(Json, RoundTripsEveryField)
         EXPECT_EQ(m.at("cpu_excl_ns").get<uint64_t>(), src.stats.cpu_excl_ns);
         EXPECT_EQ(m.at("events_incl").get<uint64_t>(), src.stats.events_incl);
         EXPECT_EQ(m.at("events_excl").get<uint64_t>(), src.stats.events_excl);
+        EXPECT_EQ(m.at("traced_events_incl").get<uint64_t>(), src.stats.traced_incl);
+        EXPECT_EQ(m.at("traced_events_excl").get<uint64_t>(), src.stats.traced_excl);
         EXPECT_EQ(m.at("unreturned").get<uint64_t>(), src.stats.unreturned);
     }
 

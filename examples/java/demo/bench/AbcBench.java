@@ -4,8 +4,10 @@ import demo.util.Harness;
 
 /**
  * The seed's A/B/C flow with fixed work (no clock reads inside): 16 probe events per a().
- * usage: AbcBench ITERATIONS WORK. Warms up with ITERATIONS calls of a(), prints READY, waits
- * for the tracer, then times ITERATIONS calls of a(): DONE ns_per_a=... events_per_a=16.
+ * usage: AbcBench ITERATIONS WORK [hold]. Warms up with ITERATIONS calls of a(), prints READY,
+ * waits for the tracer, then times ITERATIONS calls of a(): DONE ns_per_a=... events_per_a=16.
+ * With "hold" it then waits for one more line before exiting (the benchmark reads the
+ * programs' run-time statistics meanwhile).
  */
 public final class AbcBench {
     static int work;
@@ -54,5 +56,8 @@ public final class AbcBench {
         loop(iterations);
         long ns = System.nanoTime() - start;
         Harness.done("ns_per_a=" + (ns / (double) iterations) + " events_per_a=16 sink=" + sink);
+        if (args.length > 2 && args[2].equals("hold")) {
+            Harness.awaitLine();
+        }
     }
 }

@@ -8,10 +8,17 @@ import java.io.InputStreamReader;
 public final class Harness {
     private Harness() {}
 
+    private static final BufferedReader STDIN = new BufferedReader(new InputStreamReader(System.in));
+
     public static void awaitGo() throws IOException {
         System.out.println("READY");
         System.out.flush();
-        new BufferedReader(new InputStreamReader(System.in)).readLine();
+        STDIN.readLine();
+    }
+
+    /** Waits for one more line on stdin. */
+    public static void awaitLine() throws IOException {
+        STDIN.readLine();
     }
 
     public static void done(String what) {
