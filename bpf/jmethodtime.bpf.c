@@ -26,6 +26,10 @@ const volatile struct {
  * libbpf's generic bpf_usdt_arg(). */
 const volatile __u32 fast_args = 0;
 const volatile __u8 arg_reg[7] = {};
+/* 1 when the kernel may preempt a program midway (preempt=full/lazy/RT):
+ * then two events on one CPU can interleave, and the per-CPU method totals
+ * take atomic adds; 0 (no preemption in the kernel) allows plain adds. */
+const volatile __u32 atomic_totals = 1;
 
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;
@@ -96,8 +100,9 @@ static __always_inline struct jmt_cpu *this_cpu(void)
 	return bpf_map_lookup_elem(&cpu_state, &zero);
 }
 
-/* Counters are plain per-CPU increments: a program preempted on the same CPU
- * in between (only on fully preemptible kernels) may very rarely lose one. */
+/* Counters and slice_events are plain per-CPU increments: a program preempted
+ * midway (only under preempt=full/lazy/RT) may very rarely lose one, which
+ * shifts a diagnostic count or one event's correction, never a total. */
 static __always_inline void bump(struct jmt_cpu *cpu, enum jmt_counter c)
 {
 	if (c < JMT_CNT_NR)
@@ -334,16 +339,29 @@ static __always_inline void account(const struct jmt_closed *c)
 
 	if (!s)
 		return;
-	__sync_fetch_and_add(&s->calls, 1);
-	__sync_fetch_and_add(&s->unreturned, c->unreturned);
-	__sync_fetch_and_add(&s->wall_incl_ns, c->wall_incl_ns);
-	__sync_fetch_and_add(&s->wall_excl_ns, c->wall_excl_ns);
-	__sync_fetch_and_add(&s->cpu_incl_ns, c->cpu_incl_ns);
-	__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
-	__sync_fetch_and_add(&s->events_incl, c->events_incl);
-	__sync_fetch_and_add(&s->events_excl, c->events_excl);
-	__sync_fetch_and_add(&s->traced_incl, c->traced_incl);
-	__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
+	if (atomic_totals) {
+		__sync_fetch_and_add(&s->calls, 1);
+		__sync_fetch_and_add(&s->unreturned, c->unreturned);
+		__sync_fetch_and_add(&s->wall_incl_ns, c->wall_incl_ns);
+		__sync_fetch_and_add(&s->wall_excl_ns, c->wall_excl_ns);
+		__sync_fetch_and_add(&s->cpu_incl_ns, c->cpu_incl_ns);
+		__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
+		__sync_fetch_and_add(&s->events_incl, c->events_incl);
+		__sync_fetch_and_add(&s->events_excl, c->events_excl);
+		__sync_fetch_and_add(&s->traced_incl, c->traced_incl);
+		__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
+		return;
+	}
+	s->calls += 1;
+	s->unreturned += c->unreturned;
+	s->wall_incl_ns += c->wall_incl_ns;
+	s->wall_excl_ns += c->wall_excl_ns;
+	s->cpu_incl_ns += c->cpu_incl_ns;
+	s->cpu_excl_ns += c->cpu_excl_ns;
+	s->events_incl += c->events_incl;
+	s->events_excl += c->events_excl;
+	s->traced_incl += c->traced_incl;
+	s->traced_excl += c->traced_excl;
 }
 
 struct drop_ctx {

@@ -22,77 +22,117 @@ namespace jmt {
 
 namespace {
 
-// The calibration's method names; only kTracedClass passes the filter.
-constexpr char kPackage[] = "jmtcal/traced";
+constexpr char kOuterClass[] = "jmtcal/traced/Outer";
 constexpr char kTracedClass[] = "jmtcal/traced/Calibration";
 constexpr char kRejectedClass[] = "jmtcal/rejected/Calibration";
 constexpr char kMethod[] = "fire";
 constexpr char kSignature[] = "()V";
+constexpr int kPairsPerBatch = 2000;
+constexpr int kCalibrationBatches = 9;
 
-constexpr int kPairsPerBatch = 2000;  // one entry + one return each
-constexpr int kBatches = 9;
-
-// One method call as HotSpot announces it: (thread id, class, length, method,
-// length, signature, length). Not inlined: the loop times the probes alone.
-__attribute__((noinline)) void fire_pair(const char *klass, long klass_len)
+// HotSpot announces a call as (thread id, class, length, method, length,
+// signature, length). One probe site per function, both compiled alike, so
+// entry and return share one register layout (arg_regs() checks it). Like
+// HotSpot's probe functions they keep a frame pointer (using its address
+// forces one even in a leaf), so the entry program's read of a call site at
+// bp + 8 is the same valid read as in a JVM.
+__attribute__((noinline)) void fire_entry(const char *klass, long klass_len)
 {
+    asm volatile("" : : "r"(__builtin_frame_address(0)));
     const long thread_id = 0, method_len = sizeof(kMethod) - 1, sig_len = sizeof(kSignature) - 1;
     const char *method = kMethod, *sig = kSignature;
     STAP_PROBE7(jmethodtime, method__entry, thread_id, klass, klass_len, method, method_len, sig, sig_len);
+}
+
+__attribute__((noinline)) void fire_return(const char *klass, long klass_len)
+{
+    asm volatile("" : : "r"(__builtin_frame_address(0)));
+    const long thread_id = 0, method_len = sizeof(kMethod) - 1, sig_len = sizeof(kSignature) - 1;
+    const char *method = kMethod, *sig = kSignature;
     STAP_PROBE7(jmethodtime, method__return, thread_id, klass, klass_len, method, method_len, sig, sig_len);
 }
 
-// ns per call of fire_pair, median over the batches.
-double pair_ns(const char *klass)
+// One call of a method without inlining: its probes fire one frame deeper than
+// the caller's, as a JVM's traced callee does (not inlined, so no call-site read).
+__attribute__((noinline)) void call(const char *klass, long klass_len)
 {
-    const long len = static_cast<long>(std::char_traits<char>::length(klass));
-    std::vector<double> batches;
-    for (int b = 0; b < kBatches; b++) {
+    fire_entry(klass, klass_len);
+    fire_return(klass, klass_len);
+}
+
+// ns per call(), median of the batches.
+__attribute__((noinline)) double median_call_ns(const char *klass, long len, int batches)
+{
+    std::vector<double> per_call;
+    for (int b = 0; b < batches; b++) {
         const uint64_t start = monotonic_ns();
         for (int i = 0; i < kPairsPerBatch; i++)
-            fire_pair(klass, len);
-        batches.push_back(static_cast<double>(monotonic_ns() - start) / kPairsPerBatch);
+            call(klass, len);
+        per_call.push_back(static_cast<double>(monotonic_ns() - start) / kPairsPerBatch);
     }
-    std::nth_element(batches.begin(), batches.begin() + kBatches / 2, batches.end());
-    return batches[kBatches / 2];
+    std::nth_element(per_call.begin(), per_call.begin() + batches / 2, per_call.end());
+    return per_call[batches / 2];
 }
+
+long length_of(const char *s) { return static_cast<long>(std::char_traits<char>::length(s)); }
 
 }  // namespace
 
+namespace self_probe {
+
+std::array<uint8_t, 7> arg_regs()
+{
+    LibjvmInfo info = inspect_libjvm(kBinary, kProvider);
+    std::optional<std::string> layout;
+    bool consistent = !info.notes.empty();
+    for (const UsdtNote &n : info.notes) {
+        if (layout && *layout != n.args)
+            consistent = false;
+        layout = n.args;
+    }
+    std::optional<std::array<uint8_t, 7>> regs;
+    if (consistent)
+        regs = register_args(*layout);
+    if (!regs)
+        throw Error(std::string("the calibration probes of ") + kBinary +
+                    " are missing, differ, or are not in registers (a build problem)");
+    return *regs;
+}
+
+double pair_ns(bool traced_class, int batches)
+{
+    const char *klass = traced_class ? kTracedClass : kRejectedClass;
+    call(klass, length_of(klass));  // first sight (method table, names, thread state) is not timed
+    // Inside an open traced frame, as most events of a JVM are.
+    fire_entry(kOuterClass, length_of(kOuterClass));
+    const double ns = median_call_ns(klass, length_of(klass), batches);
+    fire_return(kOuterClass, length_of(kOuterClass));
+    return ns;
+}
+
+}  // namespace self_probe
+
 ProbeCost calibrate_probe_cost(bool verbose)
 {
-    const std::string self = "/proc/self/exe";
-    LibjvmInfo info = inspect_libjvm(self, "jmethodtime");
-    std::optional<std::array<uint8_t, 7>> regs;
-    for (const UsdtNote &n : info.notes)
-        if (n.name == "method__entry")
-            regs = register_args(n.args);
-    if (!regs)
-        throw Error("the calibration probe of " + self + " is missing or not in registers (a build problem)");
-
     ProgramConfig config;
     config.pid = static_cast<int>(getpid());
-    config.packages = {kPackage};
-    config.arg_regs = regs;
+    config.packages = {self_probe::kTracedPackage};
+    config.arg_regs = self_probe::arg_regs();
     config.verbose = verbose;
     SkeletonPtr skel = load_programs(config);
 
-    // The bare probe sites (a call and two nops), before anything is attached.
-    const double bare_traced = pair_ns(kTracedClass);
-    const double bare_rejected = pair_ns(kRejectedClass);
-
+    const double bare_traced = self_probe::pair_ns(true, kCalibrationBatches);
+    const double bare_rejected = self_probe::pair_ns(false, kCalibrationBatches);
+    LinkPtr entry = attach_usdt(skel->progs.handle_entry, config.pid, self_probe::kBinary, self_probe::kProvider,
+                                "method__entry");
+    LinkPtr ret = attach_usdt(skel->progs.handle_return, config.pid, self_probe::kBinary, self_probe::kProvider,
+                              "method__return");
+    auto per_event = [](double attached, double bare) {
+        return static_cast<uint64_t>(std::llround(std::max(0.0, (attached - bare) / 2)));
+    };
     ProbeCost cost;
-    {
-        LinkPtr entry = attach_usdt(skel->progs.handle_entry, config.pid, self, "jmethodtime", "method__entry");
-        LinkPtr ret = attach_usdt(skel->progs.handle_return, config.pid, self, "jmethodtime", "method__return");
-        fire_pair(kTracedClass, sizeof(kTracedClass) - 1);  // first sight: names, thread state
-        fire_pair(kRejectedClass, sizeof(kRejectedClass) - 1);
-        auto per_event = [](double attached, double bare) {
-            return static_cast<uint64_t>(std::llround(std::max(0.0, (attached - bare) / 2)));
-        };
-        cost.traced_event_ns = per_event(pair_ns(kTracedClass), bare_traced);
-        cost.rejected_event_ns = per_event(pair_ns(kRejectedClass), bare_rejected);
-    }
+    cost.traced_event_ns = per_event(self_probe::pair_ns(true, kCalibrationBatches), bare_traced);
+    cost.rejected_event_ns = per_event(self_probe::pair_ns(false, kCalibrationBatches), bare_rejected);
     return cost;
 }
 

@@ -5,18 +5,37 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
+#include <string>
 
 #include "profile.h"
 
 namespace jmt {
 
-// Fires the tool's own jmethodtime:method__entry/method__return probes (the
-// same 7-argument layout as HotSpot's) under a private instance of the same
-// programs, on this thread, and times them against the bare probe site:
-// the median over batches, for events of a traced method and of a method the
-// package filter rejects. Throws jmt::Error when the programs cannot load or
-// attach.
+// The tool's own jmethodtime:method__entry/method__return probes: the same
+// 7 arguments as HotSpot's (thread id, class, length, method, length,
+// signature, length), every one in a register.
+namespace self_probe {
+
+constexpr char kProvider[] = "jmethodtime";
+constexpr char kBinary[] = "/proc/self/exe";
+// The package whose class the traced calibration method has; the rejected
+// calibration method is outside it.
+constexpr char kTracedPackage[] = "jmtcal/traced";
+
+// The probes' argument registers (enum jmt_reg); throws jmt::Error when the
+// notes are missing or not plain registers (a build problem).
+std::array<uint8_t, 7> arg_regs();
+
+// ns per entry+return pair of the traced (or rejected) calibration method on
+// this thread: the median of `batches` batches of 2000 pairs.
+double pair_ns(bool traced_class, int batches);
+
+}  // namespace self_probe
+
+// Fires the tool's own probes under a private instance of the same programs
+// and times them against the bare probe sites: ns per event of a traced
+// method and of a method the package filter rejects. Throws jmt::Error when
+// the programs cannot load or attach.
 ProbeCost calibrate_probe_cost(bool verbose);
 
 }  // namespace jmt

@@ -13,6 +13,7 @@
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
 #include "jvm.h"
+#include "preemption.h"
 
 namespace jmt {
 
@@ -95,6 +96,11 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
             const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
     }
+    static const bool atomic_totals = kernel_preemption() != Preemption::Off;
+    ro->atomic_totals = atomic_totals ? 1 : 0;
+    if (config.verbose)
+        std::fprintf(stderr, "jmethodtime: per-CPU totals use %s adds (kernel preemption %s)\n",
+                     atomic_totals ? "atomic" : "plain", atomic_totals ? "on or unknown" : "off");
     if (config.arg_regs) {
         ro->fast_args = 1;
         for (size_t i = 0; i < config.arg_regs->size(); i++)

@@ -33,6 +33,8 @@ struct ProgramConfig {
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr
 };
+// The kernel's preemption model (user/preemption.h) picks atomic or plain adds
+// for the per-CPU totals at load time.
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);

@@ -23,18 +23,19 @@ work_dir=$(mktemp -d)
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q kernel.bpf_stats_enabled="$stats_before"; rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
 
-# prog_costs PID -> "ENTRY_NS RETURN_NS": mean run time of PID's probe programs.
+# prog_costs -> "ENTRY_NS RETURN_NS": mean run time of the newest loaded probe
+# programs (one tracer runs at a time here).
 prog_costs() {
-  bpftool prog show 2>/dev/null | awk -v pid="$1" '
-    /^[0-9]+: / { name = ""; rt = 0; rc = 0
+  bpftool prog show 2>/dev/null | awk '
+    /^[0-9]+: / {
+      name = ""; rt = 0; rc = 0
       for (i = 1; i <= NF; i++) {
         if ($i == "name") name = $(i + 1)
         if ($i == "run_time_ns") rt = $(i + 1)
         if ($i == "run_cnt") rc = $(i + 1)
-      } }
-    /pids / && index($0, "(" pid ")") && rc > 0 {
-      if (name ~ /_entry$/) entry = rt / rc
-      if (name ~ /_return$/) ret = rt / rc
+      }
+      if (rc > 0 && name ~ /^(handle|floor)_entry$/) entry = rt / rc
+      if (rc > 0 && name ~ /^(handle|floor)_return$/) ret = rt / rc
     }
     END { printf "%.0f %.0f\n", entry, ret }'
 }
@@ -69,13 +70,13 @@ run_mode() {
   echo go >&3
   for _ in $(seq 6000); do grep -q DONE "$work_dir/jvm.out" && break; sleep 0.1; done
   local costs="- -"
-  [ -n "$tracer_pid" ] && costs=$(prog_costs "$tracer_pid")
+  if [ -n "$tracer_pid" ]; then costs=$(prog_costs); fi
   echo end >&3
   exec 3>&-
   wait "$jvm"
-  [ -n "$tracer_pid" ] && { kill -TERM "$tracer_pid" 2>/dev/null || true; wait "$tracer_pid" || true; }
+  if [ -n "$tracer_pid" ]; then kill -TERM "$tracer_pid" 2>/dev/null || true; wait "$tracer_pid" || true; fi
   local calibrated
-  calibrated=$(sed -n 's/.*"traced_event_ns": *\([0-9]*\).*/\1/p' "$work_dir/report.json" 2>/dev/null | head -1)
+  calibrated=$(sed -n 's/.*"traced_event_ns": *\([0-9]*\).*/\1/p' "$work_dir/report.json" 2>/dev/null | head -1 || true)
   echo "$(sed -n 's/.*ns_per_a=\([0-9.]*\).*/\1/p' "$work_dir/jvm.out") $costs ${calibrated:--}"
 }
 
@@ -112,7 +113,7 @@ printf '%-8s %12s %17s %8s %16s %17s %15s\n' mode "ns per a()" "ns/event vs flag
   "entry prog ns" "return prog ns" "calibrated ns"
 for mode in "${modes[@]}"; do
   awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" \
-      -v en="$(echo "${entry_ns[$mode]}" | median)" -v rn="$(echo "${return_ns[$mode]}" | median)" \
+      -v en="$(echo "${entry_ns[$mode]:-}" | median)" -v rn="$(echo "${return_ns[$mode]:-}" | median)" \
       -v cn="$(echo "${calibrated_ns[$mode]}" | median)" 'BEGIN {
     ev = (m - b) / e
     if (n == "noflag" || n == "flag") printf "%-8s %12.1f %17s %8s %16s %17s %15s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-"
