@@ -418,11 +418,22 @@ int handle_entry(struct pt_regs *ctx)
 		return 0;
 	sp = JMT_CTX_LOAD(ctx, sp);
 	if (jmt_needs_call_site(t, sp)) {
-		/* The probe's function keeps a frame pointer: its return address is at bp + 8. */
-		__u64 bp = JMT_CTX_LOAD(ctx, bp);
+		__u32 parent = jmt_parent_id(t);
+		struct jmt_site *site = jmt_site_slot(t, info.id, parent, sp);
 
-		if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
-			call_site = 0;
+		if (!jmt_top_is_ambiguous(t, info.id, sp) && jmt_site_matches(site, info.id, parent, sp)) {
+			call_site = site->call_site;
+		} else {
+			/* The probe's function keeps a frame pointer: its return address is at bp + 8. */
+			__u64 bp = JMT_CTX_LOAD(ctx, bp);
+
+			if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
+				call_site = 0;
+			site->sp = sp;
+			site->id = info.id;
+			site->parent = parent;
+			site->call_site = call_site;
+		}
 	}
 	if (jmt_top_is_stale(t, info.id, sp, call_site)) {
 		struct drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .call_site = call_site,

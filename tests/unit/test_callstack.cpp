@@ -10,7 +10,7 @@ namespace {
 
 struct Totals {
     uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
-    uint64_t events_incl = 0, events_excl = 0;
+    uint64_t events_incl = 0, events_excl = 0, traced_incl = 0, traced_excl = 0;
 };
 
 // Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2.
@@ -30,9 +30,13 @@ struct Thread {
         s.cpu_excl += c.cpu_excl_ns;
         s.events_incl += c.events_incl;
         s.events_excl += c.events_excl;
+        s.traced_incl += c.traced_incl;
+        s.traced_excl += c.traced_excl;
     }
     uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
-    jmt_clock clock(uint64_t now) { return {now, now / 2, ++events}; }
+    uint64_t traced = 0;  // of those, events of traced methods (all of them here, unless rejected())
+    jmt_clock clock(uint64_t now) { return {now, now / 2, ++events, ++traced}; }
+    void rejected() { ++events; }  // an event the package filter rejects
     int enter(uint32_t id, uint64_t now)
     {
         jmt_clock c = clock(now);
@@ -99,9 +103,29 @@ TEST(CallStack, SeedFlowInclusiveExclusive)
     EXPECT_EQ(th.totals[B].events_excl, 6u);  // per call: 2 c entries, its return
     EXPECT_EQ(th.totals[C].events_incl, 5u);
     EXPECT_EQ(th.totals[C].events_excl, 5u);
+    EXPECT_EQ(th.totals[A].traced_incl, 15u);
+    EXPECT_EQ(th.totals[B].traced_excl, 6u);
     // On-CPU follows the same arithmetic on its own clock.
     EXPECT_EQ(th.totals[A].cpu_incl, 67u);  // (1135/2) - (1000/2)
     EXPECT_EQ(th.totals[C].cpu_excl, th.totals[C].cpu_incl);
+}
+
+// Rejected events count among a frame's events but not its traced events.
+TEST(CallStack, RejectedEventsAreEventsButNotTracedEvents)
+{
+    Thread th;
+    th.enter(A, 0);
+    th.rejected();  // an untraced callee's entry ...
+    th.rejected();  // ... and return
+    th.enter(C, 10);
+    th.leave(C, 20);
+    th.leave(A, 30);
+    EXPECT_EQ(th.totals[A].events_incl, 5u);  // 2 rejected, C's entry and return, its own return
+    EXPECT_EQ(th.totals[A].traced_incl, 3u);
+    EXPECT_EQ(th.totals[A].events_excl, 4u);  // 2 rejected, C's entry, its own return
+    EXPECT_EQ(th.totals[A].traced_excl, 2u);
+    EXPECT_EQ(th.totals[C].events_incl, 1u);
+    EXPECT_EQ(th.totals[C].traced_incl, 1u);
 }
 
 // Direct recursion: inclusive counts the outermost frame only, exclusive sums to it.
@@ -171,11 +195,36 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
     EXPECT_EQ(th.totals[C].wall_incl, 10u);
 }
 
+// Call sites are cached per (method, stack pointer, parent method), and an entry that
+// could be a dead frame's re-entry is always told apart by a fresh read.
+TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
+{
+    auto t = std::make_unique<jmt_thread>();
+    EXPECT_EQ(jmt_parent_id(t.get()), 0u);
+    const jmt_clock c0{0, 0, 1, 1};
+    jmt_push(t.get(), A, 1, &c0, 1000, 0);
+    EXPECT_EQ(jmt_parent_id(t.get()), A);
+
+    jmt_site *slot = jmt_site_slot(t.get(), X, A, 1000);
+    EXPECT_FALSE(jmt_site_matches(slot, X, A, 1000));  // zeroed at creation
+    *slot = {1000, X, A, 0x77};
+    EXPECT_TRUE(jmt_site_matches(jmt_site_slot(t.get(), X, A, 1000), X, A, 1000));
+    EXPECT_EQ(jmt_site_slot(t.get(), X, A, 1000)->call_site, 0x77u);
+    EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), X, B, 1000), X, B, 1000));  // other parent
+    EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), X, A, 1008), X, A, 1008));  // other frame
+    EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), C, A, 1000), C, A, 1000));  // other method
+
+    jmt_push(t.get(), X, 2, &c0, 1000, 0x77);                  // X inlined in A
+    EXPECT_TRUE(jmt_top_is_ambiguous(t.get(), X, 1000));       // X again at X's sp: read afresh
+    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), X, 900));       // a real call from X
+    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), C, 1000));      // another inlined method
+}
+
 // Stack pointers and call sites tell dead frames apart from recursion at the next entry.
 TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
-    const jmt_clock c0{0, 0, 1}, c1{10, 5, 2};
+    const jmt_clock c0{0, 0, 1, 1}, c1{10, 5, 2, 2};
     jmt_push(&t, A, 1, &c0, 1000, 0);      // compiled caller frame
     jmt_push(&t, X, 2, &c1, 1000, 0x77);   // inlined callee (same sp) at call site 0x77: threw, no return
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
