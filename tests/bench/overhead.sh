@@ -109,16 +109,24 @@ events=16
 floor_ev=$(awk -v m="${med[floor]}" -v b="${med[flag]}" -v e=$events 'BEGIN {print (m-b)/e}')
 printf 'A/B/C flow, %d calls of a() per run (%d probe events each), work=%d, %d rounds, medians\n' \
   "$iterations" "$events" "$work" "$rounds"
-printf '%-8s %12s %17s %8s %16s %17s %15s\n' mode "ns per a()" "ns/event vs flag" "x floor" \
-  "entry prog ns" "return prog ns" "calibrated ns"
+floor_prog=$(awk -v e="${entry_ns[floor]}" -v r="${return_ns[floor]}" 'BEGIN {print (e + r) / 2}')
+printf '%-8s %11s %17s %8s %10s %10s %13s %11s\n' mode "ns per a()" "ns/event vs flag" "x floor" \
+  "entry ns" "return ns" "x floor(prog)" "calibrated"
 for mode in "${modes[@]}"; do
-  awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" \
-      -v en="$(echo "${entry_ns[$mode]:-}" | median)" -v rn="$(echo "${return_ns[$mode]:-}" | median)" \
+  awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" -v fp="$floor_prog" \
+      -v en="${entry_ns[$mode]:--}" -v rn="${return_ns[$mode]:--}" \
       -v cn="$(echo "${calibrated_ns[$mode]}" | median)" 'BEGIN {
     ev = (m - b) / e
-    if (n == "noflag" || n == "flag") printf "%-8s %12.1f %17s %8s %16s %17s %15s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-"
-    else printf "%-8s %12.1f %17.1f %8.2f %16s %17s %15s\n", n, m, ev, ev / f, en, rn, cn
+    if (n == "noflag" || n == "flag") {
+      printf "%-8s %11.1f %17s %8s %10s %10s %13s %11s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-", "-"
+    } else {
+      derived = (f + (en + rn) / 2 - fp) / f
+      printf "%-8s %11.1f %17.1f %8.2f %10s %10s %13.2f %11s\n", n, m, ev, ev / f, en, rn, derived, cn
+    }
   }'
 done
-echo "prog ns: mean run time per event from kernel.bpf_stats_enabled, in a separate round."
-echo "calibrated ns: the per-traced-event cost jmethodtime measured at start-up and took out of its times."
+echo "x floor: per-event cost above the flag-only JVM divided by the floor's, from the JVM's own timing."
+echo "entry/return ns: each program's mean run time (kernel.bpf_stats_enabled, separate round, ~20 ns of it"
+echo "  the statistics); x floor(prog): (floor per event + program time above the empty programs') / floor,"
+echo "  the same ratio from the kernel's own timing of the programs, which a noisy machine disturbs less."
+echo "calibrated: the per-traced-event cost jmethodtime measured at start-up and took out of its times."
