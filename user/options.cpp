@@ -61,7 +61,11 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl")
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl"}))
         ->capture_default_str();
-    app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
+    auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
+    app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")->excludes(json);
+    app.add_option("--min-calls", o.min_calls, "Leave out methods with fewer calls (every output)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call");

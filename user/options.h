@@ -15,6 +15,9 @@ struct Options {
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;
     bool json = false;
+    bool csv = false;
+    uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
+    std::string output;                 // report file; empty: stdout
     bool raw = false;                   // times as measured, probe cost left in
     bool verbose = false;               // libbpf's own messages on stderr
 };

@@ -1,6 +1,7 @@
 #include "profile.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -86,6 +87,14 @@ std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
             out[it->second].stats += r.stats;
         }
     }
+    return out;
+}
+
+std::vector<MethodRow> rows_with_min_calls(const std::vector<MethodRow> &rows, uint64_t min_calls)
+{
+    std::vector<MethodRow> out;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(out),
+                 [&](const MethodRow &r) { return r.stats.calls >= min_calls; });
     return out;
 }
 

@@ -77,6 +77,9 @@ enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl };
 // Rows sorted descending by key (ties: by class, method, signature ascending).
 std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key);
 
+// Rows with at least min_calls calls, in their order.
+std::vector<MethodRow> rows_with_min_calls(const std::vector<MethodRow> &rows, uint64_t min_calls);
+
 // Merges rows with equal (class, method, signature), summing their stats.
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows);
 

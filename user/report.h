@@ -25,6 +25,10 @@ void write_table(std::ostream &out, const Profile &profile, const TableOptions &
 // One JSON document with every method (not just the top N).
 void write_json(std::ostream &out, const Profile &profile);
 
+// RFC 4180 CSV: a header, then every method sorted by sort (columns named
+// like the JSON keys).
+void write_csv(std::ostream &out, const Profile &profile, SortKey sort);
+
 // One line per non-zero diagnostic counter, in words a user understands.
 std::vector<std::string> diagnostic_lines(const Diagnostics &diag);
 

@@ -1,6 +1,10 @@
 #include "run.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "calibrate.h"
 #include "error.h"
@@ -30,6 +34,15 @@ int run(const Options &options)
     try {
         check_kernel();
         JvmTarget target = inspect_target(options.pid);
+        // The report file is opened before tracing: a wrong path fails now, not after the trace.
+        std::unique_ptr<std::ofstream> file;
+        if (!options.output.empty()) {
+            file = std::make_unique<std::ofstream>(options.output, std::ios::out | std::ios::trunc);
+            if (!*file)
+                throw Error("cannot write the report to " + options.output + ": " + strerror(errno) +
+                                "; give a writable path with -o",
+                            errno);
+        }
 
         StopSignals stop;
         ProbeCost cost;
@@ -69,15 +82,22 @@ int run(const Options &options)
         else
             std::cerr << "Detached from pid " << options.pid << std::endl;
 
+        profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
+        std::ostream &out = file ? *file : std::cout;
         if (options.json) {
-            write_json(std::cout, profile);
+            write_json(out, profile);
+        } else if (options.csv) {
+            write_csv(out, profile, options.sort);
         } else {
             TableOptions table;
             table.top = options.top;
             table.sort = options.sort;
-            write_table(std::cout, profile, table);
+            write_table(out, profile, table);
         }
-        std::cout.flush();
+        out.flush();
+        if (!out)
+            throw Error("writing the report to " + (file ? options.output : std::string("standard output")) +
+                        " failed: " + strerror(errno) + "; check the disk space and the path");
         return 0;
     } catch (const Error &e) {
         std::cerr << "jmethodtime: " << e.what() << std::endl;

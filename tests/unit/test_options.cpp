@@ -82,6 +82,24 @@ TEST(ParseOptions, ErrorsExitNonZeroWithAMessage)
     EXPECT_NE(badpkg.message.find("empty segment"), std::string::npos) << badpkg.message;
 }
 
+TEST(ParseOptions, OutputsAndRowFilters)
+{
+    auto r = parse({"-p", "42", "--csv", "--min-calls", "5", "-o", "/tmp/report.csv", "--raw"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_TRUE(r.options.csv);
+    EXPECT_FALSE(r.options.json);
+    EXPECT_EQ(r.options.min_calls, 5u);
+    EXPECT_EQ(r.options.output, "/tmp/report.csv");
+    EXPECT_TRUE(r.options.raw);
+    auto both = parse({"-p", "42", "--csv", "--json"});
+    EXPECT_TRUE(both.exit_now);
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_NE(both.message.find("excludes"), std::string::npos) << both.message;
+    auto bad = parse({"-p", "42", "--min-calls", "-3"});
+    EXPECT_TRUE(bad.exit_now);
+    EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST(ParseOptions, HelpExitsZero)
 {
     auto r = parse({"--help"});

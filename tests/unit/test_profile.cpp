@@ -176,4 +176,16 @@ TEST(MergeRows, NameFieldsAreNotConcatenated)
     EXPECT_TRUE(jmt::merge_rows({}).empty());
 }
 
+TEST(RowsWithMinCalls, KeepsRowsAtOrAboveTheBoundInOrder)
+{
+    std::vector<jmt::MethodRow> rows = {row("p/A", "a", "()V", 5, 1, 1), row("p/B", "b", "()V", 1, 1, 1),
+                                        row("p/C", "c", "()V", 9, 1, 1)};
+    const auto kept = jmt::rows_with_min_calls(rows, 5);
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_EQ(kept[0].klass, "p/A");
+    EXPECT_EQ(kept[1].klass, "p/C");
+    EXPECT_EQ(jmt::rows_with_min_calls(rows, 0).size(), 3u);
+    EXPECT_TRUE(jmt::rows_with_min_calls(rows, 10).empty());
+}
+
 }  // namespace

@@ -343,4 +343,73 @@ TEST(Json, InvalidUtf8InPackagesDoesNotThrow)
     EXPECT_EQ(doc.at("packages"), nlohmann::json::array({"org/\xEF\xBF\xBD"}));
 }
 
+// Splits one CSV record (RFC 4180 quoting), without its line end.
+std::vector<std::string> csv_fields(const std::string &line)
+{
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); i++) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+            out.back() += '"', i++;
+        else if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            out.emplace_back();
+        else
+            out.back() += c;
+    }
+    return out;
+}
+
+TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
+{
+    jmt::Profile p = sample();
+    p.methods[2].stats.events_incl = 7;
+    p.methods[2].stats.traced_incl = 3;
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Calls);
+    std::vector<std::string> lines;
+    std::istringstream in(out.str());
+    for (std::string line; std::getline(in, line);) {
+        ASSERT_FALSE(line.empty());
+        EXPECT_EQ(line.back(), '\r');
+        line.pop_back();
+        lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 4u);
+    const auto header = csv_fields(lines[0]);
+    ASSERT_EQ(header.size(), 13u);
+    EXPECT_EQ(header[0], "class");
+    EXPECT_EQ(header[3], "calls");
+    EXPECT_EQ(header[12], "traced_events_excl");
+    const std::vector<size_t> order = {1, 0, 2};  // by calls, descending
+    for (size_t i = 0; i < order.size(); i++) {
+        const jmt::MethodRow &src = p.methods[order[i]];
+        const auto f = csv_fields(lines[i + 1]);
+        ASSERT_EQ(f.size(), 13u) << lines[i + 1];
+        EXPECT_EQ(f[0], src.klass);
+        EXPECT_EQ(f[1], src.method);
+        EXPECT_EQ(f[2], src.signature);
+        EXPECT_EQ(std::stoull(f[3]), src.stats.calls);
+        EXPECT_EQ(std::stoull(f[4]), src.stats.wall_incl_ns);
+        EXPECT_EQ(std::stoull(f[5]), src.stats.wall_excl_ns);
+        EXPECT_EQ(std::stoull(f[6]), src.stats.cpu_incl_ns);
+        EXPECT_EQ(std::stoull(f[7]), src.stats.cpu_excl_ns);
+        EXPECT_EQ(std::stoull(f[8]), src.stats.unreturned);
+        EXPECT_EQ(std::stoull(f[9]), src.stats.events_incl);
+        EXPECT_EQ(std::stoull(f[11]), src.stats.traced_incl);
+    }
+}
+
+TEST(Csv, FieldsWithCommasQuotesOrLineBreaksAreQuoted)
+{
+    jmt::Profile p;
+    add_method(p, "a/B,C", "say\"hi\"", "(\n)V", 1, 2, 1);
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Excl);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("\"a/B,C\",\"say\"\"hi\"\"\",\"(\n)V\",1,"), std::string::npos) << text;
+}
+
 }  // namespace
