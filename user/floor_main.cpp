@@ -12,26 +12,13 @@
 #include "floor.skel.h"
 #include "jvm.h"
 #include "lifecycle.h"
+#include "tracer.h"
 
 namespace {
 
 struct SkelDeleter {
     void operator()(floor_bpf *skel) const { floor_bpf__destroy(skel); }
 };
-struct LinkDeleter {
-    void operator()(bpf_link *link) const { bpf_link__destroy(link); }
-};
-using Link = std::unique_ptr<bpf_link, LinkDeleter>;
-
-Link attach(bpf_program *prog, const jmt::JvmTarget &target, const char *probe)
-{
-    Link link(bpf_program__attach_usdt(prog, target.pid, target.libjvm.c_str(), "hotspot", probe, nullptr));
-    if (!link) {
-        int err = errno;
-        throw jmt::Error(std::string("attaching hotspot:") + probe + " failed: " + strerror(err), err);
-    }
-    return link;
-}
 
 }  // namespace
 
@@ -51,8 +38,8 @@ int main(int argc, char **argv)
             int err = errno;
             throw jmt::Error(std::string("cannot load the floor programs: ") + strerror(err), err);
         }
-        Link entry = attach(skel->progs.floor_entry, target, "method__entry");
-        Link ret = attach(skel->progs.floor_return, target, "method__return");
+        jmt::LinkPtr entry = jmt::attach_usdt(skel->progs.floor_entry, pid, target.libjvm, "hotspot", "method__entry");
+        jmt::LinkPtr ret = jmt::attach_usdt(skel->progs.floor_return, pid, target.libjvm, "hotspot", "method__return");
         std::cerr << "Tracing (floor: empty programs) pid " << pid << std::endl;
         jmt::wait_for_end(stop, pid, 0);
         return 0;

@@ -84,14 +84,18 @@ int main(int argc, char **argv)
             {"keep", with_filter->progs.handle_entry, with_filter->progs.handle_return, true},
             {"reject", with_filter->progs.handle_entry, with_filter->progs.handle_return, false},
         };
+        auto attach_mode = [&](const Mode &m) {
+            std::vector<LinkPtr> links;
+            if (m.entry) {
+                links.push_back(attach_usdt(m.entry, pid, self, self_probe::kProvider, "method__entry"));
+                links.push_back(attach_usdt(m.ret, pid, self, self_probe::kProvider, "method__return"));
+            }
+            return links;
+        };
         std::map<std::string, std::vector<double>> pair_ns;
         for (int r = 0; r < rounds; r++) {
             for (const Mode &m : modes) {
-                std::vector<LinkPtr> links;
-                if (m.entry) {
-                    links.push_back(attach_usdt(m.entry, pid, self, self_probe::kProvider, "method__entry"));
-                    links.push_back(attach_usdt(m.ret, pid, self, self_probe::kProvider, "method__return"));
-                }
+                const std::vector<LinkPtr> links = attach_mode(m);
                 pair_ns[m.name].push_back(self_probe::pair_ns(m.traced_class, 3));
             }
         }
@@ -120,9 +124,7 @@ int main(int argc, char **argv)
         for (const Mode &m : modes) {
             if (!m.entry)
                 continue;
-            std::vector<LinkPtr> links;
-            links.push_back(attach_usdt(m.entry, pid, self, self_probe::kProvider, "method__entry"));
-            links.push_back(attach_usdt(m.ret, pid, self, self_probe::kProvider, "method__return"));
+            const std::vector<LinkPtr> links = attach_mode(m);
             const auto e0 = run_stats(m.entry), r0 = run_stats(m.ret);
             self_probe::pair_ns(m.traced_class, 10);
             const auto e1 = run_stats(m.entry), r1 = run_stats(m.ret);

@@ -49,11 +49,11 @@ int run(const Options &options)
         if (!options.raw)
             cost = calibrate_probe_cost(options.verbose);
         TracerConfig config;
-        config.pid = options.pid;
+        config.programs.pid = options.pid;
+        config.programs.packages = options.packages;
+        config.programs.arg_regs = target.arg_regs;
+        config.programs.verbose = options.verbose;
         config.libjvm = target.libjvm;
-        config.packages = options.packages;
-        config.arg_regs = target.arg_regs;
-        config.verbose = options.verbose;
         auto tracer = std::make_unique<Tracer>(config);
 
         const uint64_t start_ns = monotonic_ns();

@@ -139,14 +139,10 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
 
 Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
-    ProgramConfig programs;
-    programs.pid = config.pid;
-    programs.packages = config.packages;
-    programs.arg_regs = config.arg_regs;
-    programs.verbose = config.verbose;
-    skel_ = load_programs(programs);
-    links_.push_back(attach_usdt(skel_->progs.handle_entry, config.pid, config.libjvm, "hotspot", "method__entry"));
-    links_.push_back(attach_usdt(skel_->progs.handle_return, config.pid, config.libjvm, "hotspot", "method__return"));
+    const int pid = config.programs.pid;
+    skel_ = load_programs(config.programs);
+    links_.push_back(attach_usdt(skel_->progs.handle_entry, pid, config.libjvm, "hotspot", "method__entry"));
+    links_.push_back(attach_usdt(skel_->progs.handle_return, pid, config.libjvm, "hotspot", "method__return"));
     bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
     if (!sw) {
         int err = errno;
@@ -209,11 +205,11 @@ Snapshot Tracer::snapshot() const
         MethodRow row;
         row.stats = total;
         if (bpf_map_lookup_elem(names_fd, &id, &n) == 0) {
-            row.klass = bytes_or_memory(config_.pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF,
+            row.klass = bytes_or_memory(config_.programs.pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF,
                                         n.read_ok, d.truncated_names);
-            row.method = bytes_or_memory(config_.pid, n.method_addr, n.method_len, n.method,
+            row.method = bytes_or_memory(config_.programs.pid, n.method_addr, n.method_len, n.method,
                                          JMT_METHOD_BUF, n.read_ok, d.truncated_names);
-            row.signature = bytes_or_memory(config_.pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF,
+            row.signature = bytes_or_memory(config_.programs.pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF,
                                             n.read_ok, d.truncated_names);
         } else {
             row.klass = "[unknown method #" + std::to_string(id) + "]";

@@ -44,11 +44,8 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
                     const char *probe);
 
 struct TracerConfig {
-    int pid = 0;
-    std::string libjvm;                             // path usable from here
-    std::vector<std::string> packages;              // JVM form
-    std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
-    bool verbose = false;
+    ProgramConfig programs;  // programs.pid is the JVM
+    std::string libjvm;      // path usable from here
 };
 
 struct Snapshot {
