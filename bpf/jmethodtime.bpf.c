@@ -11,6 +11,7 @@
 #include <bpf/usdt.bpf.h>
 #include "jmethodtime.h"
 #include "callstack.h"
+#include "glob.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -21,6 +22,22 @@ const volatile struct {
 	__u32 len;
 	char s[JMT_PREFIX_LEN];
 } prefixes[JMT_MAX_PREFIXES] = {};
+/* --class and --method globs (JVM form, see glob.h): a method is traced when
+ * its class has one of the prefixes, its class name matches one of the class
+ * globs and its name one of the method globs; an empty list keeps everything. */
+const volatile __u32 n_class_globs = 0;
+const volatile __u32 n_method_globs = 0;
+/* globs[JMT_GLOB_CLASS][i], i < n_class_globs, and globs[JMT_GLOB_METHOD][i],
+ * i < n_method_globs: len bytes of s, len < JMT_GLOB_LEN. */
+const volatile struct {
+	__u32 len;
+	char s[JMT_GLOB_LEN];
+} globs[2][JMT_MAX_GLOBS] = {};
+/* --per-thread: 1 when traced threads' names are kept (thread_names) and
+ * frames dropped on the cold path go to per-thread rows too; the return
+ * probe's program is then handle_return_t, which adds every closed frame to
+ * its thread's row (thread_stats). */
+const volatile __u32 per_thread = 0;
 /* When fast_args is set, USDT argument i (1..6) is read straight from the
  * pt_regs register numbered arg_reg[i] (enum jmt_reg); otherwise through
  * libbpf's generic bpf_usdt_arg(). */
@@ -91,6 +108,26 @@ struct {
 	__type(key, __u32);
 	__type(value, struct jmt_cpu);
 } cpu_state SEC(".maps");
+
+/* --per-thread rows: written only by the thread in the key (see account_thread).
+ * The loader shrinks both maps to one entry when per_thread is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_THREAD_ROWS);
+	__type(key, struct jmt_thread_key);
+	__type(value, struct jmt_method_stats);
+} thread_stats SEC(".maps");
+
+/* --per-thread: tid -> comm when the thread's state was created (its name
+ * after the thread has exited; userspace prefers the live name). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_THREAD_NAMES);
+	__type(key, __u32);
+	__type(value, char[JMT_COMM_LEN]);
+} thread_names SEC(".maps");
 
 /* This CPU's record; never NULL for key 0 of a per-CPU array, checked for the verifier. */
 static __always_inline struct jmt_cpu *this_cpu(void)
@@ -212,6 +249,81 @@ static __always_inline int class_kept(const char *cls, __u32 len)
 
 static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
 
+/*
+ * The state of the glob being matched lives in a map value, not on the stack:
+ * the verifier then sees its indices as unknown scalars and checks the
+ * bpf_loop callback once for all steps, instead of following constant
+ * indices step by step through a known rodata pattern (which, for a long
+ * pattern, exceeds its instruction budget). Per CPU, like names_scratch: only
+ * a program preempted midway (preempt=full/lazy/RT) and another one matching
+ * on the same CPU meanwhile could mix two matches' states, very rarely.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jmt_glob_state);
+} glob_scratch SEC(".maps");
+
+/* One glob against one name, stepped by bpf_loop (glob.h): st in glob_scratch,
+ * pat at a rodata pattern, str at a name buffer of names_scratch. */
+struct glob_ctx {
+	struct jmt_glob_state *st;
+	const volatile char *pat;
+	const char *str;
+};
+
+static long glob_step_class(__u32 i, void *data)
+{
+	struct glob_ctx *g = data;
+
+	return jmt_glob_step(g->st, g->pat, g->str, JMT_CLASS_BUF - 1);
+}
+
+static long glob_step_method(__u32 i, void *data)
+{
+	struct glob_ctx *g = data;
+
+	return jmt_glob_step(g->st, g->pat, g->str, JMT_METHOD_BUF - 1);
+}
+
+/*
+ * Whether name (slen bytes, slen <= its buffer: JMT_CLASS_BUF for a class,
+ * JMT_METHOD_BUF for a method) matches one of the first n globs of kind
+ * (JMT_GLOB_CLASS, JMT_GLOB_METHOD: a constant): 1 when one does, 0 when none
+ * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
+ * (undecided). Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
+ */
+static __always_inline int globs_kept(int kind, __u32 n, const char *name, __u32 slen)
+{
+	struct jmt_glob_state *st;
+	__u32 zero = 0;
+	int undecided = 0;
+
+	st = bpf_map_lookup_elem(&glob_scratch, &zero);
+	if (!st)
+		return -1;
+	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
+		struct glob_ctx g = {};
+
+		if (i >= n)
+			break;
+		jmt_glob_init(st, globs[kind][i].len, slen);
+		g.st = st;
+		g.pat = globs[kind][i].s;
+		g.str = name;
+		if (kind == JMT_GLOB_CLASS)
+			bpf_loop(JMT_GLOB_STEPS, glob_step_class, &g, 0);
+		else
+			bpf_loop(JMT_GLOB_STEPS, glob_step_method, &g, 0);
+		if (st->result == JMT_GLOB_MATCH)
+			return 1;
+		if (st->result == JMT_GLOB_RUNNING)
+			undecided = 1;
+	}
+	return undecided ? -1 : 0;
+}
+
 int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
 
 /* The method table entry for k (verdict, id), created on first sight. */
@@ -236,13 +348,16 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 }
 
 /* Finds or creates the method table entry for k: verdict, id, names. A global
- * function: verified once on its own, called only on a cache miss. */
+ * function: verified once on its own, called only on a cache miss, so the
+ * filters (prefixes, then class globs, then method globs) cost only at the
+ * first sight of each method. */
 __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out)
 {
 	struct jmt_method_info *found, info = {};
 	struct jmt_names *n;
-	__u32 zero = 0, len;
-	long err;
+	__u32 zero = 0, len, mlen;
+	long err, merr = 0;
+	int kept, method_read = 0;
 
 	if (!k || !out)
 		return -1;
@@ -261,12 +376,30 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	n->method_len = key_len(k->method);
 	n->sig_len = key_len(k->sig);
 	len = min_u32(n->class_len, JMT_CLASS_BUF);
+	mlen = min_u32(n->method_len, JMT_METHOD_BUF);
 	err = bpf_probe_read_user(n->klass, len, key_addr(k->klass));
-	if (err && n_prefixes) {
+	if (err && (n_prefixes || n_class_globs)) {
 		count(JMT_CNT_NAMES_FAIL);
 		return -1; /* verdict unknown: decide on a later event */
 	}
-	info.traced = class_kept(n->klass, n->class_len);
+	kept = class_kept(n->klass, n->class_len);
+	/* Class globs see the bytes read (at most JMT_CLASS_BUF). */
+	if (kept > 0 && n_class_globs)
+		kept = globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, len);
+	if (kept > 0 && n_method_globs) {
+		merr = bpf_probe_read_user(n->method, mlen, key_addr(k->method));
+		if (merr) {
+			count(JMT_CNT_NAMES_FAIL);
+			return -1; /* verdict unknown: decide on a later event */
+		}
+		method_read = 1;
+		kept = globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen);
+	}
+	if (kept < 0) {
+		count(JMT_CNT_GLOB_BUDGET_OUT); /* once per method: the verdict is kept */
+		kept = 0;
+	}
+	info.traced = kept > 0;
 	if (info.traced) {
 		info.id = __sync_fetch_and_add(&last_method_id, 1) + 1;
 		if (info.id >= JMT_MAX_METHODS) {
@@ -285,8 +418,8 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 		return 0;
 	}
 	if (info.traced) {
-		err |= bpf_probe_read_user(n->method, min_u32(n->method_len, JMT_METHOD_BUF),
-					   key_addr(k->method));
+		if (!method_read)
+			err |= bpf_probe_read_user(n->method, mlen, key_addr(k->method));
 		err |= bpf_probe_read_user(n->sig, min_u32(n->sig_len, JMT_SIG_BUF),
 					   key_addr(k->sig));
 		n->read_ok = err == 0;
@@ -295,6 +428,17 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	}
 	*out = info;
 	return 0;
+}
+
+/* --per-thread: the running thread's comm under its tid, once per thread state. */
+static __noinline int record_thread_name(void)
+{
+	char comm[JMT_COMM_LEN] = {};
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (bpf_get_current_comm(comm, sizeof(comm)))
+		return -1;
+	return bpf_map_update_elem(&thread_names, &tid, comm, BPF_ANY);
 }
 
 static __always_inline struct jmt_thread *thread_state(int create)
@@ -311,6 +455,8 @@ static __always_inline struct jmt_thread *thread_state(int create)
 	}
 	if (!t->initialized) {
 		count(JMT_CNT_THREADS_TRACED);
+		if (per_thread)
+			record_thread_name();
 		/* First seen at a probe: the thread is on a CPU right now. */
 		t->switch_in_ns = bpf_ktime_get_ns();
 		t->cpu_total_ns = 0;
@@ -332,13 +478,62 @@ static __always_inline void thread_clock(const struct jmt_thread *t, const struc
 	c->traced = t->traced_total;
 }
 
-static __always_inline void account(const struct jmt_closed *c)
+/*
+ * --per-thread: adds a closed frame to the (running thread, method) row,
+ * creating it on the thread's first close of the method. Only the thread in
+ * the key writes its rows, one program at a time (drop_one's bpf_loop runs
+ * inside the thread's own program), so plain adds are exact whatever the
+ * preemption model. When the table is full the frame stays in the global
+ * totals only, and thread_rows_full counts it.
+ */
+static __always_inline void account_thread(const struct jmt_closed *c)
+{
+	struct jmt_thread_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .id = c->id };
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&thread_stats, &key);
+
+	if (!s) {
+		struct jmt_method_stats first = {
+			.calls = 1,
+			.unreturned = c->unreturned,
+			.wall_incl_ns = c->wall_incl_ns,
+			.wall_excl_ns = c->wall_excl_ns,
+			.cpu_incl_ns = c->cpu_incl_ns,
+			.cpu_excl_ns = c->cpu_excl_ns,
+			.events_incl = c->events_incl,
+			.events_excl = c->events_excl,
+			.traced_incl = c->traced_incl,
+			.traced_excl = c->traced_excl,
+		};
+
+		if (bpf_map_update_elem(&thread_stats, &key, &first, BPF_NOEXIST))
+			count(JMT_CNT_THREAD_ROWS_FULL);
+		return;
+	}
+	s->calls += 1;
+	s->unreturned += c->unreturned;
+	s->wall_incl_ns += c->wall_incl_ns;
+	s->wall_excl_ns += c->wall_excl_ns;
+	s->cpu_incl_ns += c->cpu_incl_ns;
+	s->cpu_excl_ns += c->cpu_excl_ns;
+	s->events_incl += c->events_incl;
+	s->events_excl += c->events_excl;
+	s->traced_incl += c->traced_incl;
+	s->traced_excl += c->traced_excl;
+}
+
+/* Adds a closed frame to its method's totals and, when with_threads (a
+ * constant, or the per_thread rodata on cold paths), to its thread's row.
+ * The row first: userspace reads the totals before the rows, so a frame
+ * closing meanwhile is never in the totals without being in its row. */
+static __always_inline void account(const struct jmt_closed *c, int with_threads)
 {
 	__u32 id = c->id;
 	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
 
 	if (!s)
 		return;
+	if (with_threads)
+		account_thread(c);
 	if (atomic_totals) {
 		__sync_fetch_and_add(&s->calls, 1);
 		__sync_fetch_and_add(&s->unreturned, c->unreturned);
@@ -386,7 +581,7 @@ static long drop_one(__u32 i, void *data)
 	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
 		return 1;
 	jmt_drop_top(t, &closed);
-	account(&closed);
+	account(&closed, per_thread); /* rodata: pruned at load when off */
 	count(JMT_CNT_DROPPED_FRAMES);
 	return 0;
 }
@@ -449,8 +644,9 @@ int handle_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("usdt")
-int handle_return(struct pt_regs *ctx)
+/* The return probe's body; with_threads is a constant: the program without
+ * per-thread rows (handle_return) is compiled exactly as if they did not exist. */
+static __always_inline int on_return(struct pt_regs *ctx, const int with_threads)
 {
 	struct jmt_method_key k;
 	struct jmt_method_info info;
@@ -484,14 +680,14 @@ int handle_return(struct pt_regs *ctx)
 	/* The return of the top stored frame: the common case. */
 	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
 		jmt_close_top(t, &now, &closed);
-		account(&closed);
+		account(&closed, with_threads);
 		return 0;
 	}
 	if (d > JMT_MAX_DEPTH) {
 		/* Unstored frame: count the call, its time stays in the deepest stored frame. */
 		t->depth = d - 1;
 		closed.id = info.id;
-		account(&closed);
+		account(&closed, with_threads);
 		return 0;
 	}
 	match = jmt_find(t, info.id);
@@ -506,8 +702,21 @@ int handle_return(struct pt_regs *ctx)
 	if (t->depth != match || match == 0)
 		return 0;
 	jmt_close_top(t, &now, &closed);
-	account(&closed);
+	account(&closed, with_threads);
 	return 0;
+}
+
+/* The loader keeps one of the two: handle_return, or handle_return_t for --per-thread. */
+SEC("usdt")
+int handle_return(struct pt_regs *ctx)
+{
+	return on_return(ctx, 0);
+}
+
+SEC("usdt")
+int handle_return_t(struct pt_regs *ctx)
+{
+	return on_return(ctx, 1);
 }
 
 /* On-CPU time per target thread: accumulated at switch-out, restarted at switch-in. */

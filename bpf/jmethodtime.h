@@ -23,6 +23,17 @@
 /* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
 #define JMT_MAX_PREFIXES 16
 #define JMT_PREFIX_LEN 256
+/* Globs given by --class and by --method (each kind at most JMT_MAX_GLOBS,
+ * each at most JMT_GLOB_LEN - 1 bytes); '*' matches any run, '?' one byte. */
+#define JMT_MAX_GLOBS 8
+#define JMT_GLOB_LEN 128
+/* Steps the kernel spends on one glob against one name before it gives up
+ * (counted, and the method is not traced): 32 steps per byte of the longest
+ * class name, far above practical patterns, below pathological ones (glob.h). */
+#define JMT_GLOB_STEPS (1U << 15)
+/* Kinds of globs: index of globs[] in the programs' rodata. */
+#define JMT_GLOB_CLASS 0
+#define JMT_GLOB_METHOD 1
 /* Bytes of each name kept by the kernel (bytes); longer names are
  * completed by userspace from /proc/PID/mem while the JVM lives. */
 #define JMT_CLASS_BUF 1024
@@ -39,7 +50,7 @@ struct jmt_method_key {
 
 struct jmt_method_info {
 	__u32 id;     /* index into the stats array; 0 when not traced */
-	__u32 traced; /* 1 when the package filter keeps the class */
+	__u32 traced; /* 1 when the filters (package, class and method globs) keep the method */
 };
 
 /* Names of one traced method, read once, length-exact (not NUL-terminated). */
@@ -68,6 +79,17 @@ struct jmt_method_stats {
 	__u64 traced_excl; /* of events_excl, events of traced methods */
 };
 
+/* --per-thread: totals of one method on one thread (value: struct jmt_method_stats). */
+#define JMT_MAX_THREAD_ROWS 131072
+/* --per-thread: names (comm) of traced threads, recorded when their state is created. */
+#define JMT_MAX_THREAD_NAMES 65536
+#define JMT_COMM_LEN 16
+
+struct jmt_thread_key {
+	__u32 tid; /* kernel thread id (init pid namespace) */
+	__u32 id;  /* method id */
+};
+
 /* Diagnostic counters, one u64 each in the per-CPU record below. */
 enum jmt_counter {
 	JMT_CNT_ENTRIES = 0,         /* method__entry events seen */
@@ -82,6 +104,8 @@ enum jmt_counter {
 	JMT_CNT_ARG_FAIL,            /* probe arguments could not be read */
 	JMT_CNT_THREADS_TRACED,      /* per-thread states created */
 	JMT_CNT_THREADS_ENDED,       /* per-thread states freed when their thread exited */
+	JMT_CNT_GLOB_BUDGET_OUT,     /* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */
+	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
 	JMT_CNT_NR,
 };
 

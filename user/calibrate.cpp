@@ -1,5 +1,6 @@
 #include "calibrate.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,17 +77,27 @@ __attribute__((noinline)) void work_between_calls()
     }
 }
 
-// ns per call() and its work, median of the batches.
+// This thread's CPU time (ns). The trap and the programs run in the thread's
+// context, so they count; time the thread waits while other tasks run does
+// not, which keeps the calibration right on a busy host.
+uint64_t thread_cpu_ns()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CPU ns per call() and its work, median of the batches.
 __attribute__((noinline)) double median_call_ns(const char *klass, long len, int batches)
 {
     std::vector<double> per_call;
     for (int b = 0; b < batches; b++) {
-        const uint64_t start = monotonic_ns();
+        const uint64_t start = thread_cpu_ns();
         for (int i = 0; i < kPairsPerBatch; i++) {
             call(klass, len);
             work_between_calls();
         }
-        per_call.push_back(static_cast<double>(monotonic_ns() - start) / kPairsPerBatch);
+        per_call.push_back(static_cast<double>(thread_cpu_ns() - start) / kPairsPerBatch);
     }
     std::nth_element(per_call.begin(), per_call.begin() + batches / 2, per_call.end());
     return per_call[batches / 2];
@@ -130,11 +141,12 @@ double pair_ns(bool traced_class, int batches)
 
 }  // namespace self_probe
 
-ProbeCost calibrate_probe_cost(bool verbose)
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread)
 {
     ProgramConfig config;
     config.pid = static_cast<int>(getpid());
     config.packages = {self_probe::kTracedPackage};
+    config.per_thread = per_thread;
     config.arg_regs = self_probe::arg_regs();
     config.verbose = verbose;
     SkeletonPtr skel = load_programs(config);
@@ -143,7 +155,7 @@ ProbeCost calibrate_probe_cost(bool verbose)
     const double bare_rejected = self_probe::pair_ns(false, kCalibrationBatches);
     LinkPtr entry = attach_usdt(skel->progs.handle_entry, config.pid, self_probe::kBinary, self_probe::kProvider,
                                 "method__entry");
-    LinkPtr ret = attach_usdt(skel->progs.handle_return, config.pid, self_probe::kBinary, self_probe::kProvider,
+    LinkPtr ret = attach_usdt(return_program(skel.get()), config.pid, self_probe::kBinary, self_probe::kProvider,
                               "method__return");
     auto per_event = [](double attached, double bare) {
         return static_cast<uint64_t>(std::llround(std::max(0.0, (attached - bare) / 2)));

@@ -34,8 +34,9 @@ double pair_ns(bool traced_class, int batches);
 
 // Fires the tool's own probes under a private instance of the same programs
 // and times them against the bare probe sites: ns per event of a traced
-// method and of a method the package filter rejects. Throws jmt::Error when
-// the programs cannot load or attach.
-ProbeCost calibrate_probe_cost(bool verbose);
+// method and of a method the package filter rejects. per_thread: with the
+// programs' --per-thread accounting (a traced return costs one more hash
+// update). Throws jmt::Error when the programs cannot load or attach.
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread = false);
 
 }  // namespace jmt

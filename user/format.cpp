@@ -1,3 +1,5 @@
+#include <ctime>
+#include <cstdio>
 #include <string>
 
 #include "jmethodtime.h"
@@ -54,6 +56,17 @@ std::string format_duration(uint64_t ns)
     return place_point(sig, digits - 3 * (unit + 1)) + " " + kUnits[unit];
 }
 
+std::string format_utc(uint64_t unix_ns)
+{
+    const time_t secs = static_cast<time_t>(unix_ns / 1000000000ULL);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char buf[48];
+    size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, sizeof(buf) - n, ".%03uZ", static_cast<unsigned>(unix_ns / 1000000ULL % 1000));
+    return buf;
+}
+
 std::vector<std::string> diagnostic_lines(const Diagnostics &d)
 {
     std::vector<std::string> lines;
@@ -79,6 +92,12 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
         "method names could not be read in the kernel; events of a class not yet readable were skipped, "
         "other names were read from the JVM's memory instead");
     add("arg_fail", d.arg_fail, "probe events had unreadable arguments and were ignored");
+    add("glob_budget_out", d.glob_budget_out,
+        "methods were not traced because a --class or --method pattern took more than " +
+            std::to_string(JMT_GLOB_STEPS) + " steps to match their name; use fewer '*' or a literal part");
+    add("thread_rows_full", d.thread_rows_full,
+        "calls could not be split by thread (the per-thread table of " + std::to_string(JMT_MAX_THREAD_ROWS) +
+            " rows was full); they are in the row of thread \"[not split: thread table full]\"");
     add("truncated_names", d.truncated_names,
         "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
         "JVM's memory; they are shown truncated, ending in \"...\"");

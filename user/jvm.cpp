@@ -1,11 +1,13 @@
 #include "jvm.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -248,27 +250,65 @@ std::string trim(std::string s)
 
 }  // namespace
 
-JvmTarget inspect_target(int pid)
+namespace {
+
+// /proc/PID/cmdline with NULs as spaces.
+std::string command_line(const std::string &proc)
 {
-    JvmTarget t;
-    t.pid = pid;
-    const std::string proc = "/proc/" + std::to_string(pid);
-    if (access(proc.c_str(), F_OK) != 0)
-        throw Error("no process with pid " + std::to_string(pid) + ": check the pid (e.g. `pgrep -l java`)", ESRCH);
-    t.comm = trim(read_file(proc + "/comm"));
-    std::string maps = read_file(proc + "/maps");
-    if (maps.empty())
-        throw Error("cannot read " + proc + "/maps: run jmethodtime as root", EACCES);
-    LibjvmMapping m = find_libjvm(maps);
-    if (!m.found)
-        throw Error("pid " + std::to_string(pid) + " (" + t.comm +
-                        ") is not a JVM: no libjvm.so is mapped; give the pid of a java process",
-                    EINVAL);
-    // Through the target's root, so a JVM in another mount namespace resolves.
-    t.libjvm = proc + "/root" + m.path;
-    if (access(t.libjvm.c_str(), R_OK) != 0)
-        t.libjvm = m.path;
-    LibjvmInfo info = inspect_libjvm(t.libjvm);
+    std::string cmd = read_file(proc + "/cmdline");
+    while (!cmd.empty() && cmd.back() == '\0')
+        cmd.pop_back();
+    for (char &c : cmd)
+        if (c == '\0')
+            c = ' ';
+    return cmd;
+}
+
+bool is_kernel_thread(const std::string &proc)
+{
+    // Field 9 of stat is flags; PF_KTHREAD = 0x00200000. comm (field 2) may hold spaces.
+    std::string stat = read_file(proc + "/stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos)
+        return false;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string field;
+    for (int i = 3; i < 9 && rest >> field; i++) {
+    }
+    unsigned long flags = 0;
+    rest >> flags;
+    return (flags & 0x00200000UL) != 0;
+}
+
+std::string unquote(std::string v)
+{
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+        v = v.substr(1, v.size() - 2);
+    return v;
+}
+
+}  // namespace
+
+std::string jdk_version_of(const std::string &libjvm_seen, const std::string &root_prefix)
+{
+    // JDK 9+: HOME/lib/server/libjvm.so; JDK 8: HOME/jre/lib/ARCH/server/libjvm.so.
+    std::string dir = libjvm_seen;
+    for (int up = 0; up < 5; up++) {
+        size_t slash = dir.rfind('/');
+        if (slash == std::string::npos || slash == 0)
+            break;
+        dir.resize(slash);
+        std::istringstream in(read_file(root_prefix + dir + "/release"));
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("JAVA_VERSION=", 0) == 0)
+                return unquote(line.substr(13));
+    }
+    return {};
+}
+
+bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs)
+{
     const UsdtNote *entry = nullptr, *ret = nullptr;
     for (const auto &n : info.notes) {
         if (n.name == "method__entry")
@@ -277,28 +317,173 @@ JvmTarget inspect_target(int pid)
             ret = &n;
     }
     if (!entry || !ret)
-        throw Error("the JDK of pid " + std::to_string(pid) + " (" + m.path +
+        return false;
+    if (regs && entry->args == ret->args)
+        *regs = register_args(entry->args);
+    return true;
+}
+
+TargetStatus examine_target(int pid)
+{
+    TargetStatus st;
+    JvmTarget &t = st.target;
+    t.pid = pid;
+    const std::string proc = "/proc/" + std::to_string(pid);
+    const std::string who = "pid " + std::to_string(pid);
+    auto fail = [&](TargetProblem p, const std::string &message, int err) {
+        st.problem = p;
+        st.message = message;
+        st.err = err;
+        return st;
+    };
+    if (access(proc.c_str(), F_OK) != 0)
+        return fail(TargetProblem::NoProcess,
+                    "no process with pid " + std::to_string(pid) + ": check the pid (e.g. `jmethodtime --list`)",
+                    ESRCH);
+    t.comm = trim(read_file(proc + "/comm"));
+    t.command = command_line(proc);
+    const std::string named = who + " (" + t.comm + ")";
+    std::string maps;
+    {
+        std::ifstream in(proc + "/maps");
+        int err = errno;
+        if (in) {
+            std::ostringstream ss;
+            ss << in.rdbuf();
+            maps = ss.str();
+        }
+        if (maps.empty() && is_kernel_thread(proc))
+            return fail(TargetProblem::KernelThread,
+                        named + " is a kernel thread, not a JVM: give the pid of a java process "
+                                "(`jmethodtime --list`)",
+                        EINVAL);
+        if (maps.empty() && !in) {
+            if (err == 0)
+                err = EACCES;
+            if (geteuid() != 0)
+                return fail(TargetProblem::Unreadable,
+                            "cannot read " + proc + "/maps (" + strerror(err) +
+                                "): run jmethodtime as root (sudo), or as the JVM's user with "
+                                "CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
+                            err);
+            return fail(TargetProblem::Unreadable,
+                        "cannot read " + proc + "/maps (" + strerror(err) +
+                            ") although running as root: " + named +
+                            " holds privileges this process lacks, or a security module forbids "
+                            "ptrace access to it; run jmethodtime where it may ptrace the JVM",
+                        err);
+        }
+        if (maps.empty()) {
+            // The file opened but read nothing: the process is exiting, or access was refused on read.
+            std::ifstream again(proc + "/maps");
+            if (access(proc.c_str(), F_OK) != 0)
+                return fail(TargetProblem::NoProcess, named + " exited: check the pid", ESRCH);
+            return fail(TargetProblem::Unreadable,
+                        "cannot read " + proc + "/maps: " +
+                            (geteuid() != 0 ? std::string("run jmethodtime as root (sudo)")
+                                            : std::string("access refused although running as root; run "
+                                                          "jmethodtime where it may ptrace the JVM")),
+                        EACCES);
+        }
+    }
+    LibjvmMapping m = find_libjvm(maps);
+    if (!m.found)
+        return fail(TargetProblem::NotJvm,
+                    named + " is not a JVM: no libjvm.so is mapped; give the pid of a java process "
+                            "(`jmethodtime --list`)",
+                    EINVAL);
+    t.libjvm_seen = m.path;
+    // Through the target's root, so a JVM in another mount namespace resolves.
+    t.libjvm = proc + "/root" + m.path;
+    if (access(t.libjvm.c_str(), R_OK) != 0)
+        t.libjvm = m.path;
+    t.jdk_version = jdk_version_of(m.path, proc + "/root");
+    LibjvmInfo info;
+    try {
+        info = inspect_libjvm(t.libjvm);
+    } catch (const Error &e) {
+        return fail(TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
+    }
+    if (!has_method_probes(info, &t.arg_regs))
+        return fail(TargetProblem::NoProbes,
+                    "the JDK of " + named + " (" + m.path +
                         ") was built without DTrace probes (no hotspot method__entry/method__return "
                         "stapsdt notes): use a JDK built with --enable-dtrace, such as Debian's or Temurin's",
                     ENOTSUP);
-    if (entry->args == ret->args)
-        t.arg_regs = register_args(entry->args);
+    t.has_probes = true;
 
-    bool enabled;
     if (info.flag_vaddr) {
         uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
         uint64_t bias = m.start - (info.first_load_vaddr & ~(page - 1));
         std::string byte = read_target_memory(pid, bias + *info.flag_vaddr, 1);
-        enabled = byte.empty() ? cmdline_enables_probes(pid) : byte[0] != 0;
+        t.probes_on = byte.empty() ? cmdline_enables_probes(pid) : byte[0] != 0;
     } else {
-        enabled = cmdline_enables_probes(pid);
+        t.probes_on = cmdline_enables_probes(pid);
     }
-    if (!enabled)
-        throw Error("pid " + std::to_string(pid) + " (" + t.comm +
-                        ") runs with the method probes off: restart the JVM with -XX:+DTraceMethodProbes "
-                        "(it cannot be switched on in a running JVM)",
+    if (!t.probes_on)
+        return fail(TargetProblem::ProbesOff,
+                    named + " runs with the method probes off: restart the JVM with -XX:+DTraceMethodProbes "
+                            "(it cannot be switched on in a running JVM), or start it with "
+                            "`jmethodtime [options] -- java ...`",
                     ENOTSUP);
-    return t;
+    return st;
+}
+
+JvmTarget inspect_target(int pid)
+{
+    TargetStatus st = examine_target(pid);
+    if (st.problem != TargetProblem::None)
+        throw Error(st.message, st.err);
+    return st.target;
+}
+
+std::vector<JvmTarget> list_jvms()
+{
+    std::vector<int> pids;
+    if (DIR *dir = opendir("/proc")) {
+        while (struct dirent *e = readdir(dir)) {
+            char *end = nullptr;
+            long pid = strtol(e->d_name, &end, 10);
+            if (pid > 0 && end && *end == '\0')
+                pids.push_back(static_cast<int>(pid));
+        }
+        closedir(dir);
+    }
+    std::sort(pids.begin(), pids.end());
+    std::vector<JvmTarget> jvms;
+    for (int pid : pids) {
+        if (pid == getpid())
+            continue;
+        TargetStatus st = examine_target(pid);
+        if (st.problem == TargetProblem::None || st.problem == TargetProblem::NoProbes ||
+            st.problem == TargetProblem::ProbesOff)
+            jvms.push_back(st.target);
+    }
+    return jvms;
+}
+
+uint64_t effective_capabilities(const std::string &status_text)
+{
+    std::istringstream in(status_text);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("CapEff:", 0) == 0)
+            return std::stoull(line.substr(7), nullptr, 16);
+    return 0;
+}
+
+void check_privileges()
+{
+    if (geteuid() == 0)
+        return;
+    constexpr int kCapSysAdmin = 21, kCapPerfmon = 38, kCapBpf = 39;
+    const uint64_t caps = effective_capabilities(read_file("/proc/self/status"));
+    auto has = [caps](int cap) { return (caps >> cap) & 1; };
+    if (has(kCapSysAdmin) || (has(kCapBpf) && has(kCapPerfmon)))
+        return;
+    throw Error("not enough privilege to load BPF programs (uid " + std::to_string(geteuid()) +
+                    "): run jmethodtime as root (sudo), or give it CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
+                EPERM);
 }
 
 }  // namespace jmt

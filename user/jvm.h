@@ -43,14 +43,52 @@ struct LibjvmInfo {
 // of any ELF file with probes (throws jmt::Error).
 LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
 
-// What the preflight found about a pid; throws jmt::Error with the cause and the fix.
+// True when info has hotspot method__entry and method__return notes; regs gets
+// their argument registers when both share one plain-register layout.
+bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs);
+
+// What the preflight found about a pid.
 struct JvmTarget {
     int pid = 0;
     std::string comm;
+    std::string command;      // /proc/PID/cmdline, arguments joined by spaces
     std::string libjvm;       // path usable from here (through /proc/PID/root)
+    std::string libjvm_seen;  // path as the target sees it (its mount namespace)
+    std::string jdk_version;  // JAVA_VERSION of the JDK's release file; empty if unknown
+    bool has_probes = false;  // libjvm has the hotspot method__entry/method__return notes
+    bool probes_on = false;   // the running JVM has DTraceMethodProbes (or the extended flag) on
     std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
 };
+
+// Why a pid cannot be traced, in the preflight's order.
+enum class TargetProblem { None, NoProcess, Unreadable, KernelThread, NotJvm, NoProbes, ProbesOff };
+
+struct TargetStatus {
+    JvmTarget target;
+    TargetProblem problem = TargetProblem::None;
+    std::string message;  // one line naming the cause and the fix; empty when None
+    int err = 0;
+};
+
+// Never throws for a bad target: the problem and its message say what is wrong.
+TargetStatus examine_target(int pid);
+
+// examine_target, throwing jmt::Error with the message unless the JVM is traceable.
 JvmTarget inspect_target(int pid);
+
+// Every JVM of the host (processes with libjvm.so mapped), by pid.
+std::vector<JvmTarget> list_jvms();
+
+// The JDK version a libjvm.so belongs to, from the release file of its JDK
+// (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file.
+std::string jdk_version_of(const std::string &libjvm_seen, const std::string &root_prefix);
+
+// Throws jmt::Error when this process may not load BPF programs and read other
+// processes: neither root nor CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN).
+void check_privileges();
+
+// Capability bits from the CapEff line of /proc/self/status text.
+uint64_t effective_capabilities(const std::string &status_text);
 
 // Reads len bytes of the target's memory at addr; empty on failure.
 std::string read_target_memory(int pid, uint64_t addr, size_t len);

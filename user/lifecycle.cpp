@@ -51,43 +51,55 @@ StopSignals::~StopSignals()
     sigprocmask(SIG_SETMASK, &old_, nullptr);
 }
 
-EndReason wait_for_end(const StopSignals &stop, int pid, double duration_s)
+TargetWatch::TargetWatch(int pid) : pid_(pid), fd_(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))) {}
+
+TargetWatch::~TargetWatch()
 {
-    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    struct PidFd {
-        int fd;
-        ~PidFd()
-        {
-            if (fd >= 0)
-                close(fd);
-        }
-    } guard{pidfd};
-    const uint64_t deadline = duration_s > 0 ? monotonic_ns() + static_cast<uint64_t>(duration_s * 1e9) : 0;
+    if (fd_ >= 0)
+        close(fd_);
+}
+
+Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t deadline_ns)
+{
     for (;;) {
-        int timeout_ms = pidfd >= 0 ? -1 : 200;  // without pidfd, poll the pid
-        if (deadline) {
+        int timeout_ms = target.fd() >= 0 ? -1 : 200;  // without pidfd, poll the pid
+        if (deadline_ns) {
             uint64_t now = monotonic_ns();
-            if (now >= deadline)
-                return EndReason::Duration;
-            int left = static_cast<int>((deadline - now + 999999) / 1000000);
+            if (now >= deadline_ns)
+                return {Wake::Deadline};
+            int left = static_cast<int>((deadline_ns - now + 999999) / 1000000);
             timeout_ms = timeout_ms < 0 ? left : std::min(timeout_ms, left);
         }
-        struct pollfd fds[2] = {{stop.fd(), POLLIN, 0}, {pidfd, POLLIN, 0}};
-        int n = poll(fds, pidfd >= 0 ? 2 : 1, timeout_ms);
+        struct pollfd fds[2] = {{stop.fd(), POLLIN, 0}, {target.fd(), POLLIN, 0}};
+        int n = poll(fds, target.fd() >= 0 ? 2 : 1, timeout_ms);
         if (n < 0 && errno != EINTR)
             throw Error(std::string("poll failed: ") + strerror(errno), errno);
         if (n > 0 && (fds[0].revents & POLLIN)) {
-            // Consume it: a signal left pending would be delivered when the mask is restored.
-            struct signalfd_siginfo info;
-            ssize_t got = read(stop.fd(), &info, sizeof(info));
-            (void)got;
-            return EndReason::Signal;
+            // Consumed: a signal left pending would be delivered when the mask is restored.
+            struct signalfd_siginfo info = {};
+            if (read(stop.fd(), &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
+                Woken w{Wake::Signal, static_cast<int>(info.ssi_signo), info.ssi_code == SI_KERNEL};
+                return w;
+            }
+            continue;
         }
-        if (n > 0 && pidfd >= 0 && (fds[1].revents & POLLIN))
-            return EndReason::TargetExited;
-        if (pidfd < 0 && kill(pid, 0) != 0 && errno == ESRCH)
-            return EndReason::TargetExited;
+        if (n > 0 && target.fd() >= 0 && (fds[1].revents & POLLIN))
+            return {Wake::TargetExited};
+        if (target.fd() < 0 && kill(target.pid(), 0) != 0 && errno == ESRCH)
+            return {Wake::TargetExited};
     }
+}
+
+EndReason wait_for_end(const StopSignals &stop, int pid, double duration_s)
+{
+    TargetWatch target(pid);
+    const uint64_t deadline = duration_s > 0 ? monotonic_ns() + static_cast<uint64_t>(duration_s * 1e9) : 0;
+    switch (wait_until(stop, target, deadline).wake) {
+    case Wake::Signal: return EndReason::Signal;
+    case Wake::Deadline: return EndReason::Duration;
+    case Wake::TargetExited: return EndReason::TargetExited;
+    }
+    return EndReason::Signal;
 }
 
 }  // namespace jmt

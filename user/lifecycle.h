@@ -28,6 +28,34 @@ private:
     int fd_ = -1;
 };
 
+// The exit of a process, seen through a pidfd (polled with kill(pid, 0) on
+// kernels without pidfd_open). Opened once, so a reused pid is never mistaken
+// for the target.
+class TargetWatch {
+public:
+    explicit TargetWatch(int pid);
+    ~TargetWatch();
+    TargetWatch(const TargetWatch &) = delete;
+    TargetWatch &operator=(const TargetWatch &) = delete;
+    int pid() const { return pid_; }
+    int fd() const { return fd_; }  // -1 without pidfd
+
+private:
+    int pid_;
+    int fd_;
+};
+
+enum class Wake { Signal, Deadline, TargetExited };
+
+struct Woken {
+    Wake wake = Wake::Deadline;
+    int signo = 0;               // Wake::Signal: which
+    bool from_terminal = false;  // Wake::Signal: sent by the terminal to the whole foreground group
+};
+
+// Waits for a stop signal, the monotonic deadline_ns (0: none), or the target's exit.
+Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t deadline_ns);
+
 enum class EndReason { Signal, Duration, TargetExited };
 
 // Waits for a stop signal, duration_s seconds (0: no limit), or the exit of pid.

@@ -36,27 +36,73 @@ std::string normalize_package(const std::string &spec)
     return p;
 }
 
+std::string normalize_glob(const std::string &spec, bool is_class)
+{
+    const char *what = is_class ? "--class" : "--method";
+    std::string g = spec;
+    if (is_class)
+        for (char &c : g)
+            if (c == '.')
+                c = '/';
+    if (g.empty())
+        throw std::invalid_argument(std::string("empty ") + what + " pattern: give a name or a glob such as " +
+                                    (is_class ? "'*Statement'" : "'get*'"));
+    if (g.size() >= JMT_GLOB_LEN)
+        throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' is longer than " +
+                                    std::to_string(JMT_GLOB_LEN - 1) + " bytes: shorten it with '*'");
+    for (char c : g) {
+        if (c == ';' || c == '(' || c == ')' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\n' ||
+            (!is_class && (c == '/' || c == '.')))
+            throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' contains '" +
+                                        std::string(1, c) + "': " +
+                                        (is_class ? "give a class name such as org/postgresql/jdbc/PgResultSet "
+                                                    "or a glob such as '*ResultSet'"
+                                                  : "give a method name such as getString or a glob such as "
+                                                    "'get*'; the class goes in --class"));
+    }
+    return g;
+}
+
 ParseOutcome parse_options(int argc, const char *const argv[])
 {
     ParseOutcome outcome;
     Options &o = outcome.options;
-    std::vector<std::string> packages;
+    std::vector<std::string> packages, classes, methods;
     std::string sort = "excl";
 
     CLI::App app{"jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
                  "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
-                 "The JVM must run with -XX:+DTraceMethodProbes.",
+                 "The JVM must run with -XX:+DTraceMethodProbes; in launch mode (-- java ...)\n"
+                 "jmethodtime adds the flag itself and traces from the first Java method.\n\n"
+                 "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
+                 "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
+                 "  jmethodtime --list                            show the JVMs on this host\n",
                  "jmethodtime"};
     app.set_version_flag("-V,--version", "jmethodtime " JMT_VERSION);
-    app.add_option("-p,--pid", o.pid, "Process id of the JVM to trace")
-        ->required()
-        ->check(CLI::PositiveNumber);
+    auto *pid = app.add_option("-p,--pid", o.pid, "Process id of the JVM to trace")->check(CLI::PositiveNumber);
+    auto *list = app.add_flag("--list", o.list,
+                              "List the JVMs on this host (pid, command, JDK version, libjvm, whether the "
+                              "probes exist and are enabled) and exit");
     app.add_option("--package", packages,
                    "Trace only classes under this package prefix (org/postgresql or org.postgresql; "
                    "whole segments; repeatable). Default: every method")
         ->take_all();
-    app.add_option("-d,--duration", o.duration_s, "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits)")
+    app.add_option("--class", classes,
+                   "Trace only classes matching this glob ('*' any run, '?' one character; "
+                   "org.postgresql.jdbc.PgResultSet or '*ResultSet'; repeatable, with --package both must match)")
+        ->take_all();
+    app.add_option("--method", methods,
+                   "Trace only methods whose name matches this glob ('get*', '<init>'; repeatable)")
+        ->take_all();
+    app.add_option("-d,--duration", o.duration_s,
+                   "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
+                   "command runs on untraced)")
         ->check(CLI::NonNegativeNumber);
+    app.add_option("-i,--interval", o.interval_s,
+                   "Print a report every SECONDS with the calls that completed in that interval, with a "
+                   "timestamp")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
     app.add_option("--top", o.top, "Rows in the table (0: all)")->capture_default_str();
     app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl")
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl"}))
@@ -70,15 +116,39 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
+    pid->excludes(list);
 
     std::ostringstream out, err;
     try {
-        app.parse(argc, argv);
+        // Launch mode: everything after the first "--" is the command, never our options.
+        int own = argc;
+        for (int i = 1; i < argc; i++)
+            if (std::string(argv[i]) == "--") {
+                own = i;
+                o.command.assign(argv + i + 1, argv + argc);
+                break;
+            }
+        app.parse(own, argv);
+        if (own < argc && o.command.empty())
+            throw CLI::ValidationError("no command after --: give one, e.g. -- java -cp app.jar Main");
+        if (!o.command.empty() && (o.pid || o.list))
+            throw CLI::ValidationError(std::string(o.pid ? "--pid" : "--list") +
+                                       " excludes a command after --: trace a running JVM or launch one");
         if (packages.size() > JMT_MAX_PREFIXES)
             throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
                                                         " prefixes: use a common parent package");
+        if (o.pid == 0 && !o.list && o.command.empty())
+            throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
+                                       "(jmethodtime -- java ...), or --list");
+        if (classes.size() > JMT_MAX_GLOBS || methods.size() > JMT_MAX_GLOBS)
+            throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
+                                                               " patterns each: combine them with '*'");
         for (const auto &p : packages)
             o.packages.push_back(normalize_package(p));
+        for (const auto &g : classes)
+            o.class_globs.push_back(normalize_glob(g, true));
+        for (const auto &g : methods)
+            o.method_globs.push_back(normalize_glob(g, false));
     } catch (const CLI::ParseError &e) {
         outcome.exit_now = true;
         outcome.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;  // 2: usage error

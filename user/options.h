@@ -9,8 +9,14 @@
 namespace jmt {
 
 struct Options {
-    int pid = 0;
+    int pid = 0;                        // attach mode: the JVM to trace
+    std::vector<std::string> command;   // launch mode: the java command after "--"
+    bool list = false;                  // --list: show the JVMs on this host, trace nothing
     std::vector<std::string> packages;  // JVM form, no trailing '/'
+    std::vector<std::string> class_globs;   // JVM form ('.' -> '/'); '*' and '?' wildcards
+    std::vector<std::string> method_globs;  // method names; '*' and '?' wildcards
+    double interval_s = 0;              // >0: a report per interval of this many seconds
+    bool per_thread = false;            // rows split by thread
     double duration_s = 0;              // 0: until signal or target exit
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;
@@ -34,5 +40,9 @@ ParseOutcome parse_options(int argc, const char *const argv[]);
 // "org.postgresql" or "org/postgresql/" -> "org/postgresql".
 // Throws std::invalid_argument naming the problem for empty or malformed input.
 std::string normalize_package(const std::string &spec);
+
+// A --class or --method glob, checked and in JVM form ('.' -> '/' for classes).
+// Throws std::invalid_argument naming the problem.
+std::string normalize_glob(const std::string &spec, bool is_class);
 
 }  // namespace jmt

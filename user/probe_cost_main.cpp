@@ -1,7 +1,8 @@
 // jmt-probe-cost [ROUNDS]: the cost of one probe event on this kernel, measured
 // on the tool's own probes (the ones the start-up calibration fires) under
 // nothing, the empty floor programs, and jmethodtime's programs keeping or
-// rejecting the method. In-process and repeatable: the benchmark's companion
+// rejecting the method, keeping it through --class/--method globs ("globs"),
+// and keeping it with --per-thread rows ("thread"). In-process and repeatable: the benchmark's companion
 // to tests/bench/overhead.sh, which measures inside a JVM.
 #include <bpf/bpf.h>
 #include <unistd.h>
@@ -69,8 +70,16 @@ int main(int argc, char **argv)
         filtered.arg_regs = self_probe::arg_regs();
         ProgramConfig unfiltered = filtered;
         unfiltered.packages.clear();
+        // The same verdicts through --class/--method globs (decided once per method).
+        ProgramConfig globbed = filtered;
+        globbed.class_globs = {"*/Calibration", "*/Outer"};
+        globbed.method_globs = {"f?re"};
+        ProgramConfig threaded = filtered;
+        threaded.per_thread = true;
         SkeletonPtr with_filter = load_programs(filtered);
         SkeletonPtr without_filter = load_programs(unfiltered);
+        SkeletonPtr with_globs = load_programs(globbed);
+        SkeletonPtr per_thread = load_programs(threaded);
 
         struct Mode {
             const char *name;
@@ -80,9 +89,11 @@ int main(int argc, char **argv)
         const std::vector<Mode> modes = {
             {"bare", nullptr, nullptr, true},
             {"floor", floor->progs.floor_entry, floor->progs.floor_return, true},
-            {"full", without_filter->progs.handle_entry, without_filter->progs.handle_return, true},
-            {"keep", with_filter->progs.handle_entry, with_filter->progs.handle_return, true},
-            {"reject", with_filter->progs.handle_entry, with_filter->progs.handle_return, false},
+            {"full", without_filter->progs.handle_entry, return_program(without_filter.get()), true},
+            {"keep", with_filter->progs.handle_entry, return_program(with_filter.get()), true},
+            {"reject", with_filter->progs.handle_entry, return_program(with_filter.get()), false},
+            {"globs", with_globs->progs.handle_entry, return_program(with_globs.get()), true},
+            {"thread", per_thread->progs.handle_entry, return_program(per_thread.get()), true},
         };
         auto attach_mode = [&](const Mode &m) {
             std::vector<LinkPtr> links;

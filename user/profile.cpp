@@ -22,6 +22,22 @@ MethodStats &MethodStats::operator+=(const MethodStats &o)
     return *this;
 }
 
+MethodStats &MethodStats::operator-=(const MethodStats &o)
+{
+    auto minus = [](uint64_t &a, uint64_t b) { a = a > b ? a - b : 0; };
+    minus(calls, o.calls);
+    minus(wall_incl_ns, o.wall_incl_ns);
+    minus(wall_excl_ns, o.wall_excl_ns);
+    minus(cpu_incl_ns, o.cpu_incl_ns);
+    minus(cpu_excl_ns, o.cpu_excl_ns);
+    minus(unreturned, o.unreturned);
+    minus(events_incl, o.events_incl);
+    minus(events_excl, o.events_excl);
+    minus(traced_incl, o.traced_incl);
+    minus(traced_excl, o.traced_excl);
+    return *this;
+}
+
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 {
     auto overhead = [&](uint64_t events, uint64_t traced) {
@@ -58,7 +74,17 @@ auto name_of(const MethodRow &r) { return std::tie(r.klass, r.method, r.signatur
 
 }  // namespace
 
-// Total order for distinct names; rows equal in key and name keep their input order.
+bool per_thread_rows(const std::vector<MethodRow> &rows)
+{
+    return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.tid != 0; });
+}
+
+bool per_thread_profile(const Profile &profile)
+{
+    return profile.per_thread || per_thread_rows(profile.methods);
+}
+
+// Total order for distinct (name, tid); rows equal in key, name and tid keep their input order.
 std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key)
 {
     std::vector<MethodRow> out = rows;
@@ -66,19 +92,21 @@ std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey k
         uint64_t va = sort_value(a.stats, key), vb = sort_value(b.stats, key);
         if (va != vb)
             return va > vb;
-        return name_of(a) < name_of(b);
+        if (name_of(a) != name_of(b))
+            return name_of(a) < name_of(b);
+        return a.tid < b.tid;
     });
     return out;
 }
 
-// Output order is first-seen order of each (class, method, signature); each
-// output row's stats are the sum of all its input rows.
+// Output order is first-seen order of each (class, method, signature, tid);
+// each output row's stats are the sum of all its input rows.
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
 {
     std::vector<MethodRow> out;
-    std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, size_t> index;
     for (const auto &r : rows) {
-        auto key = std::make_tuple(r.klass, r.method, r.signature);
+        auto key = std::make_tuple(r.klass, r.method, r.signature, r.tid);
         auto it = index.find(key);
         if (it == index.end()) {
             index.emplace(key, out.size());
@@ -86,6 +114,23 @@ std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
         } else {
             out[it->second].stats += r.stats;
         }
+    }
+    return out;
+}
+
+std::vector<MethodRow> rows_since(const std::vector<MethodRow> &now, const std::vector<MethodRow> &before)
+{
+    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, const MethodStats *> earlier;
+    for (const MethodRow &r : before)
+        earlier.emplace(std::make_tuple(r.klass, r.method, r.signature, r.tid), &r.stats);
+    std::vector<MethodRow> out;
+    for (const MethodRow &r : now) {
+        MethodRow delta = r;
+        auto it = earlier.find(std::make_tuple(r.klass, r.method, r.signature, r.tid));
+        if (it != earlier.end())
+            delta.stats -= *it->second;
+        if (delta.stats.calls > 0)
+            out.push_back(std::move(delta));
     }
     return out;
 }

@@ -23,12 +23,15 @@ struct MethodStats {
     uint64_t traced_excl = 0; // of events_excl, events of traced methods
 
     MethodStats &operator+=(const MethodStats &o);
+    MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
 };
 
 struct MethodRow {
     std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
     std::string method;     // getString
     std::string signature;  // (I)Ljava/lang/String;
+    uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
+    std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
 };
 
@@ -47,6 +50,8 @@ struct Diagnostics {
     uint64_t truncated_names = 0;    // names longer than the kernel buffer, not recoverable
     uint64_t threads_traced = 0;     // threads that hit a traced method
     uint64_t threads_ended = 0;      // of those, threads that exited (state freed)
+    uint64_t glob_budget_out = 0;    // methods not traced: a --class/--method glob ran out of steps
+    uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap
@@ -66,21 +71,35 @@ struct Profile {
     int pid = 0;
     uint64_t duration_ns = 0;           // wall time of the trace
     std::vector<std::string> packages;  // JVM-form prefixes, empty = all
+    std::vector<std::string> class_globs;   // --class, JVM form; empty = all
+    std::vector<std::string> method_globs;  // --method; empty = all
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
     ProbeCost probe_cost;               // calibrated cost (zero when not calibrated)
     bool corrected = false;             // methods' times have the probe cost taken out
+    bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
+    uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
+    uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
 };
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl };
 
-// Rows sorted descending by key (ties: by class, method, signature ascending).
+// Whether rows are split by thread (--per-thread): some row carries a tid.
+bool per_thread_rows(const std::vector<MethodRow> &rows);
+// Whether the reports of profile show threads: profile.per_thread or per_thread_rows.
+bool per_thread_profile(const struct Profile &profile);
+
+// Rows sorted descending by key (ties: by class, method, signature, tid ascending).
 std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key);
 
 // Rows with at least min_calls calls, in their order.
 std::vector<MethodRow> rows_with_min_calls(const std::vector<MethodRow> &rows, uint64_t min_calls);
 
-// Merges rows with equal (class, method, signature), summing their stats.
+// The calls completed between two snapshots: now less before, matched by
+// (class, method, signature, tid); rows without new calls are left out.
+std::vector<MethodRow> rows_since(const std::vector<MethodRow> &now, const std::vector<MethodRow> &before);
+
+// Merges rows with equal (class, method, signature, tid), summing their stats.
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows);
 
 }  // namespace jmt

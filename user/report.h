@@ -18,15 +18,24 @@ struct TableOptions {
 // "950 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
 std::string format_duration(uint64_t ns);
 
+// "2026-11-21T20:51:03.123Z": ns since the epoch as UTC, millisecond precision.
+std::string format_utc(uint64_t unix_ns);
+
+// "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
+std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
+                        const std::vector<std::string> &method_globs);
+
 // The seed-style table: header with total elapsed time, aligned columns,
 // top N rows by the sort key, then the diagnostic lines that are non-zero.
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts);
 
-// One JSON document with every method (not just the top N).
+// One JSON document with every method (not just the top N). An interval's
+// report (profile.interval > 0) is one line (JSON Lines) with "interval" and "end_time".
 void write_json(std::ostream &out, const Profile &profile);
 
 // RFC 4180 CSV: a header, then every method sorted by sort (columns named
-// like the JSON keys).
+// like the JSON keys). An interval's report starts each line with its
+// interval and end_time, and only interval 1 has the header.
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort);
 
 // One line per non-zero diagnostic counter, in words a user understands.

@@ -9,21 +9,27 @@ namespace {
 using nlohmann::json;
 
 // Key names are a stable contract (README); times in ns.
-json method_json(const MethodRow &m)
+// With per_thread (--per-thread), also the thread's "tid" and "thread" name.
+json method_json(const MethodRow &m, bool per_thread)
 {
-    return {{"class", m.klass},
-            {"method", m.method},
-            {"signature", m.signature},
-            {"calls", m.stats.calls},
-            {"wall_incl_ns", m.stats.wall_incl_ns},
-            {"wall_excl_ns", m.stats.wall_excl_ns},
-            {"cpu_incl_ns", m.stats.cpu_incl_ns},
-            {"cpu_excl_ns", m.stats.cpu_excl_ns},
-            {"unreturned", m.stats.unreturned},
-            {"events_incl", m.stats.events_incl},
-            {"events_excl", m.stats.events_excl},
-            {"traced_events_incl", m.stats.traced_incl},
-            {"traced_events_excl", m.stats.traced_excl}};
+    json row = {{"class", m.klass},
+                {"method", m.method},
+                {"signature", m.signature},
+                {"calls", m.stats.calls},
+                {"wall_incl_ns", m.stats.wall_incl_ns},
+                {"wall_excl_ns", m.stats.wall_excl_ns},
+                {"cpu_incl_ns", m.stats.cpu_incl_ns},
+                {"cpu_excl_ns", m.stats.cpu_excl_ns},
+                {"unreturned", m.stats.unreturned},
+                {"events_incl", m.stats.events_incl},
+                {"events_excl", m.stats.events_excl},
+                {"traced_events_incl", m.stats.traced_incl},
+                {"traced_events_excl", m.stats.traced_excl}};
+    if (per_thread) {
+        row["tid"] = m.tid;
+        row["thread"] = m.thread;
+    }
+    return row;
 }
 
 // Every counter, zero or not (unlike the table's diagnostic lines).
@@ -41,7 +47,9 @@ json diagnostics_json(const Diagnostics &d)
             {"arg_fail", d.arg_fail},
             {"truncated_names", d.truncated_names},
             {"threads_traced", d.threads_traced},
-            {"threads_ended", d.threads_ended}};
+            {"threads_ended", d.threads_ended},
+            {"glob_budget_out", d.glob_budget_out},
+            {"thread_rows_full", d.thread_rows_full}};
 }
 
 }  // namespace
@@ -49,11 +57,14 @@ json diagnostics_json(const Diagnostics &d)
 void write_json(std::ostream &out, const Profile &profile)
 {
     json methods = json::array();
+    const bool per_thread = per_thread_profile(profile);
     for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
-        methods.push_back(method_json(m));
-    const json doc = {{"pid", profile.pid},
+        methods.push_back(method_json(m, per_thread));
+    json doc = {{"pid", profile.pid},
                       {"duration_ns", profile.duration_ns},
                       {"packages", profile.packages},
+                      {"class_globs", profile.class_globs},
+                      {"method_globs", profile.method_globs},
                       {"times", profile.corrected ? "corrected" : "raw"},
                       {"probe_cost",
                        {{"traced_event_ns", profile.probe_cost.traced_event_ns},
@@ -62,7 +73,11 @@ void write_json(std::ostream &out, const Profile &profile)
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
     // invalid byte becomes U+FFFD instead of throwing.
-    out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    if (profile.interval) {
+        doc["interval"] = profile.interval;
+        doc["end_time"] = format_utc(profile.end_unix_ns);
+    }
+    out << doc.dump(profile.interval ? -1 : 2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace jmt

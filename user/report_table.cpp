@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <array>
+#include <set>
+#include <tuple>
 
 #include "report.h"
 
@@ -27,16 +29,6 @@ const char *sort_description(SortKey key)
     return "";
 }
 
-// "all methods", "package a/b" or "packages a/b, c/d".
-std::string packages_text(const std::vector<std::string> &packages)
-{
-    if (packages.empty())
-        return "all methods";
-    std::string s = packages.size() == 1 ? "package " : "packages ";
-    for (size_t i = 0; i < packages.size(); i++)
-        s += (i ? ", " : "") + packages[i];
-    return s;
-}
 
 Cells cells_of(const MethodStats &s)
 {
@@ -67,16 +59,40 @@ void write_line(std::ostream &out, const Cells &cells, const Widths &w, const st
     out << last << "\n";
 }
 
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows)
+// --per-thread: "worker-1 (4242)"; the row of the calls not split by thread
+// (tid 0) shows its name alone.
+std::string thread_text(const MethodRow &r)
+{
+    if (r.tid == 0)
+        return r.thread;
+    return (r.thread.empty() ? "?" : r.thread) + " (" + std::to_string(r.tid) + ")";
+}
+
+// Split by thread, a left-aligned Thread column (as wide as its widest cell)
+// comes between the numeric columns and Method.
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread)
 {
     std::vector<Cells> body;
     body.reserve(rows.size());
     for (const MethodRow &r : rows)
         body.push_back(cells_of(r.stats));
     const Widths w = widths_of(body);
-    write_line(out, kHeader, w, "Method");
+    if (!per_thread) {
+        write_line(out, kHeader, w, "Method");
+        for (size_t i = 0; i < rows.size(); i++)
+            write_line(out, body[i], w, method_text(rows[i]));
+        return;
+    }
+    const std::string header = "Thread";
+    size_t thread_width = header.size();
+    for (const MethodRow &r : rows)
+        thread_width = std::max(thread_width, thread_text(r).size());
+    auto last = [&](const std::string &thread, const std::string &method) {
+        return thread + std::string(thread_width - thread.size(), ' ') + kGap + method;
+    };
+    write_line(out, kHeader, w, last(header, "Method"));
     for (size_t i = 0; i < rows.size(); i++)
-        write_line(out, body[i], w, method_text(rows[i]));
+        write_line(out, body[i], w, last(thread_text(rows[i]), method_text(rows[i])));
 }
 
 void write_methods(std::ostream &out, const Profile &profile, const TableOptions &opts)
@@ -87,9 +103,23 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
     std::vector<MethodRow> rows = sorted_rows(profile.methods, opts.sort);
     if (opts.top != 0 && rows.size() > opts.top)
         rows.resize(opts.top);
-    out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
-        << sort_description(opts.sort) << "\n\n";
-    write_rows(out, rows);
+    const bool per_thread = per_thread_profile(profile);
+    if (per_thread) {
+        std::set<std::tuple<std::string, std::string, std::string>> methods;
+        std::set<uint32_t> threads;
+        for (const MethodRow &m : profile.methods) {
+            methods.emplace(m.klass, m.method, m.signature);
+            if (m.tid)
+                threads.insert(m.tid);
+        }
+        out << profile.methods.size() << " rows: " << methods.size() << " methods in " << threads.size()
+            << (threads.size() == 1 ? " thread, " : " threads, ") << calls << " calls; top " << rows.size() << " by " << sort_description(opts.sort)
+            << "\n\n";
+    } else {
+        out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
+            << sort_description(opts.sort) << "\n\n";
+    }
+    write_rows(out, rows, per_thread);
 }
 
 // The probe cost behind the times: taken out, or left in with --raw.
@@ -117,10 +147,33 @@ void write_diagnostics(std::ostream &out, const Diagnostics &diag)
 
 }  // namespace
 
+std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
+                        const std::vector<std::string> &method_globs)
+{
+    std::string s;
+    auto add = [&s](const char *one, const char *many, const std::vector<std::string> &items) {
+        if (items.empty())
+            return;
+        s += s.empty() ? "" : "; ";
+        s += items.size() == 1 ? one : many;
+        for (size_t i = 0; i < items.size(); i++)
+            s += (i ? ", " : " ") + items[i];
+    };
+    add("package", "packages", packages);
+    add("class", "classes", class_globs);
+    add("method", "methods", method_globs);
+    return s.empty() ? "all methods" : s;
+}
+
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
 {
-    out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
-        << packages_text(profile.packages) << "\n";
+    if (profile.interval)
+        out << "Interval " << profile.interval << " ending " << format_utc(profile.end_unix_ns) << " ("
+            << format_duration(profile.duration_ns) << "), pid " << profile.pid << ": "
+            << filter_text(profile.packages, profile.class_globs, profile.method_globs) << "\n";
+    else
+        out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
+            << filter_text(profile.packages, profile.class_globs, profile.method_globs) << "\n";
     write_probe_cost(out, profile);
     if (profile.methods.empty())
         out << "No traced method completed a call during the trace. Check --package (org/postgresql or "

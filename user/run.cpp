@@ -1,6 +1,11 @@
 #include "run.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -9,6 +14,8 @@
 #include "calibrate.h"
 #include "error.h"
 #include "jvm.h"
+#include "jvm_list.h"
+#include "launch.h"
 #include "lifecycle.h"
 #include "report.h"
 #include "tracer.h"
@@ -17,14 +24,307 @@ namespace jmt {
 
 namespace {
 
-std::string describe_packages(const std::vector<std::string> &packages)
+constexpr uint64_t kNsPerSec = 1000000000ULL;
+constexpr uint64_t kProgressPeriodNs = kNsPerSec;  // progress line refresh
+
+std::string describe_filter(const Options &o)
 {
-    if (packages.empty())
-        return "all methods";
-    std::string s = "packages ";
-    for (size_t i = 0; i < packages.size(); i++)
-        s += (i ? ", " : "") + packages[i];
-    return s;
+    return filter_text(o.packages, o.class_globs, o.method_globs);
+}
+
+uint64_t unix_now_ns()
+{
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+}
+
+uint64_t earliest(std::initializer_list<uint64_t> deadlines)
+{
+    uint64_t best = 0;
+    for (uint64_t d : deadlines)
+        if (d && (!best || d < best))
+            best = d;
+    return best;
+}
+
+// Where the report goes: -o FILE (opened before tracing, so a wrong path fails
+// at once) or standard output.
+class ReportSink {
+public:
+    explicit ReportSink(const std::string &path) : path_(path)
+    {
+        if (path.empty())
+            return;
+        file_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+        if (!*file_)
+            throw Error("cannot write the report to " + path + ": " + strerror(errno) +
+                            "; give a writable path with -o",
+                        errno);
+    }
+    std::ostream &stream() { return file_ ? *file_ : std::cout; }
+    void flush()
+    {
+        stream().flush();
+        if (!stream())
+            throw Error("writing the report to " + (file_ ? path_ : std::string("standard output")) +
+                            " failed: " + strerror(errno) + "; check the disk space and the path",
+                        errno);
+    }
+
+private:
+    std::string path_;
+    std::unique_ptr<std::ofstream> file_;
+};
+
+void write_report(ReportSink &sink, const Options &options, Profile profile)
+{
+    if (profile.corrected)
+        for (MethodRow &row : profile.methods)
+            row.stats = without_probe_cost(row.stats, profile.probe_cost);
+    profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
+    std::ostream &out = sink.stream();
+    if (options.json) {
+        write_json(out, profile);
+    } else if (options.csv) {
+        write_csv(out, profile, options.sort);
+    } else {
+        TableOptions table;
+        table.top = options.top;
+        table.sort = options.sort;
+        write_table(out, profile, table);
+        if (profile.interval)
+            out << "\n";
+    }
+    sink.flush();
+}
+
+// "987", "12.3K", "4.56M": three significant digits above 9999.
+std::string format_count(uint64_t n)
+{
+    if (n < 10000)
+        return std::to_string(n);
+    const char *units[] = {"K", "M", "G", "T"};
+    double v = static_cast<double>(n);
+    int u = -1;
+    while (v >= 1000 && u < 3) {
+        v /= 1000;
+        u++;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, units[u]);
+    return buf;
+}
+
+// "\r12 s: 1.23M probe events, 45 methods" on a terminal's stderr, rewritten in place.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+    ~ProgressLine() { clear(); }
+    void show(uint64_t elapsed_ns, const Tracer::Progress &p)
+    {
+        if (!enabled_)
+            return;
+        std::fprintf(stderr, "\r\033[K%llu s: %s probe events, %llu methods traced",
+                     static_cast<unsigned long long>(elapsed_ns / kNsPerSec), format_count(p.events).c_str(),
+                     static_cast<unsigned long long>(p.methods));
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void clear()
+    {
+        if (shown_)
+            std::fputs("\r\033[K", stderr);
+        shown_ = false;
+    }
+
+private:
+    bool enabled_;
+    bool shown_ = false;
+};
+
+struct Target {
+    int pid = 0;
+    std::string comm;
+    std::string libjvm;
+    std::optional<std::array<uint8_t, 7>> arg_regs;
+};
+
+// The JVM launch mode will run: its libjvm must have the probes.
+Target launch_target(const LaunchPlan &plan)
+{
+    Target t;
+    t.libjvm = plan.libjvm;
+    LibjvmInfo info = inspect_libjvm(plan.libjvm);
+    if (!has_method_probes(info, &t.arg_regs))
+        throw Error("the JDK of " + plan.java + " (" + plan.libjvm +
+                        ") was built without DTrace probes (no hotspot method__entry/method__return "
+                        "stapsdt notes): use a JDK built with --enable-dtrace, such as Debian's or Temurin's",
+                    ENOTSUP);
+    t.comm = "java";
+    return t;
+}
+
+int run_list(const Options &options)
+{
+    if (geteuid() != 0)
+        std::cerr << "jmethodtime: not root: JVMs of other users are not listed (run as root to see all)"
+                  << std::endl;
+    std::vector<JvmTarget> jvms = list_jvms();
+    ReportSink sink(options.output);
+    if (options.json)
+        write_jvm_json(sink.stream(), jvms);
+    else
+        write_jvm_table(sink.stream(), jvms);
+    sink.flush();
+    return 0;
+}
+
+int run_trace(const Options &options)
+{
+    check_kernel();
+    check_privileges();
+    const bool launch = !options.command.empty();
+    Target target;
+    LaunchPlan plan;
+    if (launch) {
+        const char *path = getenv("PATH");
+        plan = plan_launch(options.command, path ? path : "/usr/local/bin:/usr/bin:/bin");
+        target = launch_target(plan);
+    } else {
+        JvmTarget jvm = inspect_target(options.pid);
+        target.pid = jvm.pid;
+        target.comm = jvm.comm;
+        target.libjvm = jvm.libjvm;
+        target.arg_regs = jvm.arg_regs;
+    }
+    ReportSink sink(options.output);
+    StopSignals stop;
+    ProbeCost cost;
+    if (!options.raw)
+        cost = calibrate_probe_cost(options.verbose, options.per_thread);
+
+    // Launch mode: the child waits at its gate until the probes are attached.
+    std::unique_ptr<LaunchedCommand> child;
+    if (launch) {
+        child = std::make_unique<LaunchedCommand>(plan.argv);
+        target.pid = child->pid();
+    }
+    TracerConfig config;
+    config.programs.pid = target.pid;
+    config.programs.packages = options.packages;
+    config.programs.class_globs = options.class_globs;
+    config.programs.method_globs = options.method_globs;
+    config.programs.per_thread = options.per_thread;
+    config.programs.arg_regs = target.arg_regs;
+    config.programs.verbose = options.verbose;
+    config.libjvm = target.libjvm;
+    auto tracer = std::make_unique<Tracer>(config);
+    TargetWatch watch(target.pid);
+    if (launch)
+        child->release();
+
+    const uint64_t start_ns = monotonic_ns();
+    if (launch)
+        std::cerr << "Tracing " << describe_filter(options) << " in " << plan.java << " (pid " << target.pid
+                  << ") from its start; the report follows its exit" << std::endl;
+    else
+        std::cerr << "Tracing " << describe_filter(options) << " in pid " << target.pid << " (" << target.comm
+                  << "); Ctrl-C or SIGTERM to stop" << std::endl;
+
+    Profile base;
+    base.pid = target.pid;
+    base.packages = options.packages;
+    base.class_globs = options.class_globs;
+    base.method_globs = options.method_globs;
+    base.per_thread = options.per_thread;
+    base.probe_cost = cost;
+    base.corrected = !options.raw;
+
+    const uint64_t interval_ns = static_cast<uint64_t>(options.interval_s * 1e9);
+    const uint64_t end_deadline = options.duration_s > 0 ? start_ns + static_cast<uint64_t>(options.duration_s * 1e9) : 0;
+    uint64_t next_interval = interval_ns ? start_ns + interval_ns : 0;
+    // The command shares the terminal in launch mode: no progress line over its output.
+    ProgressLine progress(!launch && isatty(STDERR_FILENO));
+    uint64_t next_progress = !launch && isatty(STDERR_FILENO) ? start_ns + kProgressPeriodNs : 0;
+
+    std::vector<MethodRow> previous;  // -i: totals at the end of the last interval
+    uint64_t interval_start = start_ns;
+    uint32_t interval_no = 0;
+    auto interval_profile = [&](const Snapshot &snap, uint64_t now) {
+        Profile p = base;
+        p.interval = ++interval_no;
+        p.end_unix_ns = unix_now_ns();
+        p.duration_ns = now - interval_start;
+        p.methods = rows_since(snap.methods, previous);
+        p.diag = snap.diag;
+        previous = snap.methods;
+        interval_start = now;
+        return p;
+    };
+
+    EndReason reason;
+    for (;;) {
+        Woken w = wait_until(stop, watch, earliest({end_deadline, next_interval, next_progress}));
+        if (w.wake == Wake::Signal) {
+            if (!launch) {
+                reason = EndReason::Signal;
+                break;
+            }
+            // The terminal signals the command itself; signals sent to jmethodtime are passed on.
+            if (!w.from_terminal)
+                child->forward(w.signo);
+            continue;
+        }
+        if (w.wake == Wake::TargetExited) {
+            reason = EndReason::TargetExited;
+            break;
+        }
+        const uint64_t now = monotonic_ns();
+        if (end_deadline && now >= end_deadline) {
+            reason = EndReason::Duration;
+            break;
+        }
+        if (next_interval && now >= next_interval) {
+            Profile p = interval_profile(tracer->snapshot(), now);
+            progress.clear();
+            write_report(sink, options, std::move(p));
+            while (next_interval <= now)
+                next_interval += interval_ns;
+        }
+        if (next_progress && now >= next_progress) {
+            progress.show(now - start_ns, tracer->progress());
+            next_progress += kProgressPeriodNs;
+        }
+    }
+    const uint64_t end_ns = monotonic_ns();
+    Snapshot snap = tracer->snapshot();
+    tracer.reset();  // detach before formatting: the JVM runs untraced from here
+    progress.clear();
+
+    int exit_code = 0;
+    if (launch && reason == EndReason::TargetExited) {
+        exit_code = child->wait();
+        std::cerr << "Command exited with status " << exit_code << "; detached" << std::endl;
+    } else if (reason == EndReason::TargetExited) {
+        std::cerr << "Target pid " << target.pid << " exited; detached" << std::endl;
+    } else {
+        std::cerr << "Detached from pid " << target.pid << std::endl;
+    }
+
+    Profile last = interval_ns ? interval_profile(snap, end_ns) : base;
+    if (!interval_ns) {
+        last.duration_ns = end_ns - start_ns;
+        last.methods = std::move(snap.methods);
+        last.diag = snap.diag;
+    }
+    write_report(sink, options, std::move(last));
+
+    if (launch && reason != EndReason::TargetExited) {
+        std::cerr << "The command runs on untraced; waiting for it to exit" << std::endl;
+        exit_code = child->wait();
+    }
+    return exit_code;
 }
 
 }  // namespace
@@ -32,73 +332,7 @@ std::string describe_packages(const std::vector<std::string> &packages)
 int run(const Options &options)
 {
     try {
-        check_kernel();
-        JvmTarget target = inspect_target(options.pid);
-        // The report file is opened before tracing: a wrong path fails now, not after the trace.
-        std::unique_ptr<std::ofstream> file;
-        if (!options.output.empty()) {
-            file = std::make_unique<std::ofstream>(options.output, std::ios::out | std::ios::trunc);
-            if (!*file)
-                throw Error("cannot write the report to " + options.output + ": " + strerror(errno) +
-                                "; give a writable path with -o",
-                            errno);
-        }
-
-        StopSignals stop;
-        ProbeCost cost;
-        if (!options.raw)
-            cost = calibrate_probe_cost(options.verbose);
-        TracerConfig config;
-        config.programs.pid = options.pid;
-        config.programs.packages = options.packages;
-        config.programs.arg_regs = target.arg_regs;
-        config.programs.verbose = options.verbose;
-        config.libjvm = target.libjvm;
-        auto tracer = std::make_unique<Tracer>(config);
-
-        const uint64_t start_ns = monotonic_ns();
-        std::cerr << "Tracing " << describe_packages(options.packages) << " in pid " << options.pid << " ("
-                  << target.comm << "); Ctrl-C or SIGTERM to stop" << std::endl;
-        EndReason reason = wait_for_end(stop, options.pid, options.duration_s);
-        const uint64_t end_ns = monotonic_ns();
-
-        Profile profile;
-        Snapshot snap = tracer->snapshot();
-        tracer.reset();  // detach before formatting: the JVM runs untraced from here
-        profile.pid = options.pid;
-        profile.duration_ns = end_ns - start_ns;
-        profile.packages = options.packages;
-        profile.methods = std::move(snap.methods);
-        profile.diag = snap.diag;
-        profile.probe_cost = cost;
-        if (!options.raw) {
-            for (MethodRow &row : profile.methods)
-                row.stats = without_probe_cost(row.stats, cost);
-            profile.corrected = true;
-        }
-
-        if (reason == EndReason::TargetExited)
-            std::cerr << "Target pid " << options.pid << " exited; detached" << std::endl;
-        else
-            std::cerr << "Detached from pid " << options.pid << std::endl;
-
-        profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
-        std::ostream &out = file ? *file : std::cout;
-        if (options.json) {
-            write_json(out, profile);
-        } else if (options.csv) {
-            write_csv(out, profile, options.sort);
-        } else {
-            TableOptions table;
-            table.top = options.top;
-            table.sort = options.sort;
-            write_table(out, profile, table);
-        }
-        out.flush();
-        if (!out)
-            throw Error("writing the report to " + (file ? options.output : std::string("standard output")) +
-                        " failed: " + strerror(errno) + "; check the disk space and the path");
-        return 0;
+        return options.list ? run_list(options) : run_trace(options);
     } catch (const Error &e) {
         std::cerr << "jmethodtime: " << e.what() << std::endl;
         return 1;

@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "error.h"
 #include "jmethodtime.h"
@@ -65,7 +66,64 @@ MethodStats to_method_stats(const jmt_method_stats &s)
     return m;
 }
 
+// Every entry of the per-thread table, in batches (one syscall per
+// kBatch rows); falls back to key-by-key iteration where batches are refused.
+std::vector<std::pair<jmt_thread_key, jmt_method_stats>> read_thread_stats(int fd)
+{
+    std::vector<std::pair<jmt_thread_key, jmt_method_stats>> out;
+    constexpr __u32 kBatch = 4096;
+    std::vector<jmt_thread_key> keys(kBatch);
+    std::vector<jmt_method_stats> values(kBatch);
+    jmt_thread_key in_batch{}, out_batch{};  // the kernel's position token (at most a key's size)
+    bool first = true;
+    for (;;) {
+        __u32 count = kBatch;
+        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), values.data(),
+                                       &count, nullptr);
+        const int e = err ? errno : 0;
+        if (err && e != ENOENT) {
+            if (!first || (e != EINVAL && e != ENOTSUP && e != EOPNOTSUPP))
+                break;  // a concurrent change of a bucket: what was read stays
+            // No batch operations: key by key.
+            jmt_thread_key key{}, next{};
+            jmt_method_stats value{};
+            bool have = false;
+            while (bpf_map_get_next_key(fd, have ? &key : nullptr, &next) == 0) {
+                key = next;
+                have = true;
+                if (bpf_map_lookup_elem(fd, &key, &value) == 0)
+                    out.emplace_back(key, value);
+            }
+            return out;
+        }
+        for (__u32 i = 0; i < count && i < kBatch; i++)
+            out.emplace_back(keys[i], values[i]);
+        if (err)  // ENOENT: the last batch
+            break;
+        in_batch = out_batch;
+        first = false;
+    }
+    return out;
+}
+
+// The thread's current name (/proc: JVM threads rename themselves), or the
+// comm the kernel recorded when the thread first ran a traced method (the
+// thread has exited), or "".
+std::string thread_name(int pid, uint32_t tid, int names_fd)
+{
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+    std::string name;
+    if (comm && std::getline(comm, name))
+        return name;
+    char buf[JMT_COMM_LEN] = {};
+    if (bpf_map_lookup_elem(names_fd, &tid, buf) == 0)
+        return std::string(buf, strnlen(buf, sizeof(buf)));
+    return "";
+}
+
 }  // namespace
+
+const char *const kUnsplitThread = "[not split: thread table full]";
 
 void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
 {
@@ -96,6 +154,31 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
             const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
     }
+    auto set_globs = [ro](int kind, const std::vector<std::string> &globs, const char *what) {
+        if (globs.size() > JMT_MAX_GLOBS)
+            throw Error(std::string("at most ") + std::to_string(JMT_MAX_GLOBS) + " " + what + " globs");
+        for (size_t i = 0; i < globs.size(); i++) {
+            const std::string &g = globs[i];
+            if (g.size() >= JMT_GLOB_LEN)
+                throw Error(std::string(what) + " glob '" + g + "' is longer than " +
+                            std::to_string(JMT_GLOB_LEN - 1) + " bytes");
+            const_cast<__u32 &>(ro->globs[kind][i].len) = static_cast<__u32>(g.size());
+            for (size_t j = 0; j < g.size(); j++)
+                const_cast<char &>(ro->globs[kind][i].s[j]) = g[j];
+        }
+    };
+    set_globs(JMT_GLOB_CLASS, config.class_globs, "--class");
+    set_globs(JMT_GLOB_METHOD, config.method_globs, "--method");
+    ro->n_class_globs = static_cast<__u32>(config.class_globs.size());
+    ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
+    ro->per_thread = config.per_thread ? 1 : 0;
+    bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
+    bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
+    if (!config.per_thread) {
+        // Unused: keep their bucket arrays (MBs) from being allocated.
+        bpf_map__set_max_entries(skel->maps.thread_stats, 1);
+        bpf_map__set_max_entries(skel->maps.thread_names, 1);
+    }
     static const bool atomic_totals = kernel_preemption() != Preemption::Off;
     ro->atomic_totals = atomic_totals ? 1 : 0;
     if (config.verbose)
@@ -117,6 +200,12 @@ SkeletonPtr load_programs(const ProgramConfig &config)
                     err);
     }
     return skel;
+}
+
+bpf_program *return_program(jmethodtime_bpf *skel)
+{
+    return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t
+                                                               : skel->progs.handle_return;
 }
 
 LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
@@ -142,7 +231,7 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     const int pid = config.programs.pid;
     skel_ = load_programs(config.programs);
     links_.push_back(attach_usdt(skel_->progs.handle_entry, pid, config.libjvm, "hotspot", "method__entry"));
-    links_.push_back(attach_usdt(skel_->progs.handle_return, pid, config.libjvm, "hotspot", "method__return"));
+    links_.push_back(attach_usdt(return_program(skel_.get()), pid, config.libjvm, "hotspot", "method__return"));
     bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
     if (!sw) {
         int err = errno;
@@ -158,6 +247,21 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 }
 
 Tracer::~Tracer() = default;
+
+Tracer::Progress Tracer::progress() const
+{
+    Progress p;
+    const int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        return p;
+    std::vector<jmt_cpu> per_cpu(static_cast<size_t>(ncpu));
+    const __u32 zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+        for (const jmt_cpu &cpu : per_cpu)
+            p.events += cpu.counters[JMT_CNT_ENTRIES] + cpu.counters[JMT_CNT_RETURNS];
+    p.methods = skel_->bss->last_method_id;
+    return p;
+}
 
 Snapshot Tracer::snapshot() const
 {
@@ -186,37 +290,113 @@ Snapshot Tracer::snapshot() const
     d.arg_fail = counters[JMT_CNT_ARG_FAIL];
     d.threads_traced = counters[JMT_CNT_THREADS_TRACED];
     d.threads_ended = counters[JMT_CNT_THREADS_ENDED];
+    d.glob_budget_out = counters[JMT_CNT_GLOB_BUDGET_OUT];
+    d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
 
+    // All-thread totals per method id, read before the per-thread rows: a
+    // frame closing meanwhile is then at most in the rows, never only in the totals.
     std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
     int stats_fd = bpf_map__fd(skel_->maps.stats);
-    int names_fd = bpf_map__fd(skel_->maps.names);
     __u32 last = skel_->bss->last_method_id;
     if (last >= JMT_MAX_METHODS)
         last = JMT_MAX_METHODS - 1;
-    jmt_names n;
+    std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
         if (bpf_map_lookup_elem(stats_fd, &id, per_cpu.data()))
             continue;
         MethodStats total;
         for (const auto &s : per_cpu)
             total += to_method_stats(s);
-        if (total.calls == 0)
-            continue;
+        if (total.calls != 0)
+            totals.emplace_back(id, total);
+    }
+    if (config_.programs.per_thread) {
+        add_thread_rows(snap, totals);
+        return snap;
+    }
+    for (const auto &[id, total] : totals) {
         MethodRow row;
         row.stats = total;
-        if (bpf_map_lookup_elem(names_fd, &id, &n) == 0) {
-            row.klass = bytes_or_memory(config_.programs.pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF,
-                                        n.read_ok, d.truncated_names);
-            row.method = bytes_or_memory(config_.programs.pid, n.method_addr, n.method_len, n.method,
-                                         JMT_METHOD_BUF, n.read_ok, d.truncated_names);
-            row.signature = bytes_or_memory(config_.programs.pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF,
-                                            n.read_ok, d.truncated_names);
-        } else {
-            row.klass = "[unknown method #" + std::to_string(id) + "]";
-        }
+        set_names(row, id, d.truncated_names);
         snap.methods.push_back(std::move(row));
     }
     return snap;
+}
+
+const Tracer::MethodNames *Tracer::method_names(uint32_t id) const
+{
+    auto it = names_.find(id);
+    if (it != names_.end())
+        return &it->second;
+    jmt_names n;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.names), &id, &n) != 0)
+        return nullptr;  // not cached: the kernel may store it later
+    const int pid = config_.programs.pid;
+    MethodNames m;
+    m.klass = bytes_or_memory(pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF, n.read_ok, m.truncated);
+    m.method = bytes_or_memory(pid, n.method_addr, n.method_len, n.method, JMT_METHOD_BUF, n.read_ok, m.truncated);
+    m.signature = bytes_or_memory(pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF, n.read_ok, m.truncated);
+    return &names_.emplace(id, std::move(m)).first->second;
+}
+
+void Tracer::set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const
+{
+    if (const MethodNames *m = method_names(id)) {
+        row.klass = m->klass;
+        row.method = m->method;
+        row.signature = m->signature;
+        truncated += m->truncated;
+    } else {
+        row.klass = "[unknown method #" + std::to_string(id) + "]";
+    }
+}
+
+void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
+{
+    const std::vector<std::pair<jmt_thread_key, jmt_method_stats>> entries =
+        read_thread_stats(bpf_map__fd(skel_->maps.thread_stats));
+    std::unordered_map<uint32_t, std::string> thread_names;
+    std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
+    std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted
+    const int names_fd = bpf_map__fd(skel_->maps.thread_names);
+    for (const auto &[key, stats] : entries) {
+        if (stats.calls == 0)
+            continue;
+        MethodRow row;
+        row.stats = to_method_stats(stats);
+        split[key.id] += row.stats;
+        uint64_t truncated = 0;
+        set_names(row, key.id, truncated);
+        if (!counted[key.id])
+            snap.diag.truncated_names += truncated;
+        counted[key.id] = true;
+        row.tid = key.tid;
+        auto name = thread_names.find(key.tid);
+        if (name == thread_names.end())
+            name = thread_names.emplace(key.tid, thread_name(config_.programs.pid, key.tid, names_fd)).first;
+        row.thread = name->second;
+        snap.methods.push_back(std::move(row));
+    }
+    // Frames closed while the per-thread table was full are only in the totals:
+    // one row per method keeps the sum over the rows equal to the totals.
+    if (snap.diag.thread_rows_full == 0)
+        return;
+    for (const auto &[id, total] : totals) {
+        MethodStats rest = total;
+        rest -= split[id];  // saturating: the rows were read after the totals
+        if (rest.calls == 0)
+            continue;
+        MethodRow row;
+        row.stats = rest;
+        uint64_t truncated = 0;
+        set_names(row, id, truncated);
+        if (!counted[id])
+            snap.diag.truncated_names += truncated;
+        counted[id] = true;
+        row.tid = 0;
+        row.thread = kUnsplitThread;
+        snap.methods.push_back(std::move(row));
+    }
 }
 
 }  // namespace jmt

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profile.h"
@@ -30,6 +32,9 @@ using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
 struct ProgramConfig {
     int pid = 0;                                    // threads of this process are traced
     std::vector<std::string> packages;              // JVM form; empty = all
+    std::vector<std::string> class_globs;           // --class, JVM form; empty = all
+    std::vector<std::string> method_globs;          // --method; empty = all
+    bool per_thread = false;                        // --per-thread: totals per (thread, method) too
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr
 };
@@ -38,6 +43,11 @@ struct ProgramConfig {
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
+
+// The return probe's program that load_programs loaded: handle_return, or
+// handle_return_t with per_thread (the same body plus per-thread rows, so the
+// program without them is exactly the one without the option).
+bpf_program *return_program(jmethodtime_bpf *skel);
 
 // Attaches prog to provider:probe of binary for pid; throws jmt::Error.
 LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
@@ -49,9 +59,16 @@ struct TracerConfig {
 };
 
 struct Snapshot {
-    std::vector<MethodRow> methods;  // calls > 0
+    // calls > 0. With per_thread: one row per (thread, method), tid and thread
+    // set; plus, when the per-thread table filled up (diag.thread_rows_full),
+    // one row per method with tid 0 and thread kUnsplitThread holding the calls
+    // not split by thread, so the rows still sum to the totals.
+    std::vector<MethodRow> methods;
     Diagnostics diag;
 };
+
+// The thread name of the rows of calls not split by thread (tid 0).
+extern const char *const kUnsplitThread;
 
 class Tracer {
 public:
@@ -64,10 +81,32 @@ public:
     // Totals since attach, read from the kernel maps.
     Snapshot snapshot() const;
 
+    // Cheap counters for a progress line: probe events seen, methods traced so far.
+    struct Progress {
+        uint64_t events = 0;
+        uint64_t methods = 0;
+    };
+    Progress progress() const;
+
 private:
+    // Names of one method id, resolved once: ids are never reused while the
+    // programs are loaded, and snapshot() runs every interval with -i.
+    struct MethodNames {
+        std::string klass, method, signature;
+        uint64_t truncated = 0;  // of the three, names left truncated
+    };
+    // The names of id, or nullptr when the kernel stored none.
+    const MethodNames *method_names(uint32_t id) const;
+    // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
+    void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
+    // --per-thread rows, from the thread_stats map; totals are the
+    // all-thread totals of the same snapshot, per method id.
+    void add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const;
+
     TracerConfig config_;
     SkeletonPtr skel_;
     std::vector<LinkPtr> links_;
+    mutable std::unordered_map<uint32_t, MethodNames> names_;
 };
 
 }  // namespace jmt

@@ -1,6 +1,12 @@
 #include "harness.h"
 
+#include "jvm.h"
+
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,6 +14,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -160,7 +169,8 @@ RunResult run_traced(const RunSpec &spec)
     RunResult result;
     // A child that died early must not kill the test process through SIGPIPE on write.
     ::signal(SIGPIPE, SIG_IGN);
-    std::vector<std::string> jvm = {JMT_JAVA, "-XX:+DTraceMethodProbes"};
+    std::vector<std::string> jvm = spec.wrapper;
+    jvm.insert(jvm.end(), {JMT_JAVA, "-XX:+DTraceMethodProbes"});
     jvm.insert(jvm.end(), spec.jvm_flags.begin(), spec.jvm_flags.end());
     jvm.insert(jvm.end(), {"-cp", JMT_JAVA_CLASSES, spec.main_class});
     jvm.insert(jvm.end(), spec.args.begin(), spec.args.end());
@@ -170,7 +180,9 @@ RunResult run_traced(const RunSpec &spec)
         ADD_FAILURE() << "the JVM did not print READY: " << java.drain(true, 1000);
         return result;
     }
-    std::vector<std::string> tool = {JMT_BINARY, "-p", std::to_string(java.pid()), "--json"};
+    std::vector<std::string> tool = {JMT_BINARY, "-p", std::to_string(java.pid())};
+    if (spec.json)
+        tool.push_back("--json");
     tool.insert(tool.end(), spec.jmt_args.begin(), spec.jmt_args.end());
     Child jmt(tool, false);
     if (jmt.wait_line(true, "Tracing", 60000).empty()) {
@@ -192,6 +204,9 @@ RunResult run_traced(const RunSpec &spec)
             result.tracing_lines += line.compare(0, 7, "Tracing") == 0;
     }
     EXPECT_EQ(result.jmt_exit, 0) << result.jmt_stderr;
+    result.jmt_stdout = out;
+    if (!spec.json)
+        return result;
     try {
         result.report = nlohmann::json::parse(out);
     } catch (const std::exception &e) {
@@ -248,6 +263,78 @@ uint64_t done_value(const std::string &done_line, const std::string &key)
     }
     ADD_FAILURE() << "no " << key << "= in the workload's line: " << done_line;
     return 0;
+}
+
+std::string test_libjvm()
+{
+    char buf[PATH_MAX];
+    std::string java = realpath(JMT_JAVA, buf) ? buf : JMT_JAVA;
+    std::string home = java.substr(0, java.rfind("/bin/"));
+    return home + "/lib/server/libjvm.so";
+}
+
+namespace {
+
+// File offset of the hotspot:probe site in lib (note address through its PT_LOAD segment).
+uint64_t probe_file_offset(const std::string &lib, const std::string &probe)
+{
+    jmt::LibjvmInfo info = jmt::inspect_libjvm(lib);
+    uint64_t vaddr = 0;
+    for (const auto &n : info.notes)
+        if (n.name == probe)
+            vaddr = n.location;
+    if (!vaddr)
+        throw std::runtime_error("no hotspot:" + probe + " in " + lib);
+    elf_version(EV_CURRENT);
+    int fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
+    Elf *elf = elf_begin(fd, ELF_C_READ, nullptr);
+    size_t n = 0;
+    elf_getphdrnum(elf, &n);
+    uint64_t offset = 0;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+            vaddr < ph.p_vaddr + ph.p_filesz)
+            offset = vaddr - ph.p_vaddr + ph.p_offset;
+    }
+    elf_end(elf);
+    close(fd);
+    if (!offset)
+        throw std::runtime_error("hotspot:" + probe + " is in no loadable segment of " + lib);
+    return offset;
+}
+
+// A field of /sys/bus/event_source/devices/uprobe: the PMU type, or the first bit of ref_ctr_offset.
+int uprobe_pmu(const std::string &file)
+{
+    std::ifstream in("/sys/bus/event_source/devices/uprobe/" + file);
+    std::string text;
+    std::getline(in, text);
+    size_t colon = text.find(':');  // "config:32-63"
+    return std::stoi(colon == std::string::npos ? text : text.substr(colon + 1));
+}
+
+}  // namespace
+
+ForeignUprobe::ForeignUprobe(int pid, const std::string &libjvm, const std::string &probe)
+{
+    const uint64_t offset = probe_file_offset(libjvm, probe);
+    // bcc's bogus semaphore: an offset inside e_ident's zero padding, harmless to count in.
+    const uint64_t ref_ctr_offset = 0xa;
+    struct perf_event_attr attr = {};
+    attr.size = sizeof(attr);
+    attr.type = static_cast<uint32_t>(uprobe_pmu("type"));
+    attr.config1 = reinterpret_cast<uint64_t>(libjvm.c_str());
+    attr.config2 = offset;
+    attr.config = ref_ctr_offset << uprobe_pmu("format/ref_ctr_offset");
+    fd_ = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+    err_ = fd_ < 0 ? errno : 0;
+}
+
+ForeignUprobe::~ForeignUprobe()
+{
+    if (fd_ >= 0)
+        close(fd_);
 }
 
 std::string bpf_unavailable_reason()

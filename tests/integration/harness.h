@@ -48,13 +48,16 @@ struct RunResult {
     int jmt_exit = -1;
     pid_t jvm_pid = -1;
     int tracing_lines = 0;   // stderr lines starting with "Tracing" (the contract: exactly one)
+    std::string jmt_stdout;  // jmethodtime's standard output as printed
 };
 
 struct RunSpec {
     std::string main_class;
     std::vector<std::string> args;
-    std::vector<std::string> jmt_args;   // besides -p PID --json
+    std::vector<std::string> jmt_args;   // besides -p PID (and --json unless json is false)
+    bool json = true;                    // add --json and parse stdout as one JSON document
     std::vector<std::string> jvm_flags;  // besides -XX:+DTraceMethodProbes
+    std::vector<std::string> wrapper;    // argv run in front of the java command (it must exec java)
     int workload_timeout_ms = 120000;
 };
 
@@ -75,6 +78,27 @@ uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const 
 size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &prefix);
 // Value of key=NUMBER in a DONE line.
 uint64_t done_value(const std::string &done_line, const std::string &key);
+
+// The libjvm.so the tests' java launcher loads.
+std::string test_libjvm();
+
+// A uprobe on libjvm's hotspot:PROBE registered the way bcc registers it: a
+// perf uprobe event with a reference-counter offset, where the probe has
+// none. While it is held, another registration of the same site with a
+// different offset fails with EINVAL; and it fails itself while another
+// tracer's uprobe is still there.
+class ForeignUprobe {
+public:
+    ForeignUprobe(int pid, const std::string &libjvm, const std::string &probe);
+    ~ForeignUprobe();
+    ForeignUprobe(const ForeignUprobe &) = delete;
+    ForeignUprobe &operator=(const ForeignUprobe &) = delete;
+    int error() const { return err_; }  // 0: registered; else the errno of perf_event_open
+
+private:
+    int fd_ = -1;
+    int err_ = 0;
+};
 
 // Empty when BPF tracing can run here; otherwise the reason.
 std::string bpf_unavailable_reason();

@@ -100,6 +100,64 @@ TEST(ParseOptions, OutputsAndRowFilters)
     EXPECT_EQ(bad.exit_code, 2);
 }
 
+TEST(ParseOptions, LaunchModeTakesTheCommandAfterDashes)
+{
+    auto r = parse({"--package", "demo", "-i", "2", "--", "java", "-cp", "app.jar", "-Xmx1g", "Main", "--x"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.pid, 0);
+    EXPECT_EQ(r.options.command,
+              (std::vector<std::string>{"java", "-cp", "app.jar", "-Xmx1g", "Main", "--x"}));
+    EXPECT_DOUBLE_EQ(r.options.interval_s, 2.0);
+    // A repeatable option right before "--" does not swallow the command.
+    auto pkg = parse({"--package", "demo", "--", "java", "-cp", "x", "Main"});
+    ASSERT_FALSE(pkg.exit_now) << pkg.message;
+    EXPECT_EQ(pkg.options.packages, (std::vector<std::string>{"demo"}));
+    EXPECT_EQ(pkg.options.command, (std::vector<std::string>{"java", "-cp", "x", "Main"}));
+    EXPECT_EQ(parse({"--package", "demo", "--"}).exit_code, 2);
+    auto both = parse({"-p", "5", "--", "java", "Main"});
+    EXPECT_TRUE(both.exit_now);
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_NE(both.message.find("excludes"), std::string::npos) << both.message;
+}
+
+TEST(ParseOptions, ListNeedsNoPid)
+{
+    auto r = parse({"--list"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_TRUE(r.options.list);
+    auto both = parse({"--list", "-p", "3"});
+    EXPECT_TRUE(both.exit_now);
+    EXPECT_EQ(both.exit_code, 2);
+}
+
+TEST(ParseOptions, IntervalMustBePositive)
+{
+    EXPECT_EQ(parse({"-p", "1", "-i", "0"}).exit_code, 2);
+    EXPECT_EQ(parse({"-p", "1", "--interval", "-1"}).exit_code, 2);
+    EXPECT_FALSE(parse({"-p", "1", "-i", "0.5", "--per-thread"}).exit_now);
+    EXPECT_TRUE(parse({"-p", "1", "--per-thread"}).options.per_thread);
+}
+
+TEST(ParseOptions, ClassAndMethodGlobs)
+{
+    auto r = parse({"-p", "1", "--class", "org.postgresql.jdbc.Pg*", "--class", "*Inner", "--method", "get*",
+                    "--method", "<init>"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.class_globs, (std::vector<std::string>{"org/postgresql/jdbc/Pg*", "*Inner"}));
+    EXPECT_EQ(r.options.method_globs, (std::vector<std::string>{"get*", "<init>"}));
+    auto dotted = parse({"-p", "1", "--method", "Foo.get"});
+    EXPECT_EQ(dotted.exit_code, 2);
+    EXPECT_NE(dotted.message.find("--class"), std::string::npos) << dotted.message;
+    EXPECT_EQ(parse({"-p", "1", "--class", "a b"}).exit_code, 2);
+    EXPECT_EQ(parse({"-p", "1", "--method", std::string(200, 'x').c_str()}).exit_code, 2);
+    std::vector<const char *> many = {"-p", "1"};
+    for (int i = 0; i < 9; i++) {
+        many.push_back("--method");
+        many.push_back("m*");
+    }
+    EXPECT_EQ(parse(many).exit_code, 2);
+}
+
 TEST(ParseOptions, HelpExitsZero)
 {
     auto r = parse({"--help"});

@@ -240,11 +240,15 @@ TEST(Json, RoundTripsEveryField)
     d.truncated_names = 111;
     d.threads_traced = 112;
     d.threads_ended = 113;
+    d.glob_budget_out = 114;
+    d.thread_rows_full = 115;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
     p.corrected = true;
     p.probe_cost = {901, 702};
+    p.class_globs = {"*ResultSet"};
+    p.method_globs = {"get*", "<init>"};
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -253,7 +257,9 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 7u);
+    EXPECT_EQ(doc.size(), 9u);
+    EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
+    EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
     EXPECT_EQ(doc.at("pid"), 4242);
     EXPECT_EQ(doc.at("times"), "corrected");
     EXPECT_EQ(doc.at("probe_cost").at("traced_event_ns").get<uint64_t>(), 901u);
@@ -290,7 +296,7 @@ TEST(Json, RoundTripsEveryField)
         {"depth_overflow", 104},    {"unmatched_returns", 105}, {"dropped_frames", 106},
         {"thread_state_fail", 107}, {"method_table_full", 108}, {"names_fail", 109},
         {"arg_fail", 110},          {"truncated_names", 111},   {"threads_traced", 112},
-        {"threads_ended", 113}};
+        {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -410,6 +416,235 @@ TEST(Csv, FieldsWithCommasQuotesOrLineBreaksAreQuoted)
     jmt::write_csv(out, p, jmt::SortKey::Excl);
     const std::string text = out.str();
     EXPECT_NE(text.find("\"a/B,C\",\"say\"\"hi\"\"\",\"(\n)V\",1,"), std::string::npos) << text;
+}
+
+// --per-thread: the sample's methods split over two threads, plus one row of
+// calls the kernel could not split (tid 0).
+jmt::Profile per_thread_sample()
+{
+    jmt::Profile p;
+    p.pid = 4242;
+    p.duration_ns = 2'500'000'000ULL;
+    add_method(p, "demo/Work", "run", "()V", 3000, 9000000, 6000000);
+    add_method(p, "demo/Work", "run", "()V", 1000, 3000000, 2000000);
+    add_method(p, "demo/Work", "step", "(I)I", 2000, 4000000, 4000000);
+    add_method(p, "demo/Work", "step", "(I)I", 2000, 4000000, 4000000);
+    p.methods[0].tid = 301, p.methods[0].thread = "worker-3";
+    p.methods[1].tid = 101, p.methods[1].thread = "worker-1";
+    p.methods[2].tid = 301, p.methods[2].thread = "worker-3";
+    p.methods[3].tid = 0, p.methods[3].thread = "[not split: thread table full]";
+    return p;
+}
+
+TEST(PerThread, RowsCarryingATidAreTheMode)
+{
+    jmt::Profile p = per_thread_sample();
+    EXPECT_TRUE(jmt::per_thread_rows(p.methods));
+    EXPECT_TRUE(jmt::per_thread_profile(p));
+    EXPECT_FALSE(jmt::per_thread_rows(sample().methods));
+    EXPECT_FALSE(jmt::per_thread_profile(sample()));
+    jmt::Profile empty;
+    EXPECT_FALSE(jmt::per_thread_profile(empty));
+    empty.per_thread = true;  // --per-thread with no rows yet
+    EXPECT_TRUE(jmt::per_thread_profile(empty));
+}
+
+TEST(PerThread, SortTiesBreakOnTidForATotalOrder)
+{
+    jmt::Profile p;
+    for (uint32_t tid : {30u, 10u, 20u}) {
+        add_method(p, "demo/Work", "run", "()V", 5, 100, 100);
+        p.methods.back().tid = tid;
+    }
+    for (jmt::SortKey key : {jmt::SortKey::Calls, jmt::SortKey::Excl}) {
+        const auto sorted = jmt::sorted_rows(p.methods, key);
+        ASSERT_EQ(sorted.size(), 3u);
+        EXPECT_EQ(sorted[0].tid, 10u);
+        EXPECT_EQ(sorted[1].tid, 20u);
+        EXPECT_EQ(sorted[2].tid, 30u);
+    }
+    // The same rows in another input order sort the same way.
+    std::reverse(p.methods.begin(), p.methods.end());
+    EXPECT_EQ(jmt::sorted_rows(p.methods, jmt::SortKey::Calls)[0].tid, 10u);
+}
+
+TEST(PerThread, MergeKeepsThreadsApart)
+{
+    jmt::Profile p = per_thread_sample();
+    p.methods.push_back(p.methods[0]);  // worker-3's run() again
+    const auto merged = jmt::merge_rows(p.methods);
+    ASSERT_EQ(merged.size(), 4u);
+    EXPECT_EQ(merged[0].tid, 301u);
+    EXPECT_EQ(merged[0].stats.calls, 6000u);
+    EXPECT_EQ(merged[1].stats.calls, 1000u);
+}
+
+TEST(PerThread, TableHasAThreadColumnBeforeMethod)
+{
+    const std::string text = table_of(per_thread_sample());
+    auto lines = lines_of(text);
+    ASSERT_EQ(lines.size(), 9u) << text;
+    EXPECT_EQ(lines[2], "4 rows: 2 methods in 2 threads, 8000 calls; top 4 by exclusive elapsed time");
+    EXPECT_EQ(lines[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Thread                          "
+                        "Method");
+    EXPECT_EQ(lines[5], " 3000       9.00 ms       6.00 ms   4.50 ms   3.00 ms  worker-3 (301)                  "
+                        "demo/Work.run()V");
+    // Equal exclusive times: by name, then tid (0 before 301).
+    EXPECT_EQ(lines[6], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms  [not split: thread table full]  "
+                        "demo/Work.step(I)I");
+    EXPECT_EQ(lines[7], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms  worker-3 (301)                  "
+                        "demo/Work.step(I)I");
+    EXPECT_EQ(lines[8], " 1000       3.00 ms       2.00 ms   1.50 ms   1.00 ms  worker-1 (101)                  "
+                        "demo/Work.run()V");
+    // Thread cells start where their header does, and so do the methods.
+    const size_t thread_col = lines[4].find("Thread"), method_col = lines[4].find("Method");
+    for (size_t i = 5; i <= 8; i++) {
+        EXPECT_EQ(lines[i].substr(thread_col - 2, 2), "  ") << lines[i];
+        EXPECT_NE(lines[i][thread_col], ' ') << lines[i];
+        EXPECT_EQ(lines[i].find("demo/Work."), method_col) << lines[i];
+    }
+}
+
+TEST(PerThread, TableNamesAThreadWithoutAName)
+{
+    jmt::Profile p;
+    add_method(p, "a/B", "c", "()V", 1, 5, 5);
+    p.methods[0].tid = 77;
+    auto lines = lines_of(table_of(p));
+    ASSERT_EQ(lines.size(), 6u);
+    EXPECT_EQ(lines[2], "1 rows: 1 methods in 1 thread, 1 calls; top 1 by exclusive elapsed time");
+    EXPECT_EQ(lines[5], "    1          5 ns          5 ns      2 ns      2 ns  ? (77)  a/B.c()V");
+}
+
+TEST(PerThread, TableWithoutThreadsIsUnchanged)
+{
+    // The mode comes from the rows (or Profile::per_thread), not from tid 0 rows alone.
+    auto lines = lines_of(table_of(sample()));
+    ASSERT_GE(lines.size(), 5u);
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    EXPECT_EQ(lines[4].find("Thread"), std::string::npos);
+}
+
+TEST(PerThread, JsonRowsHaveTidAndThread)
+{
+    std::ostringstream out;
+    jmt::write_json(out, per_thread_sample());
+    const auto doc = nlohmann::json::parse(out.str());
+    const auto &methods = doc.at("methods");
+    ASSERT_EQ(methods.size(), 4u);
+    for (const auto &m : methods) {
+        EXPECT_EQ(m.size(), 15u);
+        ASSERT_TRUE(m.contains("tid"));
+        ASSERT_TRUE(m.contains("thread"));
+    }
+    EXPECT_EQ(methods[0].at("tid").get<uint32_t>(), 301u);
+    EXPECT_EQ(methods[0].at("thread"), "worker-3");
+    EXPECT_EQ(methods[0].at("method"), "run");
+    EXPECT_EQ(methods[0].at("calls").get<uint64_t>(), 3000u);
+    EXPECT_EQ(methods[1].at("tid").get<uint32_t>(), 0u);
+    EXPECT_EQ(methods[1].at("thread"), "[not split: thread table full]");
+    EXPECT_EQ(methods[3].at("tid").get<uint32_t>(), 101u);
+    EXPECT_EQ(methods[3].at("thread"), "worker-1");
+
+    // Not split by thread: no such keys.
+    std::ostringstream plain;
+    jmt::write_json(plain, sample());
+    for (const auto &m : nlohmann::json::parse(plain.str()).at("methods")) {
+        EXPECT_FALSE(m.contains("tid"));
+        EXPECT_FALSE(m.contains("thread"));
+    }
+}
+
+TEST(PerThread, JsonThreadNamesAreSafeUtf8)
+{
+    jmt::Profile p;
+    add_method(p, "a/B", "c", "()V", 1, 5, 5);
+    p.methods[0].tid = 9;
+    p.methods[0].thread = std::string("w\xFF\"1", 4);
+    std::ostringstream out;
+    ASSERT_NO_THROW(jmt::write_json(out, p));
+    const auto doc = nlohmann::json::parse(out.str());
+    EXPECT_EQ(doc.at("methods")[0].at("thread"), "w\xEF\xBF\xBD\"1");
+}
+
+TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
+{
+    jmt::Profile p = per_thread_sample();
+    p.methods[1].thread = "pool-1,worker \"1\"";
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Calls);
+    std::vector<std::string> lines;
+    std::istringstream in(out.str());
+    for (std::string line; std::getline(in, line);) {
+        ASSERT_EQ(line.back(), '\r');
+        line.pop_back();
+        lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
+                        "events_incl,events_excl,traced_events_incl,traced_events_excl,tid,thread");
+    // By calls: 3000 (301), 2000 step tid 0, 2000 step tid 301, 1000 (101).
+    const std::vector<std::pair<std::string, std::string>> expected = {
+        {"301", "worker-3"}, {"0", "[not split: thread table full]"}, {"301", "worker-3"},
+        {"101", "pool-1,worker \"1\""}};
+    for (size_t i = 0; i < expected.size(); i++) {
+        const auto f = csv_fields(lines[i + 1]);
+        ASSERT_EQ(f.size(), 15u) << lines[i + 1];
+        EXPECT_EQ(f[13], expected[i].first) << lines[i + 1];
+        EXPECT_EQ(f[14], expected[i].second) << lines[i + 1];
+    }
+    // The first 13 columns are the usual ones.
+    const auto first = csv_fields(lines[1]);
+    EXPECT_EQ(first[0], "demo/Work");
+    EXPECT_EQ(first[1], "run");
+    EXPECT_EQ(first[3], "3000");
+    EXPECT_EQ(first[5], "6000000");
+    EXPECT_NE(lines[4].find(",101,\"pool-1,worker \"\"1\"\"\""), std::string::npos) << lines[4];
+}
+
+TEST(PerThread, CsvHeaderHasThreadColumnsEvenWithoutRows)
+{
+    jmt::Profile p;
+    p.per_thread = true;
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Calls);
+    EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
+                         "events_incl,events_excl,traced_events_incl,traced_events_excl,tid,thread\r\n");
+    std::ostringstream plain;
+    jmt::write_csv(plain, sample(), jmt::SortKey::Calls);
+    EXPECT_EQ(plain.str().find("tid"), std::string::npos);
+}
+
+TEST(PerThread, DiagnosticsNameTheNewCounters)
+{
+    jmt::Diagnostics d;
+    d.glob_budget_out = 2;
+    d.thread_rows_full = 5;
+    const auto lines = jmt::diagnostic_lines(d);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].rfind("glob_budget_out: 2 ", 0), 0u) << lines[0];
+    EXPECT_NE(lines[0].find("--class"), std::string::npos);
+    EXPECT_EQ(lines[1].rfind("thread_rows_full: 5 ", 0), 0u) << lines[1];
+    EXPECT_NE(lines[1].find("[not split: thread table full]"), std::string::npos);
+}
+
+TEST(Table, FirstLineNamesEveryFilter)
+{
+    jmt::Profile p;
+    p.pid = 9;
+    p.duration_ns = 1'000'000'000ULL;
+    p.packages = {"org/postgresql"};
+    p.class_globs = {"*ResultSet"};
+    p.method_globs = {"get*", "<init>"};
+    std::ostringstream out;
+    jmt::write_table(out, p, {});
+    EXPECT_EQ(out.str().substr(0, out.str().find('\n')),
+              "Traced pid 9 for 1.00 s: package org/postgresql; class *ResultSet; methods get*, <init>");
+    p.packages.clear();
+    std::ostringstream only_globs;
+    jmt::write_table(only_globs, p, {});
+    EXPECT_EQ(only_globs.str().substr(0, only_globs.str().find('\n')),
+              "Traced pid 9 for 1.00 s: class *ResultSet; methods get*, <init>");
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+// Launch mode: jmethodtime [options] -- java ...: traced from the first Java
+// method, the command's exit status, signals passed on, -d detaching early.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "harness.h"
+
+using jmt_it::Child;
+
+namespace {
+
+struct Launched {
+    int exit = -1;
+    std::string out, err;
+    nlohmann::json report;
+    double seconds = 0;
+};
+
+std::string temp_report()
+{
+    return "/tmp/jmt-launch-" + std::to_string(getpid()) + ".json";
+}
+
+nlohmann::json read_json(const std::string &path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+        return nlohmann::json::parse(ss.str());
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "not JSON in " << path << ": " << ss.str();
+        return {};
+    }
+}
+
+// Runs jmethodtime JMT_ARGS -o REPORT --json -- java -cp CLASSES demo.launch.Startup ARGS.
+Launched launch(const std::vector<std::string> &jmt_args, const std::vector<std::string> &startup_args,
+                int signal_after_done = 0)
+{
+    const std::string report = temp_report();
+    unlink(report.c_str());
+    std::vector<std::string> argv = {JMT_BINARY, "--json", "-o", report};
+    argv.insert(argv.end(), jmt_args.begin(), jmt_args.end());
+    argv.insert(argv.end(), {"--", "java", "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup"});
+    argv.insert(argv.end(), startup_args.begin(), startup_args.end());
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    Child jmt(argv, false);
+    Launched r;
+    if (signal_after_done) {
+        EXPECT_FALSE(jmt.wait_line(false, "DONE", 60000).empty()) << jmt.drain(true, 1000);
+        usleep(200000);
+        jmt.signal(signal_after_done);
+    }
+    r.exit = jmt.wait_exit(120000);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r.seconds = static_cast<double>(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    r.out = jmt.drain(false, 2000);
+    r.err = jmt.drain(true, 1000);
+    r.report = read_json(report);
+    unlink(report.c_str());
+    return r;
+}
+
+TEST(Launch, TracesFromTheFirstJavaMethod)
+{
+    JMT_REQUIRE_BPF();
+    Launched r = launch({"--package", "demo/launch", "--package", "java/lang/System"}, {"1000"});
+    ASSERT_EQ(r.exit, 0) << r.err;
+    const auto &report = r.report;
+    // The JVM's own start-up, before any class of the application loads: exactly once each.
+    EXPECT_EQ(jmt_it::calls_of(report, "java/lang/System", "initPhase1", "()V"), 1u);
+    EXPECT_EQ(jmt_it::calls_of(report, "java/lang/System", "initPhase2", "(ZZ)I"), 1u);
+    EXPECT_EQ(jmt_it::calls_of(report, "java/lang/System", "initPhase3", "()V"), 1u);
+    EXPECT_EQ(jmt_it::calls_of(report, "java/lang/System", "<clinit>", "()V"), 1u);
+    // The application's call tree.
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "<clinit>", "()V"), 1u);
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "main", "([Ljava/lang/String;)V"), 1u);
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "step", "(I)V"), 1000u);
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "leaf", "(I)I"), 1000u);
+    // Nothing was entered before the probes were attached.
+    EXPECT_EQ(report["diagnostics"]["unmatched_returns"], 0) << report["diagnostics"].dump();
+    // The command's output is its own; the report went to -o.
+    EXPECT_EQ(r.out, "DONE calls=1000 sink=15491500\n");
+    EXPECT_NE(r.err.find("Command exited with status 0"), std::string::npos) << r.err;
+}
+
+TEST(Launch, ReportOnStdoutFollowsTheCommandsOutput)
+{
+    JMT_REQUIRE_BPF();
+    Child jmt({JMT_BINARY, "--json", "--raw", "--package", "demo/launch", "--", "java", "-cp", JMT_JAVA_CLASSES,
+               "demo.launch.Startup", "10"},
+              false);
+    ASSERT_EQ(jmt.wait_exit(120000), 0) << jmt.drain(true, 1000);
+    const std::string out = jmt.drain(false, 2000);
+    const std::string done = "DONE calls=10 sink=1465\n";
+    ASSERT_EQ(out.compare(0, done.size(), done), 0) << out;
+    auto report = nlohmann::json::parse(out.substr(done.size()));
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "step", "(I)V"), 10u);
+}
+
+TEST(Launch, ExitsWithTheCommandsStatus)
+{
+    JMT_REQUIRE_BPF();
+    Launched r = launch({"--package", "demo/launch", "--raw"}, {"5", "3"});
+    EXPECT_EQ(r.exit, 3) << r.err;
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/launch/Startup", "step", "(I)V"), 5u);
+    // A JVM that fails to start: its status, and still a report.
+    Launched bad = launch({"--raw"}, {});
+    EXPECT_EQ(bad.exit, 1) << bad.err;  // Startup without arguments throws in main
+    EXPECT_TRUE(bad.report.contains("methods"));
+}
+
+TEST(Launch, SigtermIsPassedOnAndTheReportFollowsTheExit)
+{
+    JMT_REQUIRE_BPF();
+    Launched r = launch({"--package", "demo/launch", "--raw"}, {"100", "0", "60000"}, SIGTERM);
+    EXPECT_EQ(r.exit, 128 + SIGTERM) << r.err;  // the JVM's own exit on SIGTERM
+    EXPECT_LT(r.seconds, 50);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/launch/Startup", "step", "(I)V"), 100u);
+}
+
+TEST(Launch, DurationDetachesAndTheCommandRunsOn)
+{
+    JMT_REQUIRE_BPF();
+    Launched r = launch({"--package", "demo/launch", "--raw", "-d", "1"}, {"20", "5", "4000"});
+    EXPECT_EQ(r.exit, 5) << r.err;
+    EXPECT_GE(r.seconds, 4.0);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/launch/Startup", "step", "(I)V"), 20u);
+    EXPECT_LT(r.report["duration_ns"].get<uint64_t>(), 3'000'000'000u);
+    EXPECT_NE(r.err.find("runs on untraced"), std::string::npos) << r.err;
+}
+
+TEST(Launch, RefusesWhatIsNotAJavaLauncher)
+{
+    Child jmt({JMT_BINARY, "--", "/bin/sleep", "1"}, false);
+    EXPECT_EQ(jmt.wait_exit(30000), 1);
+    const std::string err = jmt.drain(true, 1000);
+    EXPECT_NE(err.find("launch mode runs a java launcher"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+// Interval reports and CSV on a real trace: parsed back, the numbers are the
+// call tree's exact counts.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "harness.h"
+
+namespace {
+
+constexpr uint64_t kIterations = 4000;  // FixedWork: a() N, b() 2N, c() 5N calls
+
+std::vector<std::string> split_csv_line(std::string line)
+{
+    if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+    std::vector<std::string> fields;
+    std::istringstream in(line);
+    for (std::string f; std::getline(in, f, ',');)
+        fields.push_back(f);
+    return fields;
+}
+
+TEST(Outputs, IntervalReportsAddUpToTheCallTree)
+{
+    JMT_REQUIRE_BPF();
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.abc.FixedWork";
+    spec.args = {std::to_string(kIterations), "10"};
+    spec.jmt_args = {"--package", "demo/abc", "--json", "-i", "0.1"};
+    spec.json = false;
+    auto r = jmt_it::run_traced(spec);
+    std::istringstream lines(r.jmt_stdout);
+    std::map<std::string, uint64_t> calls;
+    uint32_t expected_interval = 0;
+    size_t intervals_with_calls = 0;
+    std::string last_end;
+    for (std::string line; std::getline(lines, line);) {
+        auto doc = nlohmann::json::parse(line);  // JSON Lines: one document per interval
+        EXPECT_EQ(doc["interval"], ++expected_interval);
+        const std::string end = doc["end_time"];
+        EXPECT_GT(end, last_end);
+        last_end = end;
+        intervals_with_calls += !doc["methods"].empty();
+        for (const auto &m : doc["methods"])
+            calls[m["method"].get<std::string>()] += m["calls"].get<uint64_t>();
+    }
+    EXPECT_GE(intervals_with_calls, 2u) << r.jmt_stdout;
+    EXPECT_EQ(calls["a"], kIterations);
+    EXPECT_EQ(calls["b"], 2 * kIterations);
+    EXPECT_EQ(calls["c"], 5 * kIterations);
+}
+
+TEST(Outputs, CsvParsesBackToTheCallTree)
+{
+    JMT_REQUIRE_BPF();
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.abc.FixedWork";
+    spec.args = {"500", "5"};
+    spec.jmt_args = {"--package", "demo/abc", "--csv", "--sort", "calls"};
+    spec.json = false;
+    auto r = jmt_it::run_traced(spec);
+    std::istringstream in(r.jmt_stdout);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    const auto header = split_csv_line(line);
+    ASSERT_GE(header.size(), 13u) << line;
+    EXPECT_EQ(header[0], "class");
+    EXPECT_EQ(header[3], "calls");
+    EXPECT_EQ(header[4], "wall_incl_ns");
+    EXPECT_EQ(header[5], "wall_excl_ns");
+    std::map<std::string, std::vector<std::string>> rows;
+    std::vector<uint64_t> order;
+    while (std::getline(in, line)) {
+        auto f = split_csv_line(line);
+        ASSERT_EQ(f.size(), header.size()) << line;
+        rows[f[1]] = f;
+        order.push_back(std::stoull(f[3]));
+    }
+    EXPECT_TRUE(std::is_sorted(order.rbegin(), order.rend()));  // --sort calls: descending
+    ASSERT_TRUE(rows.count("a") && rows.count("b") && rows.count("c")) << r.jmt_stdout;
+    EXPECT_EQ(std::stoull(rows["a"][3]), 500u);
+    EXPECT_EQ(std::stoull(rows["b"][3]), 1000u);
+    EXPECT_EQ(std::stoull(rows["c"][3]), 2500u);
+    // a's exclusive time is its inclusive time less b's and c's inclusive times spent inside it.
+    const uint64_t a_incl = std::stoull(rows["a"][4]), a_excl = std::stoull(rows["a"][5]);
+    const uint64_t b_incl = std::stoull(rows["b"][4]), c_incl = std::stoull(rows["c"][4]);
+    const uint64_t c_in_b = std::stoull(rows["b"][4]) - std::stoull(rows["b"][5]);
+    EXPECT_EQ(a_excl, a_incl - b_incl - (c_incl - c_in_b));
+}
+
+}  // namespace
+
+namespace {
+
+// A JVM busy with the A/B/C flow for a long time once released.
+struct BusyJvm {
+    jmt_it::Child java{{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "100000", "10"},
+                       true};
+    BusyJvm()
+    {
+        EXPECT_FALSE(java.wait_line(false, "READY", 60000).empty());
+        java.write_stdin("go\n");
+    }
+};
+
+TEST(Outputs, ProgressLineOnlyOnATerminal)
+{
+    JMT_REQUIRE_BPF();
+    BusyJvm jvm;
+    const std::string cmd = std::string(JMT_BINARY) + " -p " + std::to_string(jvm.java.pid()) +
+                            " --package demo/abc --raw -d 2.5 -o /dev/null";
+    // script(1) gives the tool a pseudo-terminal as stderr.
+    jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
+    EXPECT_EQ(tty.wait_exit(60000), 0);
+    const std::string on_tty = tty.drain(false, 2000);
+    EXPECT_NE(on_tty.find("probe events, "), std::string::npos) << on_tty;
+    EXPECT_NE(on_tty.find(" methods traced"), std::string::npos) << on_tty;
+    EXPECT_NE(on_tty.find("\r\033[K"), std::string::npos) << on_tty;  // rewritten in place, then cleared
+
+    jmt_it::Child piped({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--package", "demo/abc", "--raw", "-d",
+                         "2.5", "-o", "/dev/null"},
+                        false);
+    EXPECT_EQ(piped.wait_exit(60000), 0);
+    const std::string err = piped.drain(true, 2000);
+    EXPECT_EQ(err.find("probe events"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\r'), std::string::npos) << err;
+}
+
+}  // namespace

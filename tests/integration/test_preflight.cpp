@@ -1,0 +1,224 @@
+// Every preflight error triggered for real, --list, a JVM in its own mount
+// namespace, and no uprobe left behind however a trace ends.
+#include <signal.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <fstream>
+#include <sstream>
+
+#include "harness.h"
+
+using jmt_it::Child;
+
+namespace {
+
+// Runs argv; expects a non-zero exit and exactly one stderr line containing needle.
+void expect_one_line_error(const std::vector<std::string> &argv, const std::string &needle)
+{
+    Child jmt(argv, false);
+    EXPECT_EQ(jmt.wait_exit(60000), 1);
+    const std::string err = jmt.drain(true, 2000);
+    EXPECT_NE(err.find(needle), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_TRUE(jmt.drain(false, 1000).empty());
+}
+
+// A JVM with the probes on, idle until killed (it sleeps after a few calls).
+struct IdleJvm {
+    explicit IdleJvm(bool probes = true)
+        : java(probes ? std::vector<std::string>{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES,
+                                                 "demo.launch.Startup", "1", "0", "120000"}
+                      : std::vector<std::string>{JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1",
+                                                 "0", "120000"},
+               false)
+    {
+        EXPECT_FALSE(java.wait_line(false, "DONE", 60000).empty());
+    }
+    std::string pid() const { return std::to_string(java.pid()); }
+    Child java;
+};
+
+// A process that maps a libjvm.so without any hotspot probe: a copy of libz
+// preloaded into sleep, as a JDK built without --enable-dtrace would look.
+struct FakeJdkProcess {
+    FakeJdkProcess()
+    {
+        EXPECT_EQ(mkdir(dir.c_str(), 0755), 0);
+        EXPECT_EQ(system(("cp -L /lib/x86_64-linux-gnu/libz.so.1 " + dir + "/libjvm.so").c_str()), 0);
+        proc = std::make_unique<Child>(
+            std::vector<std::string>{"env", "LD_PRELOAD=" + dir + "/libjvm.so", "sleep", "120"}, false);
+        usleep(300000);
+    }
+    ~FakeJdkProcess()
+    {
+        proc.reset();
+        system(("rm -rf " + dir).c_str());
+    }
+    std::string dir = "/tmp/jmt-fakejdk-" + std::to_string(getpid());
+    std::unique_ptr<Child> proc;
+};
+
+TEST(Preflight, NotRoot)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm jvm;
+    expect_one_line_error({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", JMT_BINARY, "-p",
+                           jvm.pid()},
+                          "not enough privilege to load BPF programs (uid 65534): run jmethodtime as root");
+}
+
+TEST(Preflight, KernelWithoutBtf)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm jvm;
+    // In a private mount namespace, an empty tmpfs hides /sys/kernel/btf as a kernel without BTF would.
+    expect_one_line_error({"unshare", "-m", "--propagation", "private", "--", "sh", "-c",
+                           "mount -t tmpfs jmt-no-btf /sys/kernel/btf && exec \"$0\" \"$@\"", JMT_BINARY, "-p",
+                           jvm.pid()},
+                          "the kernel has no BTF");
+}
+
+TEST(Preflight, JdkWithoutProbes)
+{
+    JMT_REQUIRE_BPF();
+    FakeJdkProcess fake;
+    expect_one_line_error({JMT_BINARY, "-p", std::to_string(fake.proc->pid())},
+                          "was built without DTrace probes");
+}
+
+TEST(Preflight, KernelThreadIsNotAJvm)
+{
+    JMT_REQUIRE_BPF();
+    expect_one_line_error({JMT_BINARY, "-p", "2"}, "is a kernel thread, not a JVM");
+}
+
+TEST(Preflight, ProbeHeldByAnotherTracerFailsCleanly)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm jvm;
+    const std::string libjvm = jmt_it::test_libjvm();
+    {
+        jmt_it::ForeignUprobe bcc(jvm.java.pid(), libjvm, "method__entry");
+        ASSERT_EQ(bcc.error(), 0) << strerror(bcc.error());
+        expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw"}, "another tracer");
+    }
+    {
+        // The return probe held: the entry probe attached first must be gone again after the error.
+        jmt_it::ForeignUprobe bcc(jvm.java.pid(), libjvm, "method__return");
+        ASSERT_EQ(bcc.error(), 0) << strerror(bcc.error());
+        expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw"}, "another tracer");
+        jmt_it::ForeignUprobe entry(jvm.java.pid(), libjvm, "method__entry");
+        EXPECT_EQ(entry.error(), 0) << "a uprobe of jmethodtime was left on method__entry: "
+                                    << strerror(entry.error());
+    }
+}
+
+// No uprobe of ours remains on libjvm: a bcc-style registration with another
+// reference-counter offset succeeds on both probes, and jmethodtime attaches again.
+void expect_no_uprobe_left(int pid)
+{
+    const std::string libjvm = jmt_it::test_libjvm();
+    for (const char *probe : {"method__entry", "method__return"}) {
+        jmt_it::ForeignUprobe other(pid, libjvm, probe);
+        EXPECT_EQ(other.error(), 0) << "a uprobe is still on hotspot:" << probe << ": "
+                                    << strerror(other.error());
+    }
+    Child again({JMT_BINARY, "-p", std::to_string(pid), "--raw", "-d", "0.2", "--json"}, false);
+    EXPECT_EQ(again.wait_exit(60000), 0) << again.drain(true, 1000);
+}
+
+TEST(Preflight, NoUprobeLeftAfterAnyEnd)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm jvm;
+    struct End {
+        const char *name;
+        std::vector<std::string> args;
+        int signal;
+    };
+    for (const End &end : {End{"duration", {"-d", "0.5"}, 0}, End{"SIGTERM", {}, SIGTERM},
+                           End{"SIGINT", {}, SIGINT}}) {
+        SCOPED_TRACE(end.name);
+        std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid(), "--raw", "--json"};
+        argv.insert(argv.end(), end.args.begin(), end.args.end());
+        Child jmt(argv, false);
+        ASSERT_FALSE(jmt.wait_line(true, "Tracing", 60000).empty()) << jmt.drain(true, 1000);
+        if (end.signal) {
+            usleep(300000);
+            jmt.signal(end.signal);
+        }
+        EXPECT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
+        expect_no_uprobe_left(jvm.java.pid());
+    }
+    {
+        SCOPED_TRACE("target exit");
+        Child shortlived({JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1",
+                          "0", "1500"},
+                         false);
+        ASSERT_FALSE(shortlived.wait_line(false, "DONE", 60000).empty());
+        Child jmt({JMT_BINARY, "-p", std::to_string(shortlived.pid()), "--raw", "--json"}, false);
+        EXPECT_EQ(jmt.wait_exit(60000), 0) << jmt.drain(true, 1000);
+        EXPECT_NE(jmt.drain(true, 1000).find("exited; detached"), std::string::npos);
+        expect_no_uprobe_left(jvm.java.pid());
+    }
+}
+
+TEST(Preflight, JvmInItsOwnMountNamespace)
+{
+    JMT_REQUIRE_BPF();
+    const std::string libjvm = jmt_it::test_libjvm();
+    const std::string home = libjvm.substr(0, libjvm.find("/lib/server/"));
+    const std::string dir = "/tmp/jmt-ns-" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    // The JDK appears at DIR/jdk only inside the JVM's namespace; the host sees an empty DIR.
+    const std::string script = "mount -t tmpfs jmt-ns " + dir + " && mkdir " + dir + "/jdk && mount --bind " +
+                               home + " " + dir + "/jdk && shift && exec " + dir + "/jdk/bin/java \"$@\"";
+    jmt_it::RunSpec spec;
+    spec.wrapper = {"unshare", "-m", "--propagation", "private", "--", "sh", "-c", script, "sh"};
+    spec.main_class = "demo.abc.FixedWork";
+    spec.args = {"300", "5"};
+    spec.jmt_args = {"--package", "demo/abc", "--raw"};
+    auto r = jmt_it::run_traced(spec);
+    rmdir(dir.c_str());
+    EXPECT_EQ(access((dir + "/jdk/lib/server/libjvm.so").c_str(), F_OK), -1);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/abc/FixedWork", "a", "()V"), 300u);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/abc/FixedWork", "b", "()V"), 600u);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/abc/FixedWork", "c", "()V"), 1500u);
+}
+
+TEST(Preflight, ListShowsEachJvmAndItsProbes)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm on;
+    IdleJvm off(false);
+    FakeJdkProcess fake;
+    Child list({JMT_BINARY, "--list", "--json"}, false);
+    ASSERT_EQ(list.wait_exit(60000), 0) << list.drain(true, 1000);
+    auto doc = nlohmann::json::parse(list.drain(false, 2000));
+    auto entry = [&](int pid) -> nlohmann::json {
+        for (const auto &j : doc)
+            if (j["pid"] == pid)
+                return j;
+        ADD_FAILURE() << "pid " << pid << " not listed: " << doc.dump();
+        return nlohmann::json::object({{"probes", ""}, {"jdk_version", ""}, {"libjvm", ""}, {"command", ""}});
+    };
+    auto a = entry(on.java.pid()), b = entry(off.java.pid()), c = entry(fake.proc->pid());
+    EXPECT_EQ(a["probes"], "enabled");
+    EXPECT_EQ(b["probes"], "off");
+    EXPECT_EQ(c["probes"], "missing");
+    EXPECT_EQ(a["jdk_version"].get<std::string>().rfind("17", 0), 0u) << a.dump();
+    EXPECT_EQ(a["libjvm"], jmt_it::test_libjvm());
+    EXPECT_NE(a["command"].get<std::string>().find("demo.launch.Startup"), std::string::npos);
+    Child table({JMT_BINARY, "--list"}, false);
+    ASSERT_EQ(table.wait_exit(60000), 0);
+    const std::string text = table.drain(false, 2000);
+    EXPECT_NE(text.find("PID  JDK"), std::string::npos) << text;
+    EXPECT_NE(text.find(on.pid() + "  17"), std::string::npos) << text;
+}
+
+}  // namespace

@@ -1,0 +1,157 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "jvm.h"
+#include "jvm_list.h"
+#include "launch.h"
+
+namespace {
+
+// A fake JDK tree: HOME/bin/java (executable) and HOME/lib/server/libjvm.so.
+class FakeJdk : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/jmt-fake-jdk-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        home = tmpl;
+        ASSERT_EQ(system(("mkdir -p " + home + "/bin " + home + "/lib/server " + home + "/tools").c_str()), 0);
+        for (const std::string f : {"/bin/java", "/tools/run.sh"}) {
+            std::ofstream(home + f) << "#!/bin/sh\n";
+            chmod((home + f).c_str(), 0755);
+        }
+        std::ofstream(home + "/lib/server/libjvm.so") << "not really";
+        std::ofstream(home + "/release") << "IMPLEMENTOR=\"Debian\"\nJAVA_VERSION=\"17.0.99\"\n";
+    }
+    void TearDown() override { system(("rm -rf " + home).c_str()); }
+    std::string home;
+};
+
+TEST_F(FakeJdk, PlanFindsTheLauncherOnPathAndAddsTheFlagAfterIt)
+{
+    jmt::LaunchPlan plan = jmt::plan_launch({"java", "-cp", "a.jar", "Main"}, "/nonexistent:" + home + "/bin");
+    EXPECT_EQ(plan.java, home + "/bin/java");
+    EXPECT_EQ(plan.libjvm, home + "/lib/server/libjvm.so");
+    EXPECT_EQ(plan.argv,
+              (std::vector<std::string>{home + "/bin/java", jmt::kProbeFlag, "-cp", "a.jar", "Main"}));
+}
+
+TEST_F(FakeJdk, PlanFollowsSymlinksToTheJdk)
+{
+    const std::string link = home + "/tools/java";
+    ASSERT_EQ(symlink((home + "/bin/java").c_str(), link.c_str()), 0);
+    jmt::LaunchPlan plan = jmt::plan_launch({link, "Main"}, "");
+    EXPECT_EQ(plan.libjvm, home + "/lib/server/libjvm.so");
+    EXPECT_EQ(plan.argv.front(), link);
+}
+
+TEST_F(FakeJdk, PlanRejectsWhatItCannotTrace)
+{
+    EXPECT_THROW(jmt::plan_launch({"no-such-java-command"}, home + "/bin"), jmt::Error);
+    try {
+        jmt::plan_launch({home + "/tools/run.sh"}, "");
+        FAIL() << "a script was accepted";
+    } catch (const jmt::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("-p PID"), std::string::npos) << e.what();
+    }
+    try {
+        jmt::plan_launch({"java", "-XX:-DTraceMethodProbes", "Main"}, home + "/bin");
+        FAIL() << "probes switched off were accepted";
+    } catch (const jmt::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("remove that option"), std::string::npos) << e.what();
+    }
+    unlink((home + "/lib/server/libjvm.so").c_str());
+    EXPECT_THROW(jmt::plan_launch({"java", "Main"}, home + "/bin"), jmt::Error);
+}
+
+TEST_F(FakeJdk, JdkVersionComesFromTheReleaseFile)
+{
+    EXPECT_EQ(jmt::jdk_version_of(home + "/lib/server/libjvm.so", ""), "17.0.99");
+    EXPECT_EQ(jmt::jdk_version_of("/nonexistent/lib/server/libjvm.so", ""), "");
+}
+
+TEST(LaunchedCommand, RunsOnlyWhenReleasedAndReturnsItsStatus)
+{
+    jmt::LaunchedCommand child({"/bin/sh", "-c", "exit 7"});
+    EXPECT_GT(child.pid(), 0);
+    child.release();
+    EXPECT_EQ(child.wait(), 7);
+}
+
+TEST(LaunchedCommand, AnExecFailureIsAnError)
+{
+    jmt::LaunchedCommand child({"/nonexistent/java"});
+    EXPECT_THROW(child.release(), jmt::Error);
+}
+
+TEST(LaunchedCommand, AKilledCommandReports128PlusTheSignal)
+{
+    jmt::LaunchedCommand child({"/bin/sh", "-c", "kill -TERM $$"});
+    child.release();
+    EXPECT_EQ(child.wait(), 128 + 15);
+}
+
+TEST(LaunchedCommand, NeverRunsWhenNotReleased)
+{
+    const std::string marker = "/tmp/jmt-launch-marker-" + std::to_string(getpid());
+    unlink(marker.c_str());
+    {
+        jmt::LaunchedCommand child({"/bin/sh", "-c", "touch " + marker});
+    }
+    EXPECT_NE(access(marker.c_str(), F_OK), 0);
+}
+
+TEST(Capabilities, EffectiveSetIsReadFromStatus)
+{
+    EXPECT_EQ(jmt::effective_capabilities("Name:\tx\nCapPrm:\t0000000000000001\nCapEff:\t000000c000000000\n"),
+              0xc000000000ULL);
+    EXPECT_EQ(jmt::effective_capabilities("Name:\tx\n"), 0u);
+}
+
+TEST(JvmList, TableAndJsonShowProbeStates)
+{
+    jmt::JvmTarget on, off, missing;
+    on.pid = 10;
+    on.jdk_version = "17.0.15";
+    on.has_probes = on.probes_on = true;
+    on.libjvm_seen = "/jdk/lib/server/libjvm.so";
+    on.command = "java -XX:+DTraceMethodProbes -jar app.jar";
+    off = on;
+    off.pid = 200;
+    off.probes_on = false;
+    off.command = std::string(300, 'x');
+    missing = on;
+    missing.pid = 3000;
+    missing.has_probes = missing.probes_on = false;
+    missing.jdk_version = "";
+    std::ostringstream table;
+    jmt::write_jvm_table(table, {on, off, missing});
+    const std::string t = table.str();
+    EXPECT_NE(t.find("  10  17.0.15  enabled  /jdk/lib/server/libjvm.so  java -XX"), std::string::npos) << t;
+    EXPECT_NE(t.find(" 200  17.0.15  off "), std::string::npos) << t;
+    EXPECT_NE(t.find("3000  ?        missing"), std::string::npos) << t;
+    EXPECT_NE(t.find(std::string(97, 'x') + "...\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("off: restart that JVM with -XX:+DTraceMethodProbes"), std::string::npos) << t;
+    std::ostringstream json;
+    jmt::write_jvm_json(json, {on, off});
+    auto doc = nlohmann::json::parse(json.str());
+    ASSERT_EQ(doc.size(), 2u);
+    EXPECT_EQ(doc[0]["pid"], 10);
+    EXPECT_EQ(doc[0]["probes"], "enabled");
+    EXPECT_EQ(doc[1]["probes"], "off");
+    EXPECT_EQ(doc[1]["jdk_version"], "17.0.15");
+    std::ostringstream none;
+    jmt::write_jvm_table(none, {});
+    EXPECT_NE(none.str().find("No JVM"), std::string::npos);
+}
+
+}  // namespace

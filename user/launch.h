@@ -1,0 +1,58 @@
+// Launch mode: run `java ...` as a child held at a gate until the probes are
+// attached, so tracing starts before the JVM's first Java method.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jmt {
+
+// The flag launch mode adds right after the launcher's name.
+constexpr const char *kProbeFlag = "-XX:+DTraceMethodProbes";
+
+struct LaunchPlan {
+    std::vector<std::string> argv;  // the command with kProbeFlag inserted after argv[0]
+    std::string java;               // the launcher, resolved through PATH and symlinks
+    std::string libjvm;             // the libjvm.so this launcher loads
+};
+
+// Resolves the launcher and its libjvm.so; throws jmt::Error naming the problem
+// (not found, not a java launcher, no libjvm.so, the probes switched off in argv).
+// path_env is the PATH to search when command[0] has no '/'.
+LaunchPlan plan_launch(const std::vector<std::string> &command, const std::string &path_env);
+
+// The JDK home of a resolved launcher (HOME/bin/java) and the libjvm.so
+// candidates under it, first match wins: server, client, then JDK 8's jre layout.
+std::vector<std::string> libjvm_candidates(const std::string &java_home);
+
+// A child that runs argv once released. Until release() it waits at a gate
+// with default signal dispositions and an empty signal mask; if this process
+// dies first, the child exits without running anything.
+class LaunchedCommand {
+public:
+    explicit LaunchedCommand(const std::vector<std::string> &argv);
+    ~LaunchedCommand();
+    LaunchedCommand(const LaunchedCommand &) = delete;
+    LaunchedCommand &operator=(const LaunchedCommand &) = delete;
+
+    pid_t pid() const { return pid_; }
+    // Lets the child exec; throws jmt::Error when the exec failed (then the child is reaped).
+    void release();
+    // Sends sig to the child while it runs.
+    void forward(int sig) const;
+    // Waits for the child's exit; returns its exit code, or 128 + signal when a signal killed it.
+    int wait();
+
+private:
+    pid_t pid_ = -1;
+    int gate_ = -1;    // write end: one byte releases the child
+    int status_ = -1;  // read end: the child's exec errno, or EOF when exec succeeded
+    bool released_ = false;
+    bool reaped_ = false;
+    std::string name_;
+};
+
+}  // namespace jmt
