@@ -478,6 +478,22 @@ static __always_inline void thread_clock(const struct jmt_thread *t, const struc
 	c->traced = t->traced_total;
 }
 
+/* Plain adds of a closed frame into totals (exact when only one program at a
+ * time writes them: see account and account_thread). */
+static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+	s->calls += 1;
+	s->unreturned += c->unreturned;
+	s->wall_incl_ns += c->wall_incl_ns;
+	s->wall_excl_ns += c->wall_excl_ns;
+	s->cpu_incl_ns += c->cpu_incl_ns;
+	s->cpu_excl_ns += c->cpu_excl_ns;
+	s->events_incl += c->events_incl;
+	s->events_excl += c->events_excl;
+	s->traced_incl += c->traced_incl;
+	s->traced_excl += c->traced_excl;
+}
+
 /*
  * --per-thread: adds a closed frame to the (running thread, method) row,
  * creating it on the thread's first close of the method. Only the thread in
@@ -492,33 +508,14 @@ static __always_inline void account_thread(const struct jmt_closed *c)
 	struct jmt_method_stats *s = bpf_map_lookup_elem(&thread_stats, &key);
 
 	if (!s) {
-		struct jmt_method_stats first = {
-			.calls = 1,
-			.unreturned = c->unreturned,
-			.wall_incl_ns = c->wall_incl_ns,
-			.wall_excl_ns = c->wall_excl_ns,
-			.cpu_incl_ns = c->cpu_incl_ns,
-			.cpu_excl_ns = c->cpu_excl_ns,
-			.events_incl = c->events_incl,
-			.events_excl = c->events_excl,
-			.traced_incl = c->traced_incl,
-			.traced_excl = c->traced_excl,
-		};
+		struct jmt_method_stats first = {};
 
+		add_closed(&first, c);
 		if (bpf_map_update_elem(&thread_stats, &key, &first, BPF_NOEXIST))
 			count(JMT_CNT_THREAD_ROWS_FULL);
 		return;
 	}
-	s->calls += 1;
-	s->unreturned += c->unreturned;
-	s->wall_incl_ns += c->wall_incl_ns;
-	s->wall_excl_ns += c->wall_excl_ns;
-	s->cpu_incl_ns += c->cpu_incl_ns;
-	s->cpu_excl_ns += c->cpu_excl_ns;
-	s->events_incl += c->events_incl;
-	s->events_excl += c->events_excl;
-	s->traced_incl += c->traced_incl;
-	s->traced_excl += c->traced_excl;
+	add_closed(s, c);
 }
 
 /* Adds a closed frame to its method's totals and, when with_threads (a
@@ -547,16 +544,7 @@ static __always_inline void account(const struct jmt_closed *c, int with_threads
 		__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
 		return;
 	}
-	s->calls += 1;
-	s->unreturned += c->unreturned;
-	s->wall_incl_ns += c->wall_incl_ns;
-	s->wall_excl_ns += c->wall_excl_ns;
-	s->cpu_incl_ns += c->cpu_incl_ns;
-	s->cpu_excl_ns += c->cpu_excl_ns;
-	s->events_incl += c->events_incl;
-	s->events_excl += c->events_excl;
-	s->traced_incl += c->traced_incl;
-	s->traced_excl += c->traced_excl;
+	add_closed(s, c);
 }
 
 struct drop_ctx {

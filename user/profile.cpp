@@ -38,21 +38,35 @@ MethodStats &MethodStats::operator-=(const MethodStats &o)
     return *this;
 }
 
+namespace {
+
+// ns the events inside a frame (traced of them traced) added to it.
+uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
+{
+    const uint64_t rejected = events > traced ? events - traced : 0;
+    return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
+}
+
+}  // namespace
+
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 {
-    auto overhead = [&](uint64_t events, uint64_t traced) {
-        const uint64_t rejected = events > traced ? events - traced : 0;
-        return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
-    };
     auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
-    const uint64_t incl = overhead(stats.events_incl, stats.traced_incl);
-    const uint64_t excl = overhead(stats.events_excl, stats.traced_excl);
+    const uint64_t incl = events_cost_ns(stats.events_incl, stats.traced_incl, cost);
+    const uint64_t excl = events_cost_ns(stats.events_excl, stats.traced_excl, cost);
     MethodStats out = stats;
     out.wall_incl_ns = minus(stats.wall_incl_ns, incl);
     out.cpu_incl_ns = minus(stats.cpu_incl_ns, incl);
     out.wall_excl_ns = minus(stats.wall_excl_ns, excl);
     out.cpu_excl_ns = minus(stats.cpu_excl_ns, excl);
     return out;
+}
+
+bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
+{
+    const uint64_t incl = events_cost_ns(raw.events_incl, raw.traced_incl, cost);
+    using wide = unsigned __int128;  // ns sums can exceed 2^64 / 4
+    return incl > 0 && static_cast<wide>(incl) * 4 > static_cast<wide>(raw.wall_incl_ns) * 3;
 }
 
 namespace {

@@ -30,6 +30,7 @@ struct MethodRow {
     std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
     std::string method;     // getString
     std::string signature;  // (I)Ljava/lang/String;
+    bool probe_dominated = false;  // corrected times: see probe_dominated()
     uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
     std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
@@ -66,6 +67,11 @@ struct ProbeCost {
 // stats with the probe events' cost taken out of its four times (clamped at 0):
 // each time loses traced events x traced cost + other events x rejected cost.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
+
+// True when the probe events inside the calls cost more than 3/4 of their
+// measured inclusive elapsed time: the corrected times are then within the
+// calibration's uncertainty (off by half or more when it is 15% off).
+bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);
 
 struct Profile {
     int pid = 0;

@@ -31,14 +31,14 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         profile.interval ? std::to_string(profile.interval) + "," + format_utc(profile.end_unix_ns) + "," : "";
     if (profile.interval <= 1)
         out << (profile.interval ? "interval,end_time," : "") << "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
-           "events_incl,events_excl,traced_events_incl,traced_events_excl"
+           "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated"
             << (per_thread ? ",tid,thread" : "") << "\r\n";
     for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
         const MethodStats &s = m.stats;
         out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature) << ','
             << s.calls << ',' << s.wall_incl_ns << ',' << s.wall_excl_ns << ',' << s.cpu_incl_ns << ','
             << s.cpu_excl_ns << ',' << s.unreturned << ',' << s.events_incl << ',' << s.events_excl << ','
-            << s.traced_incl << ',' << s.traced_excl;
+            << s.traced_incl << ',' << s.traced_excl << ',' << (m.probe_dominated ? 1 : 0);
         if (per_thread)
             out << ',' << m.tid << ',' << csv_field(m.thread);
         out << "\r\n";

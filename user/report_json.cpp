@@ -24,7 +24,8 @@ json method_json(const MethodRow &m, bool per_thread)
                 {"events_incl", m.stats.events_incl},
                 {"events_excl", m.stats.events_excl},
                 {"traced_events_incl", m.stats.traced_incl},
-                {"traced_events_excl", m.stats.traced_excl}};
+                {"traced_events_excl", m.stats.traced_excl},
+                {"probe_dominated", m.probe_dominated}};
     if (per_thread) {
         row["tid"] = m.tid;
         row["thread"] = m.thread;

@@ -37,7 +37,11 @@ Cells cells_of(const MethodStats &s)
 }
 
 // "class.method(signature)", never truncated: it is the last column.
-std::string method_text(const MethodRow &r) { return r.klass + "." + r.method + r.signature; }
+// A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
+std::string method_text(const MethodRow &r)
+{
+    return r.klass + "." + r.method + r.signature + (r.probe_dominated ? " *" : "");
+}
 
 // Each numeric column is as wide as its widest cell, header included.
 Widths widths_of(const std::vector<Cells> &body)
@@ -112,7 +116,8 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
             if (m.tid)
                 threads.insert(m.tid);
         }
-        out << profile.methods.size() << " rows: " << methods.size() << " methods in " << threads.size()
+        out << profile.methods.size() << " rows: " << methods.size()
+            << (methods.size() == 1 ? " method in " : " methods in ") << threads.size()
             << (threads.size() == 1 ? " thread, " : " threads, ") << calls << " calls; top " << rows.size() << " by " << sort_description(opts.sort)
             << "\n\n";
     } else {
@@ -120,6 +125,10 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
             << sort_description(opts.sort) << "\n\n";
     }
     write_rows(out, rows, per_thread);
+    if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
+        out << "\n* The probes' own cost was over 3/4 of these calls' measured time: their corrected times are "
+               "below what per-call probes resolve (--raw shows the times as measured; trace fewer, larger "
+               "methods to see into them)\n";
 }
 
 // The probe cost behind the times: taken out, or left in with --raw.
@@ -175,7 +184,9 @@ void write_table(std::ostream &out, const Profile &profile, const TableOptions &
         out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
             << filter_text(profile.packages, profile.class_globs, profile.method_globs) << "\n";
     write_probe_cost(out, profile);
-    if (profile.methods.empty())
+    if (profile.methods.empty() && profile.interval)
+        out << "No traced method completed a call in this interval.\n";
+    else if (profile.methods.empty())
         out << "No traced method completed a call during the trace. Check --package (org/postgresql or "
                "org.postgresql), that the code ran while tracing, and that the JVM runs with "
                "-XX:+DTraceMethodProbes.\n";

@@ -80,8 +80,10 @@ private:
 void write_report(ReportSink &sink, const Options &options, Profile profile)
 {
     if (profile.corrected)
-        for (MethodRow &row : profile.methods)
+        for (MethodRow &row : profile.methods) {
+            row.probe_dominated = probe_dominated(row.stats, profile.probe_cost);
             row.stats = without_probe_cost(row.stats, profile.probe_cost);
+        }
     profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
     std::ostream &out = sink.stream();
     if (options.json) {

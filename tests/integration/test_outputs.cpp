@@ -128,3 +128,30 @@ TEST(Outputs, ProgressLineOnlyOnATerminal)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
+{
+    JMT_REQUIRE_BPF();
+    // step() is a leaf of a few ns: its measured time is its own return trap, so it is flagged.
+    jmt_it::RunSpec tiny;
+    tiny.main_class = "demo.globs.Workers";
+    tiny.args = {"5"};
+    tiny.jmt_args = {"--package", "demo/globs", "--method", "step"};
+    auto r = jmt_it::run_traced(tiny);
+    const auto &step = jmt_it::method_row(r.report, "demo/globs/Workers", "step", "(I)I");
+    EXPECT_EQ(step["calls"], 2 * 6500 * 5);
+    EXPECT_TRUE(step["probe_dominated"].get<bool>()) << step.dump();
+    // FixedWork's calls do microseconds of work around 15 events at most: never flagged.
+    jmt_it::RunSpec work;
+    work.main_class = "demo.abc.FixedWork";
+    work.args = {"300", "10"};
+    work.jmt_args = {"--package", "demo/abc"};
+    auto w = jmt_it::run_traced(work);
+    for (const char *m : {"a", "b", "c"})
+        EXPECT_FALSE(jmt_it::method_row(w.report, "demo/abc/FixedWork", m, "()V")["probe_dominated"].get<bool>())
+            << m;
+}
+
+}  // namespace

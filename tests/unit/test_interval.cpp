@@ -71,6 +71,17 @@ TEST(IntervalReport, TableHeaderNamesTheIntervalAndItsEnd)
         << out.str();
 }
 
+TEST(IntervalReport, AnIntervalWithoutCallsSaysSoBriefly)
+{
+    jmt::Profile p = interval_profile(4);
+    p.methods.clear();
+    std::ostringstream out;
+    jmt::write_table(out, p, {});
+    EXPECT_NE(out.str().find("No traced method completed a call in this interval.\n"), std::string::npos)
+        << out.str();
+    EXPECT_EQ(out.str().find("Check --package"), std::string::npos) << out.str();
+}
+
 TEST(IntervalReport, JsonIsOneLinePerInterval)
 {
     std::ostringstream out;

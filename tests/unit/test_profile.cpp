@@ -188,4 +188,24 @@ TEST(RowsWithMinCalls, KeepsRowsAtOrAboveTheBoundInOrder)
     EXPECT_TRUE(jmt::rows_with_min_calls(rows, 10).empty());
 }
 
+TEST(ProbeDominated, MoreThanThreeQuartersOfTheInclusiveTimeIsProbeCost)
+{
+    const jmt::ProbeCost cost{1000, 500};
+    jmt::MethodStats s;
+    s.events_incl = 5;  // 1 traced + 4 rejected: 3000 ns of probe cost
+    s.traced_incl = 1;
+    s.wall_incl_ns = 4000;  // exactly 3/4: not yet
+    EXPECT_FALSE(jmt::probe_dominated(s, cost));
+    s.wall_incl_ns = 3999;
+    EXPECT_TRUE(jmt::probe_dominated(s, cost));
+    s.wall_incl_ns = 100;  // correction larger than the measurement: clamped times, flagged
+    EXPECT_TRUE(jmt::probe_dominated(s, cost));
+    s.events_incl = s.traced_incl = 0;
+    EXPECT_FALSE(jmt::probe_dominated(s, cost));  // nothing taken out
+    s.events_incl = 1;
+    s.traced_incl = 1;
+    s.wall_incl_ns = UINT64_MAX;  // no overflow in the comparison
+    EXPECT_FALSE(jmt::probe_dominated(s, {UINT64_MAX / 2, 0}));
+}
+
 }  // namespace

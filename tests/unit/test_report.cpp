@@ -274,7 +274,8 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 13u);
+        EXPECT_EQ(m.size(), 14u);
+        EXPECT_EQ(m.at("probe_dominated").get<bool>(), src.probe_dominated);
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
@@ -385,7 +386,8 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     }
     ASSERT_EQ(lines.size(), 4u);
     const auto header = csv_fields(lines[0]);
-    ASSERT_EQ(header.size(), 13u);
+    ASSERT_EQ(header.size(), 14u);
+    EXPECT_EQ(header[13], "probe_dominated");
     EXPECT_EQ(header[0], "class");
     EXPECT_EQ(header[3], "calls");
     EXPECT_EQ(header[12], "traced_events_excl");
@@ -393,7 +395,8 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 13u) << lines[i + 1];
+        ASSERT_EQ(f.size(), 14u) << lines[i + 1];
+        EXPECT_EQ(f[13], src.probe_dominated ? "1" : "0");
         EXPECT_EQ(f[0], src.klass);
         EXPECT_EQ(f[1], src.method);
         EXPECT_EQ(f[2], src.signature);
@@ -512,7 +515,7 @@ TEST(PerThread, TableNamesAThreadWithoutAName)
     p.methods[0].tid = 77;
     auto lines = lines_of(table_of(p));
     ASSERT_EQ(lines.size(), 6u);
-    EXPECT_EQ(lines[2], "1 rows: 1 methods in 1 thread, 1 calls; top 1 by exclusive elapsed time");
+    EXPECT_EQ(lines[2], "1 rows: 1 method in 1 thread, 1 calls; top 1 by exclusive elapsed time");
     EXPECT_EQ(lines[5], "    1          5 ns          5 ns      2 ns      2 ns  ? (77)  a/B.c()V");
 }
 
@@ -533,7 +536,7 @@ TEST(PerThread, JsonRowsHaveTidAndThread)
     const auto &methods = doc.at("methods");
     ASSERT_EQ(methods.size(), 4u);
     for (const auto &m : methods) {
-        EXPECT_EQ(m.size(), 15u);
+        EXPECT_EQ(m.size(), 16u);
         ASSERT_TRUE(m.contains("tid"));
         ASSERT_TRUE(m.contains("thread"));
     }
@@ -582,18 +585,18 @@ TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
     }
     ASSERT_EQ(lines.size(), 5u);
     EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
-                        "events_incl,events_excl,traced_events_incl,traced_events_excl,tid,thread");
+                        "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread");
     // By calls: 3000 (301), 2000 step tid 0, 2000 step tid 301, 1000 (101).
     const std::vector<std::pair<std::string, std::string>> expected = {
         {"301", "worker-3"}, {"0", "[not split: thread table full]"}, {"301", "worker-3"},
         {"101", "pool-1,worker \"1\""}};
     for (size_t i = 0; i < expected.size(); i++) {
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 15u) << lines[i + 1];
-        EXPECT_EQ(f[13], expected[i].first) << lines[i + 1];
-        EXPECT_EQ(f[14], expected[i].second) << lines[i + 1];
+        ASSERT_EQ(f.size(), 16u) << lines[i + 1];
+        EXPECT_EQ(f[14], expected[i].first) << lines[i + 1];
+        EXPECT_EQ(f[15], expected[i].second) << lines[i + 1];
     }
-    // The first 13 columns are the usual ones.
+    // The first 14 columns are the usual ones.
     const auto first = csv_fields(lines[1]);
     EXPECT_EQ(first[0], "demo/Work");
     EXPECT_EQ(first[1], "run");
@@ -609,7 +612,7 @@ TEST(PerThread, CsvHeaderHasThreadColumnsEvenWithoutRows)
     std::ostringstream out;
     jmt::write_csv(out, p, jmt::SortKey::Calls);
     EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
-                         "events_incl,events_excl,traced_events_incl,traced_events_excl,tid,thread\r\n");
+                         "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread\r\n");
     std::ostringstream plain;
     jmt::write_csv(plain, sample(), jmt::SortKey::Calls);
     EXPECT_EQ(plain.str().find("tid"), std::string::npos);
@@ -645,6 +648,22 @@ TEST(Table, FirstLineNamesEveryFilter)
     jmt::write_table(only_globs, p, {});
     EXPECT_EQ(only_globs.str().substr(0, only_globs.str().find('\n')),
               "Traced pid 9 for 1.00 s: class *ResultSet; methods get*, <init>");
+}
+
+TEST(Table, RowsMostlyProbeCostAreMarkedWithAFootnote)
+{
+    jmt::Profile p = sample();
+    p.methods[0].probe_dominated = true;
+    std::ostringstream out;
+    jmt::write_table(out, p, {});
+    const std::string t = out.str();
+    EXPECT_NE(t.find("org/postgresql/core/Utils.toInt(Ljava/lang/String;)I *\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("getString(I)Ljava/lang/String;\n"), std::string::npos) << t;  // not marked
+    EXPECT_NE(t.find("\n* The probes' own cost was over 3/4"), std::string::npos) << t;
+    p.methods[0].probe_dominated = false;
+    std::ostringstream plain;
+    jmt::write_table(plain, p, {});
+    EXPECT_EQ(plain.str().find("* The probes'"), std::string::npos) << plain.str();
 }
 
 }  // namespace
