@@ -48,7 +48,7 @@ struct jmt_frame {
 	__u64 sp;             /* user stack pointer at the entry probe */
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
-	__u32 pad;
+	__u32 path;           /* call path id (0 when paths are off) */
 };
 
 /* A call site seen for (method id, stack pointer, parent method id): the
@@ -76,6 +76,14 @@ struct jmt_thread {
 struct jmt_closed {
 	__u32 id;
 	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
+	__u32 path;           /* the frame's call path id */
+	__u32 pad;
+	/* The frame's own inclusive values, recursive or not (0 when dropped):
+	 * a call path's inclusive totals, since A;A is a path of its own. */
+	__u64 frame_wall_ns;
+	__u64 frame_cpu_ns;
+	__u64 frame_events;
+	__u64 frame_traced;
 	__u64 wall_incl_ns;   /* 0 for a recursive frame or a dropped one */
 	__u64 wall_excl_ns;
 	__u64 cpu_incl_ns;
@@ -102,9 +110,20 @@ static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
-/* Pushes a frame. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
+/* Call path id of the top stored frame (the parent of an entry), 0 when none. */
+static __always_inline __u32 jmt_parent_path(const struct jmt_thread *t)
+{
+	__u32 d = t->depth;
+
+	if (d == 0 || d > JMT_MAX_DEPTH)
+		return 0;
+	return t->frames[JMT_IDX(d - 1)].path;
+}
+
+/* Pushes a frame on call path path. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
 static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
-				    const struct jmt_clock *now, __u64 sp, __u64 call_site)
+				    const struct jmt_clock *now, __u64 sp, __u64 call_site,
+				    __u32 path)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -143,6 +162,7 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->sp = sp;
 	f->call_site = call_site;
 	f->recursive = recursive;
+	f->path = path;
 	t->depth = d + 1;
 	return 0;
 }
@@ -238,6 +258,11 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 
 	out->id = f->id;
 	out->unreturned = 0;
+	out->path = f->path;
+	out->frame_wall_ns = wall;
+	out->frame_cpu_ns = cpu;
+	out->frame_events = events;
+	out->frame_traced = traced;
 	out->wall_incl_ns = f->recursive ? 0 : wall;
 	out->cpu_incl_ns = f->recursive ? 0 : cpu;
 	out->wall_excl_ns = jmt_sat_sub(wall, f->child_wall_ns);
@@ -267,6 +292,11 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 
 	out->id = f->id;
 	out->unreturned = 1;
+	out->path = f->path;
+	out->frame_wall_ns = 0;
+	out->frame_cpu_ns = 0;
+	out->frame_events = 0;
+	out->frame_traced = 0;
 	out->wall_incl_ns = 0;
 	out->cpu_incl_ns = 0;
 	out->wall_excl_ns = 0;

@@ -38,6 +38,14 @@ const volatile struct {
  * probe's program is then handle_return_t, which adds every closed frame to
  * its thread's row (thread_stats). */
 const volatile __u32 per_thread = 0;
+/* Call paths (--folded, --tree, --flamegraph, --pprof): 1 when each traced
+ * frame carries its path id and closing it adds to path_stats. */
+const volatile __u32 call_paths = 0;
+/* Id limits: method ids < max_method_ids, path ids < max_path_ids (the
+ * sizes the loader gave stats and path_stats, at most JMT_MAX_METHODS and
+ * JMT_MAX_PATHS). */
+const volatile __u32 max_method_ids = JMT_MAX_METHODS;
+const volatile __u32 max_path_ids = JMT_MAX_PATHS;
 /* When fast_args is set, USDT argument i (1..6) is read straight from the
  * pt_regs register numbered arg_reg[i] (enum jmt_reg); otherwise through
  * libbpf's generic bpf_usdt_arg(). */
@@ -50,6 +58,8 @@ const volatile __u32 atomic_totals = 1;
 
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;
+/* Highest path id handed out so far (ids from JMT_PATH_TRUNCATED + 1 up). */
+__u32 last_path_id = JMT_PATH_TRUNCATED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -128,6 +138,39 @@ struct {
 	__type(key, __u32);
 	__type(value, char[JMT_COMM_LEN]);
 } thread_names SEC(".maps");
+
+/* Call paths: (parent path, method) -> path id, and per-path totals of the
+ * path's last frame (inclusive = the frame's own time, recursion included).
+ * The loader shrinks both to one entry when call_paths is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_PATHS);
+	__type(key, struct jmt_path_key);
+	__type(value, __u32);
+} path_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_MAX_PATHS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_stats);
+} path_stats SEC(".maps");
+
+/* Per-CPU direct-mapped cache of path_ids: an array lookup instead of a hash
+ * on most entries. A pair's path id never changes once handed out, so a slot
+ * is never stale; truncated pairs are not cached. */
+struct jmt_path_cache_slot {
+	struct jmt_path_key key;
+	__u32 path; /* 0: empty slot */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_PATH_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct jmt_path_cache_slot);
+} path_cache SEC(".maps");
 
 /* This CPU's record; never NULL for key 0 of a per-CPU array, checked for the verifier. */
 static __always_inline struct jmt_cpu *this_cpu(void)
@@ -402,7 +445,7 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	info.traced = kept > 0;
 	if (info.traced) {
 		info.id = __sync_fetch_and_add(&last_method_id, 1) + 1;
-		if (info.id >= JMT_MAX_METHODS) {
+		if (info.id >= max_method_ids) {
 			count(JMT_CNT_METHOD_TABLE_FULL);
 			info.id = 0;
 			info.traced = 0;
@@ -518,19 +561,10 @@ static __always_inline void account_thread(const struct jmt_closed *c)
 	add_closed(s, c);
 }
 
-/* Adds a closed frame to its method's totals and, when with_threads (a
- * constant, or the per_thread rodata on cold paths), to its thread's row.
- * The row first: userspace reads the totals before the rows, so a frame
- * closing meanwhile is never in the totals without being in its row. */
-static __always_inline void account(const struct jmt_closed *c, int with_threads)
+/* Adds a closed frame to per-CPU totals: atomic adds when the kernel may
+ * preempt a program midway (two programs may then interleave on this CPU). */
+static __always_inline void add_totals(struct jmt_method_stats *s, const struct jmt_closed *c)
 {
-	__u32 id = c->id;
-	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
-
-	if (!s)
-		return;
-	if (with_threads)
-		account_thread(c);
 	if (atomic_totals) {
 		__sync_fetch_and_add(&s->calls, 1);
 		__sync_fetch_and_add(&s->unreturned, c->unreturned);
@@ -545,6 +579,89 @@ static __always_inline void account(const struct jmt_closed *c, int with_threads
 		return;
 	}
 	add_closed(s, c);
+}
+
+/* Adds a closed frame to its call path's totals, with the frame's own
+ * inclusive values (a path's frames are never double counted). */
+static __always_inline void account_path(const struct jmt_closed *c)
+{
+	struct jmt_closed frame = *c;
+	__u32 path = c->path;
+	struct jmt_method_stats *s;
+
+	if (path == 0)
+		return;
+	s = bpf_map_lookup_elem(&path_stats, &path);
+	if (!s)
+		return;
+	frame.wall_incl_ns = c->frame_wall_ns;
+	frame.cpu_incl_ns = c->frame_cpu_ns;
+	frame.events_incl = c->frame_events;
+	frame.traced_incl = c->frame_traced;
+	add_totals(s, &frame);
+}
+
+/* Adds a closed frame to its method's totals, to its call path's when paths
+ * are on, and, when with_threads (a constant, or the per_thread rodata on
+ * cold paths), to its thread's row. The row first: userspace reads the totals
+ * before the rows, so a frame closing meanwhile is never in the totals
+ * without being in its row. */
+static __always_inline void account(const struct jmt_closed *c, int with_threads)
+{
+	__u32 id = c->id;
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
+
+	if (!s)
+		return;
+	if (with_threads)
+		account_thread(c);
+	if (call_paths)
+		account_path(c);
+	add_totals(s, c);
+}
+
+/* The path id of method id entered under parent path parent, created on
+ * first sight; JMT_PATH_TRUNCATED once the table is full, and for every
+ * frame entered above a truncated one. */
+static __noinline __u32 path_of_slow(__u32 parent, __u32 id)
+{
+	struct jmt_path_key key = { .parent = parent, .id = id };
+	__u32 *found, path;
+
+	found = bpf_map_lookup_elem(&path_ids, &key);
+	if (found)
+		return *found;
+	path = __sync_fetch_and_add(&last_path_id, 1) + 1;
+	if (path >= max_path_ids || bpf_map_update_elem(&path_ids, &key, &path, BPF_NOEXIST)) {
+		/* Full, or another CPU inserted this path first (its id is the one kept). */
+		found = bpf_map_lookup_elem(&path_ids, &key);
+		if (found)
+			return *found;
+		count(JMT_CNT_PATHS_FULL);
+		return JMT_PATH_TRUNCATED;
+	}
+	return path;
+}
+
+static __always_inline __u32 path_of(__u32 parent, __u32 id)
+{
+	__u32 slot_idx = (parent * 0x9E3779B1u ^ id * 0x85EBCA77u) >> 20;
+	struct jmt_path_cache_slot *slot;
+	__u32 path;
+
+	if (parent == JMT_PATH_TRUNCATED)
+		return JMT_PATH_TRUNCATED;
+	slot_idx &= JMT_PATH_CACHE_SLOTS - 1;
+	slot = bpf_map_lookup_elem(&path_cache, &slot_idx);
+	if (slot && slot->path && slot->key.parent == parent && slot->key.id == id)
+		return slot->path;
+	path = path_of_slow(parent, id);
+	if (slot && path != JMT_PATH_TRUNCATED) {
+		slot->key.parent = parent;
+		slot->key.id = id;
+		slot->path = path;
+	}
+	return path;
 }
 
 struct drop_ctx {
@@ -583,7 +700,7 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_clock now;
 	struct jmt_cpu *cpu = this_cpu();
 	__u64 sp, call_site = 0;
-	__u32 fp;
+	__u32 fp, path;
 
 	if (!cpu)
 		return 0;
@@ -624,10 +741,12 @@ int handle_entry(struct pt_regs *ctx)
 
 		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	}
+	/* Before the clock: the lookup's time is the caller's, like the trap's. */
+	path = call_paths ? path_of(jmt_parent_path(t), info.id) : 0;
 	t->traced_total += 1;
 	thread_clock(t, cpu, &now);
 	bump(cpu, JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, fp, &now, sp, call_site))
+	if (jmt_push(t, info.id, fp, &now, sp, call_site, path))
 		bump(cpu, JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }

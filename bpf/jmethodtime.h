@@ -16,6 +16,10 @@
 #define JMT_MAX_DEPTH 256
 /* Distinct traced methods (ids 1..JMT_MAX_METHODS-1; id 0 is never used). */
 #define JMT_MAX_METHODS 65536
+/* Kernel memory (bytes) one per-CPU totals array (stats, path_stats) may
+ * take: on hosts with many CPUs the loader lowers the method and path id
+ * limits below JMT_MAX_METHODS / JMT_MAX_PATHS to stay within it. */
+#define JMT_PERCPU_BUDGET (128ULL << 20)
 /* Entries of the method table (traced and rejected methods). */
 #define JMT_MAX_METHOD_KEYS 262144
 /* Slots of the per-CPU direct-mapped cache in front of the method table. */
@@ -85,6 +89,20 @@ struct jmt_method_stats {
 #define JMT_MAX_THREAD_NAMES 65536
 #define JMT_COMM_LEN 16
 
+/* Call paths (--folded, --tree, --flamegraph, --pprof): path ids 2..JMT_MAX_PATHS-1
+ * name a (parent path, method) pair; 0 is "no parent" (a thread's outermost
+ * traced frame); JMT_PATH_TRUNCATED is the one node that counts the frames
+ * entered after the path table filled, and every frame above them. */
+#define JMT_MAX_PATHS 65536
+#define JMT_PATH_TRUNCATED 1
+/* Slots of the per-CPU direct-mapped cache in front of the path table. */
+#define JMT_PATH_CACHE_SLOTS 4096
+
+struct jmt_path_key {
+	__u32 parent; /* parent path id, 0 at the outermost traced frame */
+	__u32 id;     /* method id */
+};
+
 struct jmt_thread_key {
 	__u32 tid; /* kernel thread id (init pid namespace) */
 	__u32 id;  /* method id */
@@ -106,6 +124,7 @@ enum jmt_counter {
 	JMT_CNT_THREADS_ENDED,       /* per-thread states freed when their thread exited */
 	JMT_CNT_GLOB_BUDGET_OUT,     /* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */
 	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
+	JMT_CNT_PATHS_FULL,          /* call paths not stored (path table full): counted under [truncated] */
 	JMT_CNT_NR,
 };
 

@@ -141,12 +141,13 @@ double pair_ns(bool traced_class, int batches)
 
 }  // namespace self_probe
 
-ProbeCost calibrate_probe_cost(bool verbose, bool per_thread)
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread, bool call_paths)
 {
     ProgramConfig config;
     config.pid = static_cast<int>(getpid());
     config.packages = {self_probe::kTracedPackage};
     config.per_thread = per_thread;
+    config.call_paths = call_paths;
     config.arg_regs = self_probe::arg_regs();
     config.verbose = verbose;
     SkeletonPtr skel = load_programs(config);

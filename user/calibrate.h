@@ -37,6 +37,7 @@ double pair_ns(bool traced_class, int batches);
 // method and of a method the package filter rejects. per_thread: with the
 // programs' --per-thread accounting (a traced return costs one more hash
 // update). Throws jmt::Error when the programs cannot load or attach.
-ProbeCost calibrate_probe_cost(bool verbose, bool per_thread = false);
+// call_paths: with per-path totals (a traced entry costs one more hash lookup).
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread = false, bool call_paths = false);
 
 }  // namespace jmt

@@ -98,6 +98,9 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
     add("thread_rows_full", d.thread_rows_full,
         "calls could not be split by thread (the per-thread table of " + std::to_string(JMT_MAX_THREAD_ROWS) +
             " rows was full); they are in the row of thread \"[not split: thread table full]\"");
+    add("paths_full", d.paths_full,
+        "frames were counted under the call path [truncated] (the table of " + std::to_string(JMT_MAX_PATHS) +
+            " call paths was full); per-method totals are exact");
     add("truncated_names", d.truncated_names,
         "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
         "JVM's memory; they are shown truncated, ending in \"...\"");

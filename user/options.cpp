@@ -63,12 +63,17 @@ std::string normalize_glob(const std::string &spec, bool is_class)
     return g;
 }
 
+bool wants_call_paths(const Options &o)
+{
+    return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty();
+}
+
 ParseOutcome parse_options(int argc, const char *const argv[])
 {
     ParseOutcome outcome;
     Options &o = outcome.options;
     std::vector<std::string> packages, classes, methods;
-    std::string sort = "excl";
+    std::string sort = "excl", metric = "wall";
 
     CLI::App app{"jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
                  "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
@@ -108,7 +113,29 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl"}))
         ->capture_default_str();
     auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
-    app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")->excludes(json);
+    auto *csv = app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")
+                    ->excludes(json);
+    auto *folded = app.add_flag("--folded", o.folded,
+                                "Print the call paths as collapsed stacks (a;b;c VALUE per line: FlameGraph, "
+                                "speedscope, inferno) instead of the table; VALUE per --metric")
+                       ->excludes(json)
+                       ->excludes(csv);
+    app.add_flag("--tree", o.tree, "Print the call tree (calls and times per call path, indented) instead of the table")
+        ->excludes(json)
+        ->excludes(csv)
+        ->excludes(folded);
+    app.add_option("--metric", metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
+        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+        ->capture_default_str();
+    app.add_option("--min-percent", o.min_percent,
+                   "--tree: leave out call paths under this percentage of the total elapsed time")
+        ->check(CLI::Range(0.0, 100.0))
+        ->capture_default_str();
+    app.add_option("--flamegraph", o.flamegraph,
+                   "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
+    app.add_option("--pprof", o.pprof,
+                   "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
+                   "Pyroscope, Parca)");
     app.add_option("--min-calls", o.min_calls, "Leave out methods with fewer calls (every output)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
@@ -140,6 +167,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         if (o.pid == 0 && !o.list && o.command.empty())
             throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
                                        "(jmethodtime -- java ...), or --list");
+        if (o.interval_s > 0 && (o.folded || o.tree))
+            throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
+                                       "cover the whole trace: drop one of them");
         if (classes.size() > JMT_MAX_GLOBS || methods.size() > JMT_MAX_GLOBS)
             throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
                                                                " patterns each: combine them with '*'");
@@ -164,6 +194,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
         {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}};
     o.sort = sort_keys.at(sort);
+    static const std::map<std::string, PathMetric> metrics = {
+        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+    o.metric = metrics.at(metric);
     return outcome;
 }
 

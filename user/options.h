@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "paths.h"
 #include "profile.h"
 
 namespace jmt {
@@ -22,11 +23,20 @@ struct Options {
     SortKey sort = SortKey::Excl;
     bool json = false;
     bool csv = false;
+    bool folded = false;                // collapsed stacks of the call paths instead of the table
+    bool tree = false;                  // the call tree instead of the table
+    PathMetric metric = PathMetric::Wall;  // --folded's value (and the flame graph's default)
+    double min_percent = 0.5;           // --tree: leave out subtrees under this % of the total
+    std::string flamegraph;             // --flamegraph FILE.html, besides the report
+    std::string pprof;                  // --pprof FILE.pb.gz, besides the report
     uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
     std::string output;                 // report file; empty: stdout
     bool raw = false;                   // times as measured, probe cost left in
     bool verbose = false;               // libbpf's own messages on stderr
 };
+
+// Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof).
+bool wants_call_paths(const Options &o);
 
 struct ParseOutcome {
     Options options;

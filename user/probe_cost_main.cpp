@@ -2,7 +2,8 @@
 // on the tool's own probes (the ones the start-up calibration fires) under
 // nothing, the empty floor programs, and jmethodtime's programs keeping or
 // rejecting the method, keeping it through --class/--method globs ("globs"),
-// and keeping it with --per-thread rows ("thread"). In-process and repeatable: the benchmark's companion
+// keeping it with --per-thread rows ("thread"), and keeping it with call paths
+// ("paths": --folded, --tree, --flamegraph, --pprof). In-process and repeatable: the benchmark's companion
 // to tests/bench/overhead.sh, which measures inside a JVM.
 #include <bpf/bpf.h>
 #include <unistd.h>
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
         SkeletonPtr without_filter = load_programs(unfiltered);
         SkeletonPtr with_globs = load_programs(globbed);
         SkeletonPtr per_thread = load_programs(threaded);
+        ProgramConfig pathed = filtered;
+        pathed.call_paths = true;
+        SkeletonPtr with_paths = load_programs(pathed);
 
         struct Mode {
             const char *name;
@@ -94,6 +98,7 @@ int main(int argc, char **argv)
             {"reject", with_filter->progs.handle_entry, return_program(with_filter.get()), false},
             {"globs", with_globs->progs.handle_entry, return_program(with_globs.get()), true},
             {"thread", per_thread->progs.handle_entry, return_program(per_thread.get()), true},
+            {"paths", with_paths->progs.handle_entry, return_program(with_paths.get()), true},
         };
         auto attach_mode = [&](const Mode &m) {
             std::vector<LinkPtr> links;

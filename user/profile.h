@@ -53,6 +53,7 @@ struct Diagnostics {
     uint64_t threads_ended = 0;      // of those, threads that exited (state freed)
     uint64_t glob_budget_out = 0;    // methods not traced: a --class/--method glob ran out of steps
     uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
+    uint64_t paths_full = 0;         // call paths: frames counted under [truncated] (path table full)
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "paths.h"
 #include "profile.h"
 
 namespace jmt {
@@ -28,6 +29,12 @@ std::string filter_text(const std::vector<std::string> &packages, const std::vec
 // The seed-style table: header with total elapsed time, aligned columns,
 // top N rows by the sort key, then the diagnostic lines that are non-zero.
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts);
+
+// The call tree: the table's header lines, then one line per call path,
+// indented by depth under its parent, children by inclusive elapsed time;
+// subtrees under min_percent of the roots' inclusive elapsed total are left
+// out (and counted in a last line).
+void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree, double min_percent);
 
 // One JSON document with every method (not just the top N). An interval's
 // report (profile.interval > 0) is one line (JSON Lines) with "interval" and "end_time".

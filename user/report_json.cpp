@@ -50,7 +50,8 @@ json diagnostics_json(const Diagnostics &d)
             {"threads_traced", d.threads_traced},
             {"threads_ended", d.threads_ended},
             {"glob_budget_out", d.glob_budget_out},
-            {"thread_rows_full", d.thread_rows_full}};
+            {"thread_rows_full", d.thread_rows_full},
+            {"paths_full", d.paths_full}};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 #include <set>
 #include <tuple>
 
@@ -154,7 +155,81 @@ void write_diagnostics(std::ostream &out, const Diagnostics &diag)
         out << "  " << line << "\n";
 }
 
+// What was traced, for how long, and how the times were corrected.
+void write_header(std::ostream &out, const Profile &profile)
+{
+    const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
+    if (profile.interval)
+        out << "Interval " << profile.interval << " ending " << format_utc(profile.end_unix_ns) << " ("
+            << format_duration(profile.duration_ns) << "), pid " << profile.pid << ": " << filter << "\n";
+    else
+        out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": " << filter
+            << "\n";
+    write_probe_cost(out, profile);
+}
+
+// Depth-first lines of the call tree under parent (0: the roots), children by
+// inclusive elapsed time, pruned below min_ns; hidden counts what was left out.
+void collect_tree(const std::unordered_map<uint32_t, std::vector<const PathNode *>> &children, uint32_t parent,
+                  size_t depth, uint64_t min_ns, std::vector<std::pair<size_t, const PathNode *>> &lines,
+                  size_t &hidden)
+{
+    auto it = children.find(parent);
+    if (it == children.end())
+        return;
+    std::vector<const PathNode *> kids = it->second;
+    std::stable_sort(kids.begin(), kids.end(), [](const PathNode *a, const PathNode *b) {
+        return a->stats.wall_incl_ns > b->stats.wall_incl_ns;
+    });
+    for (const PathNode *k : kids) {
+        if (k->stats.wall_incl_ns < min_ns || (k->stats.calls == 0 && !children.count(k->id))) {
+            hidden++;
+            continue;
+        }
+        lines.emplace_back(depth, k);
+        // Depth is bounded by the kernel's stack (JMT_MAX_DEPTH) and ids only grow along a path.
+        if (k->id > parent)
+            collect_tree(children, k->id, depth + 1, min_ns, lines, hidden);
+    }
+}
+
 }  // namespace
+
+void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree, double min_percent)
+{
+    write_header(out, profile);
+    std::unordered_map<uint32_t, std::vector<const PathNode *>> children;
+    uint64_t total = 0, calls = 0;
+    for (const PathNode &n : tree.nodes) {
+        children[n.parent].push_back(&n);
+        calls += n.stats.calls;
+        if (n.parent == 0)
+            total += n.stats.wall_incl_ns;
+    }
+    const uint64_t min_ns = static_cast<uint64_t>(static_cast<long double>(total) * min_percent / 100.0L);
+    std::vector<std::pair<size_t, const PathNode *>> lines;
+    size_t hidden = 0;
+    collect_tree(children, 0, 0, min_ns, lines, hidden);
+    if (tree.nodes.empty()) {
+        out << "No call path was recorded. Check --package (org/postgresql or org.postgresql), that the code "
+               "ran while tracing, and that the JVM runs with -XX:+DTraceMethodProbes.\n";
+    } else {
+        out << tree.nodes.size() << " call paths, " << calls << " calls; " << lines.size() << " shown";
+        if (min_percent > 0)
+            out << " (paths under " << min_percent << "% of the elapsed total left out: --min-percent)";
+        out << "\n\n";
+        std::vector<Cells> body;
+        for (const auto &line : lines)
+            body.push_back(cells_of(line.second->stats));
+        const Widths w = widths_of(body);
+        write_line(out, kHeader, w, "Call tree");
+        for (size_t i = 0; i < lines.size(); i++)
+            write_line(out, body[i], w, std::string(2 * lines[i].first, ' ') + frame_label(*lines[i].second));
+        if (hidden)
+            out << "(" << hidden << " smaller call paths and their callees not shown)\n";
+    }
+    write_diagnostics(out, profile.diag);
+}
 
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
                         const std::vector<std::string> &method_globs)
@@ -176,14 +251,7 @@ std::string filter_text(const std::vector<std::string> &packages, const std::vec
 
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
 {
-    if (profile.interval)
-        out << "Interval " << profile.interval << " ending " << format_utc(profile.end_unix_ns) << " ("
-            << format_duration(profile.duration_ns) << "), pid " << profile.pid << ": "
-            << filter_text(profile.packages, profile.class_globs, profile.method_globs) << "\n";
-    else
-        out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": "
-            << filter_text(profile.packages, profile.class_globs, profile.method_globs) << "\n";
-    write_probe_cost(out, profile);
+    write_header(out, profile);
     if (profile.methods.empty() && profile.interval)
         out << "No traced method completed a call in this interval.\n";
     else if (profile.methods.empty())

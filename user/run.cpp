@@ -18,6 +18,8 @@
 #include "launch.h"
 #include "lifecycle.h"
 #include "report.h"
+#include "report_flamegraph.h"
+#include "report_pprof.h"
 #include "tracer.h"
 
 namespace jmt {
@@ -52,22 +54,24 @@ uint64_t earliest(std::initializer_list<uint64_t> deadlines)
 // at once) or standard output.
 class ReportSink {
 public:
-    explicit ReportSink(const std::string &path) : path_(path)
+    // option: the option that named path, for the error message.
+    explicit ReportSink(const std::string &path, const char *option = "-o") : path_(path)
     {
         if (path.empty())
             return;
-        file_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+        file_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc | std::ios::binary);
         if (!*file_)
-            throw Error("cannot write the report to " + path + ": " + strerror(errno) +
-                            "; give a writable path with -o",
+            throw Error("cannot write to " + path + ": " + strerror(errno) + "; give a writable path with " +
+                            option,
                         errno);
     }
+    bool enabled() const { return file_ != nullptr; }
     std::ostream &stream() { return file_ ? *file_ : std::cout; }
     void flush()
     {
         stream().flush();
         if (!stream())
-            throw Error("writing the report to " + (file_ ? path_ : std::string("standard output")) +
+            throw Error("writing to " + (file_ ? path_ : std::string("standard output")) +
                             " failed: " + strerror(errno) + "; check the disk space and the path",
                         errno);
     }
@@ -77,16 +81,43 @@ private:
     std::unique_ptr<std::ofstream> file_;
 };
 
-void write_report(ReportSink &sink, const Options &options, Profile profile)
+// Files written besides the report: --pprof (and --flamegraph), opened before tracing.
+struct PathFiles {
+    ReportSink pprof;
+    ReportSink flamegraph;
+    explicit PathFiles(const Options &o) : pprof(o.pprof, "--pprof"), flamegraph(o.flamegraph, "--flamegraph") {}
+};
+
+// tree: the call paths of the whole trace (empty unless wants_call_paths).
+void write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
+                  PathFiles *files = nullptr)
 {
-    if (profile.corrected)
+    if (profile.corrected) {
         for (MethodRow &row : profile.methods) {
             row.probe_dominated = probe_dominated(row.stats, profile.probe_cost);
             row.stats = without_probe_cost(row.stats, profile.probe_cost);
         }
+        for (PathNode &node : tree.nodes)
+            node.stats = without_probe_cost(node.stats, profile.probe_cost);
+    }
     profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
     std::ostream &out = sink.stream();
-    if (options.json) {
+    if (files && files->pprof.enabled()) {
+        write_pprof(files->pprof.stream(), tree, profile.duration_ns);
+        files->pprof.flush();
+    }
+    if (files && files->flamegraph.enabled()) {
+        const std::string title = "jmethodtime pid " + std::to_string(profile.pid) + ": " +
+                                  filter_text(profile.packages, profile.class_globs, profile.method_globs) +
+                                  ", " + format_duration(profile.duration_ns);
+        write_flamegraph_html(files->flamegraph.stream(), tree, title, options.metric);
+        files->flamegraph.flush();
+    }
+    if (options.folded) {
+        write_folded(out, tree, options.metric);
+    } else if (options.tree) {
+        write_tree(out, profile, tree, options.min_percent);
+    } else if (options.json) {
         write_json(out, profile);
     } else if (options.csv) {
         write_csv(out, profile, options.sort);
@@ -201,10 +232,11 @@ int run_trace(const Options &options)
         target.arg_regs = jvm.arg_regs;
     }
     ReportSink sink(options.output);
+    PathFiles path_files(options);
     StopSignals stop;
     ProbeCost cost;
     if (!options.raw)
-        cost = calibrate_probe_cost(options.verbose, options.per_thread);
+        cost = calibrate_probe_cost(options.verbose, options.per_thread, wants_call_paths(options));
 
     // Launch mode: the child waits at its gate until the probes are attached.
     std::unique_ptr<LaunchedCommand> child;
@@ -218,6 +250,7 @@ int run_trace(const Options &options)
     config.programs.class_globs = options.class_globs;
     config.programs.method_globs = options.method_globs;
     config.programs.per_thread = options.per_thread;
+    config.programs.call_paths = wants_call_paths(options);
     config.programs.arg_regs = target.arg_regs;
     config.programs.verbose = options.verbose;
     config.libjvm = target.libjvm;
@@ -301,6 +334,7 @@ int run_trace(const Options &options)
     }
     const uint64_t end_ns = monotonic_ns();
     Snapshot snap = tracer->snapshot();
+    CallTree tree = tracer->call_tree();
     tracer.reset();  // detach before formatting: the JVM runs untraced from here
     progress.clear();
 
@@ -320,7 +354,7 @@ int run_trace(const Options &options)
         last.methods = std::move(snap.methods);
         last.diag = snap.diag;
     }
-    write_report(sink, options, std::move(last));
+    write_report(sink, options, std::move(last), std::move(tree), &path_files);
 
     if (launch && reason != EndReason::TargetExited) {
         std::cerr << "The command runs on untraced; waiting for it to exit" << std::endl;

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -135,6 +136,14 @@ void LinkDeleter::operator()(bpf_link *link) const
     bpf_link__destroy(link);
 }
 
+uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
+{
+    if (ncpu <= 0 || value_size == 0)
+        return limit;
+    const uint64_t fit = JMT_PERCPU_BUDGET / (value_size * static_cast<uint64_t>(ncpu));
+    return static_cast<uint32_t>(std::max<uint64_t>(2, std::min<uint64_t>(limit, fit)));
+}
+
 SkeletonPtr load_programs(const ProgramConfig &config)
 {
     g_verbose = config.verbose;
@@ -174,6 +183,21 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->per_thread = config.per_thread ? 1 : 0;
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
     bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
+    // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
+    const int ncpu = libbpf_num_possible_cpus();
+    const uint32_t methods = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_METHODS);
+    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_PATHS);
+    bpf_map__set_max_entries(skel->maps.stats, methods);
+    ro->max_method_ids = methods;
+    ro->max_path_ids = paths;
+    if (config.call_paths)
+        bpf_map__set_max_entries(skel->maps.path_stats, paths);
+    ro->call_paths = config.call_paths ? 1 : 0;
+    if (!config.call_paths) {
+        bpf_map__set_max_entries(skel->maps.path_ids, 1);
+        bpf_map__set_max_entries(skel->maps.path_stats, 1);
+        bpf_map__set_max_entries(skel->maps.path_cache, 1);
+    }
     if (!config.per_thread) {
         // Unused: keep their bucket arrays (MBs) from being allocated.
         bpf_map__set_max_entries(skel->maps.thread_stats, 1);
@@ -292,14 +316,15 @@ Snapshot Tracer::snapshot() const
     d.threads_ended = counters[JMT_CNT_THREADS_ENDED];
     d.glob_budget_out = counters[JMT_CNT_GLOB_BUDGET_OUT];
     d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
+    d.paths_full = counters[JMT_CNT_PATHS_FULL];
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
     std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
     int stats_fd = bpf_map__fd(skel_->maps.stats);
     __u32 last = skel_->bss->last_method_id;
-    if (last >= JMT_MAX_METHODS)
-        last = JMT_MAX_METHODS - 1;
+    if (last >= skel_->rodata->max_method_ids)
+        last = skel_->rodata->max_method_ids - 1;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
         if (bpf_map_lookup_elem(stats_fd, &id, per_cpu.data()))
@@ -321,6 +346,57 @@ Snapshot Tracer::snapshot() const
         snap.methods.push_back(std::move(row));
     }
     return snap;
+}
+
+CallTree Tracer::call_tree() const
+{
+    CallTree tree;
+    if (!config_.programs.call_paths)
+        return tree;
+    const int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        throw Error("cannot count the possible CPUs", -ncpu);
+    // Path ids are handed out parent first, so sorting by id puts parents before children.
+    std::vector<std::pair<__u32, jmt_path_key>> paths;
+    const int ids_fd = bpf_map__fd(skel_->maps.path_ids);
+    jmt_path_key key{}, next{};
+    bool have = false;
+    while (bpf_map_get_next_key(ids_fd, have ? &key : nullptr, &next) == 0) {
+        key = next;
+        have = true;
+        __u32 path = 0;
+        if (bpf_map_lookup_elem(ids_fd, &key, &path) == 0)
+            paths.emplace_back(path, key);
+    }
+    paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
+    std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+
+    std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
+    const int stats_fd = bpf_map__fd(skel_->maps.path_stats);
+    uint64_t truncated_names = 0;
+    for (const auto &[path, k] : paths) {
+        if (bpf_map_lookup_elem(stats_fd, &path, per_cpu.data()))
+            continue;
+        PathNode node;
+        for (const auto &s : per_cpu)
+            node.stats += to_method_stats(s);
+        node.id = path;
+        node.parent = k.parent;
+        node.truncated = path == JMT_PATH_TRUNCATED;
+        if (node.truncated) {
+            if (node.stats.calls == 0)
+                continue;
+            tree.truncated_calls = node.stats.calls;
+        } else {
+            MethodRow names;
+            set_names(names, k.id, truncated_names);
+            node.klass = std::move(names.klass);
+            node.method = std::move(names.method);
+            node.signature = std::move(names.signature);
+        }
+        tree.nodes.push_back(std::move(node));
+    }
+    return tree;
 }
 
 const Tracer::MethodNames *Tracer::method_names(uint32_t id) const

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "paths.h"
 #include "profile.h"
 
 struct jmethodtime_bpf;
@@ -35,11 +36,16 @@ struct ProgramConfig {
     std::vector<std::string> class_globs;           // --class, JVM form; empty = all
     std::vector<std::string> method_globs;          // --method; empty = all
     bool per_thread = false;                        // --per-thread: totals per (thread, method) too
+    bool call_paths = false;                        // totals per call path too (flame graphs)
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr
 };
 // The kernel's preemption model (user/preemption.h) picks atomic or plain adds
 // for the per-CPU totals at load time.
+
+// Entries of a per-CPU array of value_size-byte values that fit
+// JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.
+uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit);
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
@@ -87,6 +93,9 @@ public:
         uint64_t methods = 0;
     };
     Progress progress() const;
+
+    // Totals per call path since attach (call_paths on), parents before children.
+    CallTree call_tree() const;
 
 private:
     // Names of one method id, resolved once: ids are never reused while the

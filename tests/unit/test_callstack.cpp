@@ -40,7 +40,7 @@ struct Thread {
     int enter(uint32_t id, uint64_t now)
     {
         jmt_clock c = clock(now);
-        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0);
+        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0, id + 100);
     }
     // Mirrors handle_return: fast path on the top frame, else find + drop + close.
     bool leave(uint32_t id, uint64_t now)
@@ -146,6 +146,38 @@ TEST(CallStack, RecursionIsNotDoubleCounted)
     EXPECT_EQ(th.totals[A].wall_excl, 100u);
 }
 
+// A call path's inclusive time is each frame's own, recursive or not: A;A;A is its own path.
+TEST(CallStack, ClosedFramesCarryTheirPathAndTheirOwnInclusiveValues)
+{
+    jmt_thread t{};
+    jmt_clock c0{100, 50, 1, 1}, c1{130, 60, 2, 2}, c2{150, 65, 3, 3}, c3{200, 90, 4, 4};
+    jmt_push(&t, A, 1, &c0, 1000, 0, 7);
+    EXPECT_EQ(jmt_parent_path(&t), 7u);
+    jmt_push(&t, A, 1, &c1, 990, 0, 9);  // recursive: same method on top of itself
+    EXPECT_EQ(jmt_parent_path(&t), 9u);
+    jmt_closed inner{}, outer{};
+    jmt_close_top(&t, &c2, &inner);
+    EXPECT_EQ(inner.path, 9u);
+    EXPECT_EQ(inner.wall_incl_ns, 0u);  // method totals: the outermost frame only
+    EXPECT_EQ(inner.frame_wall_ns, 20u);
+    EXPECT_EQ(inner.frame_cpu_ns, 5u);
+    EXPECT_EQ(inner.frame_events, 1u);
+    EXPECT_EQ(inner.frame_traced, 1u);
+    jmt_close_top(&t, &c3, &outer);
+    EXPECT_EQ(outer.path, 7u);
+    EXPECT_EQ(outer.wall_incl_ns, 100u);
+    EXPECT_EQ(outer.frame_wall_ns, 100u);
+    EXPECT_EQ(outer.wall_excl_ns, 80u);  // less the inner frame's 20
+    EXPECT_EQ(jmt_parent_path(&t), 0u);  // no frame open: an entry is a root path
+    // A dropped frame keeps its path; it has no time of its own.
+    jmt_push(&t, B, 2, &c0, 1000, 0, 11);
+    jmt_closed dropped{};
+    jmt_drop_top(&t, &dropped);
+    EXPECT_EQ(dropped.path, 11u);
+    EXPECT_EQ(dropped.unreturned, 1u);
+    EXPECT_EQ(dropped.frame_wall_ns, 0u);
+}
+
 // Mutual recursion A -> B -> A -> B: each method's inclusive is its outermost frame.
 TEST(CallStack, MutualRecursion)
 {
@@ -202,7 +234,7 @@ TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
     auto t = std::make_unique<jmt_thread>();
     EXPECT_EQ(jmt_parent_id(t.get()), 0u);
     const jmt_clock c0{0, 0, 1, 1};
-    jmt_push(t.get(), A, 1, &c0, 1000, 0);
+    jmt_push(t.get(), A, 1, &c0, 1000, 0, 0);
     EXPECT_EQ(jmt_parent_id(t.get()), A);
 
     jmt_site *slot = jmt_site_slot(t.get(), X, A, 1000);
@@ -214,7 +246,7 @@ TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), X, A, 1008), X, A, 1008));  // other frame
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), C, A, 1000), C, A, 1000));  // other method
 
-    jmt_push(t.get(), X, 2, &c0, 1000, 0x77);                  // X inlined in A
+    jmt_push(t.get(), X, 2, &c0, 1000, 0x77, 0);               // X inlined in A
     EXPECT_TRUE(jmt_top_is_ambiguous(t.get(), X, 1000));       // X again at X's sp: read afresh
     EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), X, 900));       // a real call from X
     EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), C, 1000));      // another inlined method
@@ -225,8 +257,8 @@ TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
     const jmt_clock c0{0, 0, 1, 1}, c1{10, 5, 2, 2};
-    jmt_push(&t, A, 1, &c0, 1000, 0);      // compiled caller frame
-    jmt_push(&t, X, 2, &c1, 1000, 0x77);   // inlined callee (same sp) at call site 0x77: threw, no return
+    jmt_push(&t, A, 1, &c0, 1000, 0, 0);    // compiled caller frame
+    jmt_push(&t, X, 2, &c1, 1000, 0x77, 0);   // inlined callee (same sp) at call site 0x77: threw, no return
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));    // higher sp: may be an OSR-moved frame, alive
     EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));  // X again from the same site of the same frame

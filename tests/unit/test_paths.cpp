@@ -1,0 +1,151 @@
+// Call paths: labels, collapsed stacks and the call tree from a hand-built CallTree.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "paths.h"
+#include "report.h"
+
+namespace {
+
+jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &method, uint64_t calls, uint64_t incl,
+                   uint64_t excl)
+{
+    jmt::PathNode n;
+    n.id = id;
+    n.parent = parent;
+    n.klass = "demo/abc/FixedWork";
+    n.method = method;
+    n.signature = "()V";
+    n.stats.calls = calls;
+    n.stats.wall_incl_ns = incl;
+    n.stats.wall_excl_ns = excl;
+    n.stats.cpu_incl_ns = incl / 2;
+    n.stats.cpu_excl_ns = excl / 2;
+    return n;
+}
+
+// The seed's flow, N = 10: A (N), A;B (2N), A;B;C (4N), A;C (N); ns: a 670/220, b 400/200, c 5 per call.
+jmt::CallTree seed_tree()
+{
+    jmt::CallTree t;
+    t.nodes = {node(2, 0, "a", 10, 670, 220), node(3, 2, "b", 20, 400, 200), node(4, 3, "c", 40, 200, 200),
+               node(5, 2, "c", 10, 50, 50)};
+    return t;
+}
+
+TEST(FrameLabel, JavaSourceParameterTypes)
+{
+    jmt::PathNode n;
+    n.klass = "org/postgresql/jdbc/PgResultSet";
+    n.method = "getString";
+    n.signature = "(I)Ljava/lang/String;";
+    EXPECT_EQ(jmt::frame_label(n), "org.postgresql.jdbc.PgResultSet.getString(int)");
+    n.method = "update";
+    n.signature = "([BJ[[Ljava/util/Map;ZLjava/lang/Object;)V";
+    EXPECT_EQ(jmt::frame_label(n), "org.postgresql.jdbc.PgResultSet.update(byte[], long, Map[][], boolean, Object)");
+    n.signature = "(X;)V";  // not a descriptor: kept, without the ';' that separates folded frames
+    EXPECT_EQ(jmt::frame_label(n), "org.postgresql.jdbc.PgResultSet.update(X,)V");
+    n.truncated = true;
+    EXPECT_EQ(jmt::frame_label(n), "[truncated]");
+}
+
+TEST(Folded, OneLinePerPathWithExclusiveValues)
+{
+    const jmt::CallTree t = seed_tree();
+    std::ostringstream calls, wall, cpu;
+    jmt::write_folded(calls, t, jmt::PathMetric::Calls);
+    jmt::write_folded(wall, t, jmt::PathMetric::Wall);
+    jmt::write_folded(cpu, t, jmt::PathMetric::Cpu);
+    const std::string a = "demo.abc.FixedWork.a()", b = "demo.abc.FixedWork.b()", c = "demo.abc.FixedWork.c()";
+    EXPECT_EQ(calls.str(), a + " 10\n" + a + ";" + b + " 20\n" + a + ";" + b + ";" + c + " 40\n" + a + ";" + c +
+                               " 10\n");
+    EXPECT_EQ(wall.str(), a + " 220\n" + a + ";" + b + " 200\n" + a + ";" + b + ";" + c + " 200\n" + a + ";" + c +
+                              " 50\n");
+    // A flame graph's width of a frame is the sum of the lines under it: a's is its inclusive time.
+    uint64_t under_a = 0;
+    std::istringstream in(wall.str());
+    for (std::string line; std::getline(in, line);)
+        under_a += std::stoull(line.substr(line.rfind(' ') + 1));
+    EXPECT_EQ(under_a, 670u);
+    EXPECT_NE(cpu.str().find(a + " 110\n"), std::string::npos) << cpu.str();
+}
+
+TEST(Folded, ZeroValuesAndOpenFramesLeaveNoLine)
+{
+    jmt::CallTree t = seed_tree();
+    t.nodes[0].stats.calls = 0;  // a() still open: no calls yet, its callees' lines keep its label
+    std::ostringstream out;
+    jmt::write_folded(out, t, jmt::PathMetric::Calls);
+    EXPECT_EQ(out.str().find("demo.abc.FixedWork.a() "), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("demo.abc.FixedWork.a();demo.abc.FixedWork.b() 20\n"), std::string::npos);
+    jmt::PathNode truncated;
+    truncated.id = 1;
+    truncated.truncated = true;
+    truncated.stats.calls = 7;
+    t.nodes.insert(t.nodes.begin(), truncated);
+    std::ostringstream with;
+    jmt::write_folded(with, t, jmt::PathMetric::Calls);
+    EXPECT_EQ(with.str().rfind("[truncated] 7\n", 0), 0u) << with.str();
+}
+
+TEST(PathLabels, MalformedParentChainsEnd)
+{
+    jmt::CallTree t = seed_tree();
+    t.nodes[0].parent = 4;  // a cycle a -> c -> b -> a
+    const auto labels = jmt::path_labels(t, t.nodes[2]);
+    EXPECT_LE(labels.size(), t.nodes.size() + 1);
+}
+
+TEST(Tree, IndentedByDepthChildrenByInclusiveTime)
+{
+    jmt::Profile p;
+    p.pid = 7;
+    p.duration_ns = 1'000'000'000ULL;
+    std::ostringstream out;
+    jmt::write_tree(out, p, seed_tree(), 0);
+    const std::string t = out.str();
+    const size_t a = t.find("  demo.abc.FixedWork.a()\n"), b = t.find("    demo.abc.FixedWork.b()\n"),
+                 bc = t.find("      demo.abc.FixedWork.c()\n"), ac = t.find("    demo.abc.FixedWork.c()\n");
+    ASSERT_NE(a, std::string::npos) << t;
+    ASSERT_NE(b, std::string::npos) << t;
+    ASSERT_NE(bc, std::string::npos) << t;
+    ASSERT_NE(ac, std::string::npos) << t;
+    EXPECT_LT(a, b);
+    EXPECT_LT(b, bc);
+    EXPECT_LT(bc, ac);  // b (400 ns) before c (50 ns) under a, with b's subtree in between
+    EXPECT_NE(t.find("4 call paths, 80 calls; 4 shown"), std::string::npos) << t;
+}
+
+TEST(Tree, MinPercentPrunesSmallSubtrees)
+{
+    jmt::Profile p;
+    std::ostringstream out;
+    jmt::write_tree(out, p, seed_tree(), 10.0);  // 10% of 670 ns = 67 ns: a;c (50 ns) goes
+    const std::string t = out.str();
+    EXPECT_EQ(t.find("FixedWork.c()"), t.rfind("FixedWork.c()")) << t;  // one c() line left
+    EXPECT_NE(t.find("      demo.abc.FixedWork.c()\n"), std::string::npos) << t;  // the one under b
+    EXPECT_NE(t.find("(1 smaller call paths and their callees not shown)"), std::string::npos) << t;
+}
+
+}  // namespace
+
+#include "jmethodtime.h"
+#include "tracer.h"
+
+namespace {
+
+TEST(PercpuEntries, TotalsFitTheKernelMemoryBudgetOnBigHosts)
+{
+    // 80-byte totals: all 65536 ids on 2 CPUs (10 MB); fewer on 96 CPUs, within 128 MB.
+    EXPECT_EQ(jmt::percpu_entries(80, 2, 65536), 65536u);
+    const uint32_t big = jmt::percpu_entries(80, 96, 65536);
+    EXPECT_LT(big, 65536u);
+    EXPECT_LE(uint64_t(big) * 80 * 96, JMT_PERCPU_BUDGET);
+    EXPECT_GT(uint64_t(big + 1) * 80 * 96, JMT_PERCPU_BUDGET);
+    EXPECT_EQ(jmt::percpu_entries(80, 0, 100), 100u);  // CPU count unknown: the limit
+    EXPECT_GE(jmt::percpu_entries(1ULL << 40, 4096, 65536), 2u);
+}
+
+}  // namespace

@@ -1,0 +1,148 @@
+#include "paths.h"
+
+#include <unordered_map>
+
+namespace jmt {
+
+std::string frame_label(const PathNode &node);
+
+namespace {
+
+// One field type of a JVM descriptor at pos, as Java source names it
+// ("int", "String", "byte[]"); pos moves past it. Empty on a malformed descriptor.
+std::string java_type(const std::string &desc, size_t &pos)
+{
+    size_t dims = 0;
+    while (pos < desc.size() && desc[pos] == '[') {
+        dims++;
+        pos++;
+    }
+    if (pos >= desc.size())
+        return {};
+    std::string name;
+    switch (desc[pos]) {
+    case 'B': name = "byte"; break;
+    case 'C': name = "char"; break;
+    case 'D': name = "double"; break;
+    case 'F': name = "float"; break;
+    case 'I': name = "int"; break;
+    case 'J': name = "long"; break;
+    case 'S': name = "short"; break;
+    case 'Z': name = "boolean"; break;
+    case 'V': name = "void"; break;
+    case 'L': {
+        size_t end = desc.find(';', pos);
+        if (end == std::string::npos)
+            return {};
+        std::string cls = desc.substr(pos + 1, end - pos - 1);
+        size_t slash = cls.rfind('/');
+        name = slash == std::string::npos ? cls : cls.substr(slash + 1);
+        pos = end;
+        break;
+    }
+    default: return {};
+    }
+    pos++;
+    for (size_t i = 0; i < dims; i++)
+        name += "[]";
+    return name;
+}
+
+// "(int, String)" from "(ILjava/lang/String;)V"; the descriptor itself, ';'
+// made ',', when it cannot be parsed.
+std::string java_parameters(const std::string &desc)
+{
+    auto raw = [&desc] {
+        std::string s = desc;
+        for (char &c : s)
+            if (c == ';')
+                c = ',';
+        return s;
+    };
+    if (desc.empty() || desc[0] != '(')
+        return raw();
+    std::string out = "(";
+    size_t pos = 1;
+    while (pos < desc.size() && desc[pos] != ')') {
+        std::string type = java_type(desc, pos);
+        if (type.empty())
+            return raw();
+        out += (out.size() > 1 ? ", " : "") + type;
+    }
+    if (pos >= desc.size())
+        return raw();
+    return out + ")";
+}
+
+using NodeIndex = std::unordered_map<uint32_t, const PathNode *>;
+
+NodeIndex index_of(const CallTree &tree)
+{
+    NodeIndex by_id;
+    for (const PathNode &n : tree.nodes)
+        by_id.emplace(n.id, &n);
+    return by_id;
+}
+
+std::vector<std::string> labels_to(const NodeIndex &by_id, const PathNode &node)
+{
+    std::vector<std::string> labels;
+    // Bounded by the number of nodes: a malformed parent chain cannot loop forever.
+    const PathNode *at = &node;
+    for (size_t hops = 0; at && hops <= by_id.size(); hops++) {
+        labels.push_back(frame_label(*at));
+        auto parent = at->parent ? by_id.find(at->parent) : by_id.end();
+        at = parent == by_id.end() ? nullptr : parent->second;
+    }
+    return {labels.rbegin(), labels.rend()};
+}
+
+}  // namespace
+
+std::string frame_label(const PathNode &node)
+{
+    if (node.truncated)
+        return "[truncated]";
+    std::string cls = node.klass;
+    for (char &c : cls)
+        if (c == '/')
+            c = '.';
+        else if (c == ';')
+            c = ',';
+    std::string method = node.method;
+    for (char &c : method)
+        if (c == ';')
+            c = ',';
+    return cls + "." + method + java_parameters(node.signature);
+}
+
+std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node)
+{
+    return labels_to(index_of(tree), node);
+}
+
+uint64_t exclusive_value(const PathNode &node, PathMetric metric)
+{
+    switch (metric) {
+    case PathMetric::Calls: return node.stats.calls;
+    case PathMetric::Wall: return node.stats.wall_excl_ns;
+    case PathMetric::Cpu: return node.stats.cpu_excl_ns;
+    }
+    return 0;
+}
+
+void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric)
+{
+    const NodeIndex by_id = index_of(tree);
+    for (const PathNode &node : tree.nodes) {
+        const uint64_t value = exclusive_value(node, metric);
+        if (value == 0)
+            continue;
+        const std::vector<std::string> labels = labels_to(by_id, node);
+        for (size_t i = 0; i < labels.size(); i++)
+            out << (i ? ";" : "") << labels[i];
+        out << ' ' << value << '\n';
+    }
+}
+
+}  // namespace jmt

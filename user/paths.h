@@ -1,0 +1,54 @@
+// Call paths of traced methods, aggregated in the kernel: the model every
+// call-path output (folded stacks, call tree, pprof, HTML flame graph) reads.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "profile.h"
+
+namespace jmt {
+
+// One call path: the traced frames from a thread's outermost traced frame
+// down to this node's method, with the totals of that last frame on this
+// path only. Inclusive times here are each frame's full time, recursion
+// included (A;A is its own path), so a node's inclusive time is its own
+// calls' time; exclusive = inclusive - the inclusive time of its children.
+struct PathNode {
+    uint32_t id = 0;       // path id (> 0); ids are unique within a CallTree
+    uint32_t parent = 0;   // the parent path's id; 0 for a root (outermost traced frame)
+    std::string klass;     // JVM form: org/postgresql/jdbc/PgResultSet
+    std::string method;    // getString
+    std::string signature; // (I)Ljava/lang/String;
+    bool truncated = false;  // the "[truncated]" node: calls beyond the kernel's path table
+    MethodStats stats;     // calls and times of the last frame on this path (corrected or raw)
+};
+
+// Every path seen, parents before their children.
+struct CallTree {
+    std::vector<PathNode> nodes;
+    uint64_t truncated_calls = 0;  // calls counted under the "[truncated]" node
+};
+
+enum class PathMetric { Calls, Wall, Cpu };
+
+// "org.postgresql.jdbc.PgResultSet.getString(int)": the dotted class, the
+// method and its parameter types as Java source spells them (simple class
+// names, "[]" for arrays). Never contains ';'. The truncated node is "[truncated]".
+std::string frame_label(const PathNode &node);
+
+// The labels from the root to node (inclusive), outermost first.
+std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node);
+
+// The exclusive value of a node for metric: its calls (Calls), its
+// exclusive elapsed ns (Wall) or exclusive on-CPU ns (Cpu).
+uint64_t exclusive_value(const PathNode &node, PathMetric metric);
+
+// Collapsed stacks (FlameGraph, speedscope, inferno): one line
+// "label;label;label value\n" per path with a non-zero exclusive value, so a
+// flame graph's frame width is its inclusive total.
+void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric);
+
+}  // namespace jmt
