@@ -133,6 +133,10 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         ->capture_default_str();
     app.add_option("--flamegraph", o.flamegraph,
                    "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
+    app.add_option("--max-paths", o.max_paths,
+                   "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
+                   "65534, fewer on hosts with very many CPUs)")
+        ->check(CLI::Range(1u, static_cast<unsigned>(JMT_MAX_PATHS - 2)));
     app.add_option("--pprof", o.pprof,
                    "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
                    "Pyroscope, Parca)");

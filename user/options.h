@@ -29,6 +29,7 @@ struct Options {
     double min_percent = 0.5;           // --tree: leave out subtrees under this % of the total
     std::string flamegraph;             // --flamegraph FILE.html, besides the report
     std::string pprof;                  // --pprof FILE.pb.gz, besides the report
+    uint32_t max_paths = 0;             // call paths the kernel keeps (0: as many as fit, up to 65534)
     uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
     std::string output;                 // report file; empty: stdout
     bool raw = false;                   // times as measured, probe cost left in

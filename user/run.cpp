@@ -251,6 +251,7 @@ int run_trace(const Options &options)
     config.programs.method_globs = options.method_globs;
     config.programs.per_thread = options.per_thread;
     config.programs.call_paths = wants_call_paths(options);
+    config.programs.max_paths = options.max_paths;
     config.programs.arg_regs = target.arg_regs;
     config.programs.verbose = options.verbose;
     config.libjvm = target.libjvm;

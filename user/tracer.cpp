@@ -186,7 +186,10 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
     const int ncpu = libbpf_num_possible_cpus();
     const uint32_t methods = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_METHODS);
-    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_PATHS);
+    // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
+    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
+                                          config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
+                                                           : JMT_MAX_PATHS);
     bpf_map__set_max_entries(skel->maps.stats, methods);
     ro->max_method_ids = methods;
     ro->max_path_ids = paths;

@@ -49,20 +49,23 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
                     "probe cost %.0f ns per traced event\n",
                     raw ? "raw" : "corrected", truth.a, truth.b, truth.c, incl.a, incl.b, incl.c, cost);
         const std::pair<double, double> checks[] = {{incl.a, truth.a}, {incl.b, truth.b}, {incl.c, truth.c}};
+        // One event's cost moves by about 15% from run to run on this VM (calibration and trace
+        // are seconds apart), so the corrected times get 20%; uncorrected, c() of 3 us carries
+        // about 40% of probe cost, so the raw times must be more than 25% off.
         for (const auto &[measured, expected] : checks) {
             const double error = std::fabs(measured - expected) / expected;
             if (raw)
-                EXPECT_GT(error, 0.15) << measured << " ns vs untraced " << expected
+                EXPECT_GT(error, 0.25) << measured << " ns vs untraced " << expected
                                        << " ns: the probes' cost should show in raw times";
             else
-                EXPECT_LT(error, 0.15) << measured << " ns vs untraced " << expected << " ns";
+                EXPECT_LT(error, 0.20) << measured << " ns vs untraced " << expected << " ns";
         }
         if (!raw) {
             // The seed's proportions: a encloses 2 b and 1 c, b encloses 2 c.
             EXPECT_NEAR(incl.a / incl.c, truth.a / truth.c, 0.15 * truth.a / truth.c);
             EXPECT_NEAR(incl.b / incl.c, truth.b / truth.c, 0.15 * truth.b / truth.c);
             // On-CPU time is corrected the same way (the work never blocks).
-            EXPECT_NEAR(cpu.a, truth.a, 0.15 * truth.a);
+            EXPECT_NEAR(cpu.a, truth.a, 0.20 * truth.a);
             EXPECT_GT(cost, 100.0);
         }
     }

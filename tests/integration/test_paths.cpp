@@ -191,4 +191,27 @@ TEST(Paths, FlameGraphOfARealTraceRendersInChromium)
     EXPECT_NE(dom.find("outermost traced calls"), std::string::npos);
 }
 
+TEST(Paths, AFullPathTableCountsTheRestUnderTruncated)
+{
+    JMT_REQUIRE_BPF();
+    const uint64_t n = 500;
+    // Two paths fit: run(int) and run;a. a;b and a;c find the table full, and everything above
+    // them (a;b;c) is truncated too: 2N + N + 4N calls under [truncated].
+    auto r = run_folded("demo.abc.FixedWork", {std::to_string(n), "5"},
+                        {"--package", "demo/abc", "--folded", "--metric", "calls", "--max-paths", "2"});
+    const auto paths = folded_lines(r.jmt_stdout);
+    const std::string run = "demo.abc.FixedWork.run(int)";
+    const std::map<std::string, uint64_t> expected = {
+        {run, 1}, {run + ";demo.abc.FixedWork.a()", n}, {"[truncated]", 7 * n}};
+    EXPECT_EQ(paths, expected) << r.jmt_stdout;
+    // The tree view says how many frames were turned away: each entry of a;b and a;c.
+    auto t = run_folded("demo.abc.FixedWork", {std::to_string(n), "5"},
+                        {"--package", "demo/abc", "--tree", "--max-paths", "2", "--min-percent", "0"});
+    EXPECT_NE(t.jmt_stdout.find("  [truncated]\n"), std::string::npos) << t.jmt_stdout;
+    EXPECT_NE(t.jmt_stdout.find("paths_full: " + std::to_string(3 * n) + " frames were counted under the call "
+                                "path [truncated]"),
+              std::string::npos)
+        << t.jmt_stdout;
+}
+
 }  // namespace
