@@ -77,7 +77,7 @@ struct jmt_closed {
 	__u32 id;
 	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
 	__u32 path;           /* the frame's call path id */
-	__u32 pad;
+	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
@@ -255,6 +255,19 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	__u64 cpu = jmt_sat_sub(now->cpu_ns, f->cpu_start_ns);
 	__u64 events = jmt_sat_sub(now->events, f->events_start);
 	__u64 traced = jmt_sat_sub(now->traced, f->traced_start);
+	__u64 wall_excl, cpu_excl;
+
+	/* A thread is on a CPU only while time passes: on-CPU time above elapsed
+	 * time is a clock error (seen under heavy load), clamped and counted. */
+	out->cpu_clamped = cpu > wall;
+	if (cpu > wall)
+		cpu = wall;
+	wall_excl = jmt_sat_sub(wall, f->child_wall_ns);
+	cpu_excl = jmt_sat_sub(cpu, f->child_cpu_ns);
+	if (cpu_excl > wall_excl) {
+		out->cpu_clamped = 1;
+		cpu_excl = wall_excl;
+	}
 
 	out->id = f->id;
 	out->unreturned = 0;
@@ -265,8 +278,8 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	out->frame_traced = traced;
 	out->wall_incl_ns = f->recursive ? 0 : wall;
 	out->cpu_incl_ns = f->recursive ? 0 : cpu;
-	out->wall_excl_ns = jmt_sat_sub(wall, f->child_wall_ns);
-	out->cpu_excl_ns = jmt_sat_sub(cpu, f->child_cpu_ns);
+	out->wall_excl_ns = wall_excl;
+	out->cpu_excl_ns = cpu_excl;
 	out->events_incl = f->recursive ? 0 : events;
 	out->events_excl = jmt_sat_sub(events, f->child_events);
 	out->traced_incl = f->recursive ? 0 : traced;

@@ -613,6 +613,8 @@ static __always_inline void account(const struct jmt_closed *c, int with_threads
 
 	if (!s)
 		return;
+	if (c->cpu_clamped)
+		count(JMT_CNT_CPU_CLAMPED);
 	if (with_threads)
 		account_thread(c);
 	if (call_paths)

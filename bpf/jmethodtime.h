@@ -125,6 +125,7 @@ enum jmt_counter {
 	JMT_CNT_GLOB_BUDGET_OUT,     /* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */
 	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
 	JMT_CNT_PATHS_FULL,          /* call paths not stored (path table full): counted under [truncated] */
+	JMT_CNT_CPU_CLAMPED,         /* frames whose on-CPU time ran ahead of elapsed time: clamped to it */
 	JMT_CNT_NR,
 };
 

@@ -101,6 +101,9 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
     add("paths_full", d.paths_full,
         "frames were counted under the call path [truncated] (the table of " + std::to_string(JMT_MAX_PATHS) +
             " call paths was full); per-method totals are exact");
+    add("cpu_clamped", d.cpu_clamped,
+        "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); their "
+        "on-CPU time was cut to their elapsed time");
     add("truncated_names", d.truncated_names,
         "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
         "JVM's memory; they are shown truncated, ending in \"...\"");

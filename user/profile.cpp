@@ -66,7 +66,7 @@ bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
 {
     const uint64_t incl = events_cost_ns(raw.events_incl, raw.traced_incl, cost);
     using wide = unsigned __int128;  // ns sums can exceed 2^64 / 4
-    return incl > 0 && static_cast<wide>(incl) * 4 > static_cast<wide>(raw.wall_incl_ns) * 3;
+    return incl > 0 && static_cast<wide>(incl) * 2 > static_cast<wide>(raw.wall_incl_ns);
 }
 
 namespace {

@@ -54,6 +54,7 @@ struct Diagnostics {
     uint64_t glob_budget_out = 0;    // methods not traced: a --class/--method glob ran out of steps
     uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
     uint64_t paths_full = 0;         // call paths: frames counted under [truncated] (path table full)
+    uint64_t cpu_clamped = 0;        // frames whose on-CPU time ran ahead of elapsed time (clamped)
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap
@@ -69,9 +70,10 @@ struct ProbeCost {
 // each time loses traced events x traced cost + other events x rejected cost.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
-// True when the probe events inside the calls cost more than 3/4 of their
-// measured inclusive elapsed time: the corrected times are then within the
-// calibration's uncertainty (off by half or more when it is 15% off).
+// True when the probe events inside the calls cost more than half of their
+// measured inclusive elapsed time: the corrected times are then mostly the
+// probes' cost taken out, and one event's cost varies by about 15% between
+// runs, so they may be off by 15% or more.
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);
 
 struct Profile {

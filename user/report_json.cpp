@@ -51,7 +51,8 @@ json diagnostics_json(const Diagnostics &d)
             {"threads_ended", d.threads_ended},
             {"glob_budget_out", d.glob_budget_out},
             {"thread_rows_full", d.thread_rows_full},
-            {"paths_full", d.paths_full}};
+            {"paths_full", d.paths_full},
+            {"cpu_clamped", d.cpu_clamped}};
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
     }
     write_rows(out, rows, per_thread);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
-        out << "\n* The probes' own cost was over 3/4 of these calls' measured time: their corrected times are "
+        out << "\n* The probes' own cost was over half of these calls' measured time: their corrected times are "
                "below what per-call probes resolve (--raw shows the times as measured; trace fewer, larger "
                "methods to see into them)\n";
 }

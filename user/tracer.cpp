@@ -320,6 +320,7 @@ Snapshot Tracer::snapshot() const
     d.glob_budget_out = counters[JMT_CNT_GLOB_BUDGET_OUT];
     d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
     d.paths_full = counters[JMT_CNT_PATHS_FULL];
+    d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "../common/path_fixture.h"
 #include "paths.h"
 #include "report_flamegraph.h"
 
@@ -19,18 +20,9 @@ constexpr uint64_t kUs = 1000;
 jmt::PathNode node(uint32_t id, uint32_t parent, const char *method, uint64_t calls, uint64_t incl_us_per_call,
                    uint64_t excl_us_per_call)
 {
-    jmt::PathNode n;
-    n.id = id;
-    n.parent = parent;
-    n.klass = "demo/abc/FixedWork";
-    n.method = method;
-    n.signature = "()V";
-    n.stats.calls = calls;
-    n.stats.wall_incl_ns = calls * incl_us_per_call * kUs;
-    n.stats.wall_excl_ns = calls * excl_us_per_call * kUs;
-    n.stats.cpu_incl_ns = n.stats.wall_incl_ns / 100 * 96;
-    n.stats.cpu_excl_ns = n.stats.wall_excl_ns / 100 * 96;
-    return n;
+    const uint64_t incl = calls * incl_us_per_call * kUs, excl = calls * excl_us_per_call * kUs;
+    return jmt_test::path_node(id, parent, "demo/abc/FixedWork", method, "()V", calls,
+                               {incl, excl, incl / 100 * 96, excl / 100 * 96});
 }
 
 }  // namespace

@@ -164,6 +164,22 @@ void Child::signal(int sig)
         kill(pid_, sig);
 }
 
+// A thread is on a CPU only while time passes: for every method, on-CPU time
+// never exceeds elapsed time, inclusive or exclusive (1 us and 1% of slack for
+// the two clocks read at different points of a probe).
+void expect_on_cpu_within_elapsed(const nlohmann::json &report)
+{
+    if (!report.contains("methods"))
+        return;
+    for (const auto &m : report["methods"]) {
+        for (const char *kind : {"incl", "excl"}) {
+            const double wall = m[std::string("wall_") + kind + "_ns"].get<double>();
+            const double cpu = m[std::string("cpu_") + kind + "_ns"].get<double>();
+            EXPECT_LE(cpu, wall * 1.01 + 1000) << "on-CPU " << kind << " above elapsed: " << m.dump();
+        }
+    }
+}
+
 RunResult run_traced(const RunSpec &spec)
 {
     RunResult result;
@@ -209,6 +225,7 @@ RunResult run_traced(const RunSpec &spec)
         return result;
     try {
         result.report = nlohmann::json::parse(out);
+        expect_on_cpu_within_elapsed(result.report);
     } catch (const std::exception &e) {
         ADD_FAILURE() << "jmethodtime's stdout is not JSON (" << e.what() << "): " << out << "\n"
                       << result.jmt_stderr;

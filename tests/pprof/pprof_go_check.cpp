@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/path_fixture.h"
 #include "report_pprof.h"
 
 namespace {
@@ -20,16 +21,7 @@ namespace {
 jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &klass, const std::string &method,
                    const std::string &sig, uint64_t calls, uint64_t wall_excl, uint64_t cpu_excl)
 {
-    jmt::PathNode n;
-    n.id = id;
-    n.parent = parent;
-    n.klass = klass;
-    n.method = method;
-    n.signature = sig;
-    n.stats.calls = calls;
-    n.stats.wall_excl_ns = wall_excl;
-    n.stats.cpu_excl_ns = cpu_excl;
-    return n;
+    return jmt_test::path_node(id, parent, klass, method, sig, calls, {0, wall_excl, 0, cpu_excl});
 }
 
 struct Case {

@@ -178,6 +178,33 @@ TEST(CallStack, ClosedFramesCarryTheirPathAndTheirOwnInclusiveValues)
     EXPECT_EQ(dropped.frame_wall_ns, 0u);
 }
 
+// On-CPU time can never exceed elapsed time: a clock that ran ahead is clamped and flagged.
+TEST(CallStack, OnCpuAheadOfElapsedIsClampedAndFlagged)
+{
+    jmt_thread t{};
+    jmt_clock a0{1000, 500, 1, 1}, b0{1100, 600, 2, 2}, b1{1150, 700, 3, 3}, a1{1200, 900, 4, 4};
+    jmt_push(&t, A, 1, &a0, 1000, 0, 0);
+    jmt_push(&t, B, 2, &b0, 990, 0, 0);
+    jmt_closed b{}, a{};
+    jmt_close_top(&t, &b1, &b);  // 50 ns elapsed, 100 ns "on CPU"
+    EXPECT_EQ(b.cpu_clamped, 1u);
+    EXPECT_EQ(b.cpu_incl_ns, 50u);
+    EXPECT_EQ(b.cpu_excl_ns, 50u);
+    EXPECT_EQ(b.frame_cpu_ns, 50u);
+    jmt_close_top(&t, &a1, &a);  // 200 elapsed, 400 "on CPU": clamped to 200, less b's 50
+    EXPECT_EQ(a.cpu_clamped, 1u);
+    EXPECT_EQ(a.cpu_incl_ns, 200u);
+    EXPECT_EQ(a.cpu_excl_ns, 150u);
+    EXPECT_EQ(a.wall_excl_ns, 150u);
+    // A normal frame is not flagged.
+    jmt_clock c0{2000, 1000, 5, 5}, c1{2100, 1060, 6, 6};
+    jmt_push(&t, C, 3, &c0, 1000, 0, 0);
+    jmt_closed c{};
+    jmt_close_top(&t, &c1, &c);
+    EXPECT_EQ(c.cpu_clamped, 0u);
+    EXPECT_EQ(c.cpu_incl_ns, 60u);
+}
+
 // Mutual recursion A -> B -> A -> B: each method's inclusive is its outermost frame.
 TEST(CallStack, MutualRecursion)
 {

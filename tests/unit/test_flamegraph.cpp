@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "../common/path_fixture.h"
 #include "paths.h"
 #include "report_flamegraph.h"
 
@@ -17,18 +18,7 @@ jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &klass, const
                    const std::string &sig, uint64_t calls, uint64_t wall_incl, uint64_t wall_excl, uint64_t cpu_incl,
                    uint64_t cpu_excl)
 {
-    jmt::PathNode n;
-    n.id = id;
-    n.parent = parent;
-    n.klass = klass;
-    n.method = method;
-    n.signature = sig;
-    n.stats.calls = calls;
-    n.stats.wall_incl_ns = wall_incl;
-    n.stats.wall_excl_ns = wall_excl;
-    n.stats.cpu_incl_ns = cpu_incl;
-    n.stats.cpu_excl_ns = cpu_excl;
-    return n;
+    return jmt_test::path_node(id, parent, klass, method, sig, calls, {wall_incl, wall_excl, cpu_incl, cpu_excl});
 }
 
 // Paths a (N calls), a;b (2N), a;b;c (4N), a;c (N); per call a 66/21 us, b 20/10, c 5/5,

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "../common/path_fixture.h"
 #include "paths.h"
 #include "report.h"
 
@@ -12,18 +13,8 @@ namespace {
 jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &method, uint64_t calls, uint64_t incl,
                    uint64_t excl)
 {
-    jmt::PathNode n;
-    n.id = id;
-    n.parent = parent;
-    n.klass = "demo/abc/FixedWork";
-    n.method = method;
-    n.signature = "()V";
-    n.stats.calls = calls;
-    n.stats.wall_incl_ns = incl;
-    n.stats.wall_excl_ns = excl;
-    n.stats.cpu_incl_ns = incl / 2;
-    n.stats.cpu_excl_ns = excl / 2;
-    return n;
+    return jmt_test::path_node(id, parent, "demo/abc/FixedWork", method, "()V", calls,
+                               {incl, excl, incl / 2, excl / 2});
 }
 
 // The seed's flow, N = 10: A (N), A;B (2N), A;B;C (4N), A;C (N); ns: a 670/220, b 400/200, c 5 per call.

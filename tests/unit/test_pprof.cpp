@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/path_fixture.h"
 #include "report_pprof.h"
 
 namespace {
@@ -228,16 +229,7 @@ std::string pprof_bytes(const jmt::CallTree &tree, uint64_t duration_ns = 5'000'
 jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &method, uint64_t calls, uint64_t wall_excl,
                    uint64_t cpu_excl, const std::string &klass = "demo/abc/FixedWork", const std::string &sig = "()V")
 {
-    jmt::PathNode n;
-    n.id = id;
-    n.parent = parent;
-    n.klass = klass;
-    n.method = method;
-    n.signature = sig;
-    n.stats.calls = calls;
-    n.stats.wall_excl_ns = wall_excl;
-    n.stats.cpu_excl_ns = cpu_excl;
-    return n;
+    return jmt_test::path_node(id, parent, klass, method, sig, calls, {0, wall_excl, 0, cpu_excl});
 }
 
 // The seed's flow, N = 1000 calls of a(): a() calls b() twice and c() once,

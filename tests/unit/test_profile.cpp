@@ -188,15 +188,15 @@ TEST(RowsWithMinCalls, KeepsRowsAtOrAboveTheBoundInOrder)
     EXPECT_TRUE(jmt::rows_with_min_calls(rows, 10).empty());
 }
 
-TEST(ProbeDominated, MoreThanThreeQuartersOfTheInclusiveTimeIsProbeCost)
+TEST(ProbeDominated, MoreThanHalfOfTheInclusiveTimeIsProbeCost)
 {
     const jmt::ProbeCost cost{1000, 500};
     jmt::MethodStats s;
     s.events_incl = 5;  // 1 traced + 4 rejected: 3000 ns of probe cost
     s.traced_incl = 1;
-    s.wall_incl_ns = 4000;  // exactly 3/4: not yet
+    s.wall_incl_ns = 6000;  // exactly half: not yet
     EXPECT_FALSE(jmt::probe_dominated(s, cost));
-    s.wall_incl_ns = 3999;
+    s.wall_incl_ns = 5999;
     EXPECT_TRUE(jmt::probe_dominated(s, cost));
     s.wall_incl_ns = 100;  // correction larger than the measurement: clamped times, flagged
     EXPECT_TRUE(jmt::probe_dominated(s, cost));
