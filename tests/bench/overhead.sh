@@ -37,7 +37,7 @@ prog_costs() {
         if ($i == "run_cnt") rc = $(i + 1)
       }
       if (rc > 0 && name ~ /^(handle|floor)_entry$/) entry = rt / rc
-      if (rc > 0 && name ~ /^(handle|floor)_return$/) ret = rt / rc
+      if (rc > 0 && name ~ /^(handle|floor)_return(_t)?$/) ret = rt / rc
     }
     END { printf "%.0f %.0f\n", entry, ret }'
 }
