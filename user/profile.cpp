@@ -66,7 +66,10 @@ bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
 {
     const uint64_t incl = events_cost_ns(raw.events_incl, raw.traced_incl, cost);
     using wide = unsigned __int128;  // ns sums can exceed 2^64 / 4
-    return incl > 0 && static_cast<wide>(incl) * 2 > static_cast<wide>(raw.wall_incl_ns);
+    // Against the smaller of elapsed and on-CPU time: each trap is on-CPU time, and a
+    // thread waiting for a CPU (or the network) stretches only the elapsed time.
+    const uint64_t measured = std::min(raw.wall_incl_ns, raw.cpu_incl_ns);
+    return incl > 0 && static_cast<wide>(incl) * 2 > static_cast<wide>(measured);
 }
 
 namespace {

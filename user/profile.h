@@ -71,7 +71,7 @@ struct ProbeCost {
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
 // True when the probe events inside the calls cost more than half of their
-// measured inclusive elapsed time: the corrected times are then mostly the
+// measured inclusive time (the smaller of elapsed and on-CPU): the corrected times are then mostly the
 // probes' cost taken out, and one event's cost varies by about 15% between
 // runs, so they may be off by 15% or more.
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);

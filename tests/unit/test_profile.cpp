@@ -195,16 +195,21 @@ TEST(ProbeDominated, MoreThanHalfOfTheInclusiveTimeIsProbeCost)
     s.events_incl = 5;  // 1 traced + 4 rejected: 3000 ns of probe cost
     s.traced_incl = 1;
     s.wall_incl_ns = 6000;  // exactly half: not yet
+    s.cpu_incl_ns = 6000;
     EXPECT_FALSE(jmt::probe_dominated(s, cost));
     s.wall_incl_ns = 5999;
     EXPECT_TRUE(jmt::probe_dominated(s, cost));
+    s.wall_incl_ns = 60000;  // waited for a CPU: elapsed stretched, on-CPU still mostly traps
+    s.cpu_incl_ns = 5000;
+    EXPECT_TRUE(jmt::probe_dominated(s, cost));
+    s.cpu_incl_ns = 6000;
     s.wall_incl_ns = 100;  // correction larger than the measurement: clamped times, flagged
     EXPECT_TRUE(jmt::probe_dominated(s, cost));
     s.events_incl = s.traced_incl = 0;
     EXPECT_FALSE(jmt::probe_dominated(s, cost));  // nothing taken out
     s.events_incl = 1;
     s.traced_incl = 1;
-    s.wall_incl_ns = UINT64_MAX;  // no overflow in the comparison
+    s.wall_incl_ns = s.cpu_incl_ns = UINT64_MAX;  // no overflow in the comparison
     EXPECT_FALSE(jmt::probe_dominated(s, {UINT64_MAX / 2, 0}));
 }
 

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# The seed's investigation in one command: the PostgreSQL JDBC driver against a real PostgreSQL
+# server. Starts a throwaway server (examples/jdbc/pg.sh), runs the JDBC workload
+# (examples/jdbc: threads with a connection each, prepared statements, every column of every
+# row read with getString/getInt, and SELECT pg_sleep(0.05) calls that wait on the server) in a
+# JVM with -XX:+DTraceMethodProbes, attaches jmethodtime -p PID --package org/postgresql before
+# the work starts, and prints the top methods by calls, elapsed inclusive/exclusive and on-CPU
+# inclusive/exclusive time from that one trace (--json, read with jq), plus a flame graph of its
+# call paths. The server, the JVM and every temporary file are gone when it ends, also on Ctrl-C
+# or SIGTERM. Needs root, a build, and Debian's postgresql, libpostgresql-jdbc-java and jq
+# (.ci/install-deps installs them).
+#
+# usage: examples/jdbc-demo.sh [--launch] [--raw] [--top N] [--flamegraph FILE.html] [--json FILE]
+#                              [JdbcLoad options: --threads N --rows N --rounds N --executes N
+#                               --sleeps N --sleep-ms N]
+#   --launch      launch mode instead: jmethodtime --package org/postgresql -- java ... JdbcLoad
+#                 (traced from the JVM's first Java method: connecting and creating the table too)
+#   --raw         times as measured, the probes' own cost left in (jmethodtime --raw)
+#   --top N       rows per table (default 5)
+#   --flamegraph  where the flame graph goes (default: BUILD/jdbc.html)
+#   --json FILE   also keep jmethodtime's JSON report (every method)
+#   JdbcLoad runs 4 threads (fewer on a host with fewer CPUs, so that threads waiting for a CPU do
+#   not pass for threads waiting on the server), 1000 rows, 3 prepares x 2 executes and 5 sleeps of
+#   50 ms per thread unless told otherwise.
+# Environment: BUILD_DIR (default: build), JMETHODTIME (default: BUILD/jmethodtime), JDBC_CLASSES
+# (default: BUILD/examples/jdbc/classes), JAVA (default: java), PGJDBC_JAR (default:
+# /usr/share/java/postgresql.jar), and pg.sh's PG_BIN and PG_OS_USER.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+java=${JAVA:-java}
+jar=${PGJDBC_JAR:-/usr/share/java/postgresql.jar}
+jmt=${JMETHODTIME:-$build/jmethodtime}
+classes=${JDBC_CLASSES:-$build/examples/jdbc/classes}
+
+cpus=$(nproc 2>/dev/null || echo 4)
+launch=0 top=5 flamegraph=$build/jdbc.html keep_json="" raw=()
+app_args=(--threads $((cpus < 4 ? cpus : 4)))
+while (($#)); do
+  case $1 in
+    --launch) launch=1; shift ;;
+    --raw) raw=(--raw); shift ;;
+    --top) top=${2:?--top needs a number}; shift 2 ;;
+    --flamegraph) flamegraph=${2:?--flamegraph needs a file}; shift 2 ;;
+    --json) keep_json=${2:?--json needs a file}; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) app_args+=("$1"); shift ;;
+  esac
+done
+
+die() { echo "jdbc-demo: $*" >&2; exit 1; }
+[ -x "$jmt" ] || die "no $jmt: build first (cmake -S . -B build && cmake --build build -j2)"
+[ -r "$jar" ] || die "no PostgreSQL JDBC driver at $jar: apt-get install libpostgresql-jdbc-java (or .ci/install-deps), or set PGJDBC_JAR"
+[ -f "$classes/demo/jdbc/JdbcLoad.class" ] ||
+  die "no compiled JDBC example in $classes: rebuild after installing libpostgresql-jdbc-java (cmake -S . -B build && cmake --build build -j2)"
+command -v "$java" >/dev/null || die "$java not found"
+command -v jq >/dev/null || die "jq not found: apt-get install jq (or .ci/install-deps)"
+
+# shellcheck source=examples/jdbc/pg.sh
+source "$root/examples/jdbc/pg.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/jmt-jdbc-demo.XXXXXX")
+java_pid="" jmt_pid=""
+# Stops (TERM, then KILL after 5 s) and reaps one child of this script.
+stop_child() {
+  local i
+  [ -n "$1" ] || return 0
+  kill -TERM "$1" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do pg_alive "$1" || break; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  trap - INT TERM
+  exec 3>&-
+  stop_child "$java_pid"
+  stop_child "$jmt_pid"
+  pg_stop
+  rm -rf "$work"
+  if ((rc == 130 || rc == 143)); then
+    echo "jdbc-demo: interrupted; the JVM and the server are stopped, their files removed" >&2
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+pg_start || die "could not start PostgreSQL"
+echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT, data in $PG_DIR (user $PG_OS_USER)"
+
+jmt_opts=(--package org/postgresql --json -o "$work/report.json" --flamegraph "$flamegraph" "${raw[@]}")
+cp=$classes:$jar
+if ((launch)); then
+  # jmethodtime starts the JVM (adding -XX:+DTraceMethodProbes) and traces it from its start;
+  # in the background so that a signal to this script is handled at once.
+  # The JVM's output (jmethodtime's stdout) is kept for its DONE line, and printed in order
+  # between jmethodtime's first line and its last ones.
+  "$jmt" "${jmt_opts[@]}" -- "$java" -cp "$cp" demo.jdbc.JdbcLoad --no-wait \
+    "${app_args[@]}" "$PG_URL" >"$work/java.out" 2>"$work/jmt.err" &
+  jmt_pid=$!
+  echo "jmethodtime runs JdbcLoad (launch mode)"
+  rc=0
+  wait "$jmt_pid" || rc=$?
+  jmt_pid=""
+  grep '^Tracing' "$work/jmt.err" || true
+  cat "$work/java.out"
+  grep -v '^Tracing' "$work/jmt.err" || true
+  ((rc == 0)) || die "jmethodtime or the JVM failed (exit status $rc)"
+else
+  # The JVM creates the table and opens its connections, prints READY, and waits for a line on
+  # stdin (the fifo) before the work starts; jmethodtime attaches in between.
+  mkfifo "$work/go"
+  "$java" -XX:+DTraceMethodProbes -cp "$cp" demo.jdbc.JdbcLoad "${app_args[@]}" "$PG_URL" \
+    <"$work/go" >"$work/java.out" 2>&1 &
+  java_pid=$!
+  exec 3>"$work/go"
+  for ((i = 0; i < 600; i++)); do
+    grep -q '^READY' "$work/java.out" && break
+    pg_alive "$java_pid" || { cat "$work/java.out" >&2; die "the JVM exited before READY"; }
+    sleep 0.1
+  done
+  grep -q '^READY' "$work/java.out" || die "the JVM did not print READY within 60 s"
+  echo "JdbcLoad (pid $java_pid) created its table and opened its connections; attaching"
+
+  : >"$work/jmt.err"
+  "$jmt" -p "$java_pid" "${jmt_opts[@]}" 2>"$work/jmt.err" &
+  jmt_pid=$!
+  for ((i = 0; i < 300; i++)); do
+    grep -q '^Tracing' "$work/jmt.err" && break
+    pg_alive "$jmt_pid" || { cat "$work/jmt.err" >&2; die "jmethodtime exited before attaching"; }
+    sleep 0.1
+  done
+  grep -q '^Tracing' "$work/jmt.err" || die "jmethodtime did not attach within 30 s"
+  cat "$work/jmt.err"
+  echo go >&3
+  exec 3>&-
+  rc=0
+  wait "$java_pid" || rc=$?
+  java_pid=""
+  grep -v '^READY' "$work/java.out" || true
+  ((rc == 0)) || die "the JVM failed (exit status $rc)"
+  rc=0
+  wait "$jmt_pid" || rc=$?
+  jmt_pid=""
+  grep -v '^Tracing' "$work/jmt.err" || true
+  ((rc == 0)) || die "jmethodtime failed (exit status $rc)"
+fi
+[ -s "$work/report.json" ] || die "jmethodtime wrote no report"
+[ -z "$keep_json" ] || cp "$work/report.json" "$keep_json"
+
+# --- five tables from the one trace -----------------------------------------------------------
+read -r n_methods n_calls seconds times traced_ns rejected_ns < <(jq -r '[(.methods | length),
+  ([.methods[].calls] | add // 0), (.duration_ns / 1e7 | round / 100), .times,
+  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns] | @tsv' "$work/report.json")
+echo
+echo "Traced $n_methods methods of org/postgresql for $seconds s, $n_calls calls."
+if [ "$times" = raw ]; then
+  echo "Times as measured, the probes' own cost included (--raw)."
+else
+  echo "Times exclude the probes' own cost, calibrated at start-up: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it)."
+fi
+echo "Elapsed: wall-clock time from entry to return; CPU: the time the thread was on a CPU meanwhile."
+echo "Incl: with the traced methods it called; Excl: without them."
+
+# ns as jmethodtime prints them: three significant digits in ns, us, ms or s.
+awk_t='function t(ns,   u, i, v) {
+  if (ns < 1000) return ns " ns"
+  split("us ms s", u, " ")
+  v = ns / 1000
+  for (i = 1; i < 3 && v >= 999.5; i++) v /= 1000
+  if (v >= 99.95) return sprintf("%.0f %s", v, u[i])
+  if (v >= 9.995) return sprintf("%.1f %s", v, u[i])
+  return sprintf("%.2f %s", v, u[i])
+}'
+
+table() {  # TITLE JSON_KEY
+  echo
+  echo "Top $top by $1"
+  jq -r --arg key "$2" --argjson top "$top" '.methods | sort_by(-.[$key], .class, .method, .signature) | .[:$top][] |
+      [.calls, .wall_incl_ns, .wall_excl_ns, .cpu_incl_ns, .cpu_excl_ns,
+       .class + "." + .method + .signature + (if .probe_dominated then " *" else "" end)] | @tsv' \
+    "$work/report.json" | awk -F'\t' "$awk_t"'
+    BEGIN { printf "%7s  %12s  %12s  %9s  %9s  %s\n", "Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl", "Method" }
+    { printf "%7d  %12s  %12s  %9s  %9s  %s\n", $1, t($2), t($3), t($4), t($5), $6 }'
+}
+{
+  table "calls" calls
+  table "elapsed time, inclusive" wall_incl_ns
+  table "elapsed time, exclusive" wall_excl_ns
+  table "on-CPU time, inclusive" cpu_incl_ns
+  table "on-CPU time, exclusive" cpu_excl_ns
+} >"$work/tables.txt"
+cat "$work/tables.txt"
+if grep -q ' \*$' "$work/tables.txt"; then
+  echo
+  echo "* The probes' own cost was over half of these calls' measured time: their corrected times are"
+  echo "  below what per-call probes resolve (--raw shows the times as measured)."
+fi
+
+# --- the application's own counts against the trace -------------------------------------------
+done_line=$(grep '^DONE ' "$work/java.out" || true)
+if [ -n "$done_line" ]; then
+  done_value() { sed -n "s/^DONE.* $1=\([0-9]*\).*/\1/p" <<<"$done_line"; }
+  # METHOD (class.name+signature) LABEL MADE [incl|excl]: calls traced and made, and the times.
+  row() {
+    jq -r --arg m "$1" '[.methods[] | select(.class + "." + .method + .signature == $m)] | first // {} |
+        [.calls // 0, .wall_incl_ns // 0, .cpu_incl_ns // 0, .wall_excl_ns // 0, .cpu_excl_ns // 0] | @tsv' \
+      "$work/report.json" | awk -F'\t' -v label="$2" -v made="$3" -v times="${4:-}" "$awk_t"'
+      { printf "  %-38s %7d calls traced", label, $1
+        if (made != "") printf ", %7d made", made
+        if (times == "incl") printf "; elapsed %s, on-CPU %s", t($2), t($3)
+        if (times == "excl") printf "; exclusive: elapsed %s, on-CPU %s", t($4), t($5)
+        printf "\n" }'
+  }
+  sleeps=$(done_value sleeps) sleep_ms=$(done_value sleep_ms)
+  echo
+  echo "The application's own counts (its DONE line) against the trace:"
+  row 'org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;' 'PgResultSet.getString(int)' "$(done_value getString)"
+  row 'org/postgresql/jdbc/PgResultSet.getInt(I)I' 'PgResultSet.getInt(int)' "$(done_value getInt)"
+  row 'org/postgresql/jdbc/PgConnection.prepareStatement(Ljava/lang/String;)Ljava/sql/PreparedStatement;' \
+    'PgConnection.prepareStatement(String)' "$(done_value prepares)"
+  row 'org/postgresql/jdbc/PgPreparedStatement.executeQuery()Ljava/sql/ResultSet;' \
+    'PgPreparedStatement.executeQuery()' "$(done_value executes)"
+  row 'org/postgresql/jdbc/PgStatement.executeQuery(Ljava/lang/String;)Ljava/sql/ResultSet;' \
+    'PgStatement.executeQuery(String)' "$sleeps" incl
+  echo "  (Statement.executeQuery(String) runs only the pg_sleep queries: the server slept $sleeps x $sleep_ms ms in them)"
+  echo "Where the driver waits for the server's answer (the socket read, untraced, is its exclusive time):"
+  row 'org/postgresql/core/VisibleBufferedInputStream.readMore(IZ)Z' 'VisibleBufferedInputStream.readMore' "" excl
+fi
+echo
+echo "Flame graph of the call paths: $flamegraph"
