@@ -49,6 +49,18 @@ while (($#)); do
 done
 
 die() { echo "jdbc-demo: $*" >&2; exit 1; }
+
+# await_line FILE PATTERN PID SECONDS WHO WHAT: waits until FILE has a line matching PATTERN;
+# dies with FILE's text when PID exits first, or when SECONDS pass.
+await_line() {
+  local file=$1 pattern=$2 pid=$3 seconds=$4 who=$5 what=$6 i
+  for ((i = 0; i < seconds * 10; i++)); do
+    grep -q "$pattern" "$file" && return 0
+    pg_alive "$pid" || { cat "$file" >&2; die "$who exited before it could $what"; }
+    sleep 0.1
+  done
+  die "$who did not $what within $seconds s"
+}
 [ -x "$jmt" ] || die "no $jmt: build first (cmake -S . -B build && cmake --build build -j2)"
 [ -r "$jar" ] || die "no PostgreSQL JDBC driver at $jar: apt-get install libpostgresql-jdbc-java (or .ci/install-deps), or set PGJDBC_JAR"
 [ -f "$classes/demo/jdbc/JdbcLoad.class" ] ||
@@ -116,23 +128,13 @@ else
     <"$work/go" >"$work/java.out" 2>&1 &
   java_pid=$!
   exec 3>"$work/go"
-  for ((i = 0; i < 600; i++)); do
-    grep -q '^READY' "$work/java.out" && break
-    pg_alive "$java_pid" || { cat "$work/java.out" >&2; die "the JVM exited before READY"; }
-    sleep 0.1
-  done
-  grep -q '^READY' "$work/java.out" || die "the JVM did not print READY within 60 s"
+  await_line "$work/java.out" '^READY' "$java_pid" 60 "the JVM" "print READY"
   echo "JdbcLoad (pid $java_pid) created its table and opened its connections; attaching"
 
   : >"$work/jmt.err"
   "$jmt" -p "$java_pid" "${jmt_opts[@]}" 2>"$work/jmt.err" &
   jmt_pid=$!
-  for ((i = 0; i < 300; i++)); do
-    grep -q '^Tracing' "$work/jmt.err" && break
-    pg_alive "$jmt_pid" || { cat "$work/jmt.err" >&2; die "jmethodtime exited before attaching"; }
-    sleep 0.1
-  done
-  grep -q '^Tracing' "$work/jmt.err" || die "jmethodtime did not attach within 30 s"
+  await_line "$work/jmt.err" '^Tracing' "$jmt_pid" 30 "jmethodtime" "attach"
   cat "$work/jmt.err"
   echo go >&3
   exec 3>&-
