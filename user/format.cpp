@@ -58,12 +58,12 @@ std::string format_duration(uint64_t ns)
 
 std::string format_utc(uint64_t unix_ns)
 {
-    const time_t secs = static_cast<time_t>(unix_ns / 1000000000ULL);
+    const time_t secs = static_cast<time_t>(unix_ns / kNsPerS);
     struct tm tm;
     gmtime_r(&secs, &tm);
     char buf[48];
     size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + n, sizeof(buf) - n, ".%03uZ", static_cast<unsigned>(unix_ns / 1000000ULL % 1000));
+    snprintf(buf + n, sizeof(buf) - n, ".%03uZ", static_cast<unsigned>(unix_ns / (kNsPerUs * 1000) % 1000));
     return buf;
 }
 

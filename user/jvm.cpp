@@ -375,7 +375,6 @@ TargetStatus examine_target(int pid)
         }
         if (maps.empty()) {
             // The file opened but read nothing: the process is exiting, or access was refused on read.
-            std::ifstream again(proc + "/maps");
             if (access(proc.c_str(), F_OK) != 0)
                 return fail(TargetProblem::NoProcess, named + " exited: check the pid", ESRCH);
             return fail(TargetProblem::Unreadable,

@@ -281,8 +281,9 @@ int run_trace(const Options &options)
     const uint64_t end_deadline = options.duration_s > 0 ? start_ns + static_cast<uint64_t>(options.duration_s * 1e9) : 0;
     uint64_t next_interval = interval_ns ? start_ns + interval_ns : 0;
     // The command shares the terminal in launch mode: no progress line over its output.
-    ProgressLine progress(!launch && isatty(STDERR_FILENO));
-    uint64_t next_progress = !launch && isatty(STDERR_FILENO) ? start_ns + kProgressPeriodNs : 0;
+    const bool show_progress = !launch && isatty(STDERR_FILENO);
+    ProgressLine progress(show_progress);
+    uint64_t next_progress = show_progress ? start_ns + kProgressPeriodNs : 0;
 
     std::vector<MethodRow> previous;  // -i: totals at the end of the last interval
     uint64_t interval_start = start_ns;

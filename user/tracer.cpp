@@ -126,6 +126,39 @@ std::string thread_name(int pid, uint32_t tid, int names_fd)
 
 const char *const kUnsplitThread = "[not split: thread table full]";
 
+namespace {
+
+// Possible CPUs: the value count of a per-CPU map lookup; throws when unknown.
+size_t possible_cpus()
+{
+    const int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        throw Error("cannot count the possible CPUs", -ncpu);
+    return static_cast<size_t>(ncpu);
+}
+
+// Reads entries of a per-CPU array of jmt_method_stats, summed over the CPUs.
+class PercpuTotals {
+public:
+    explicit PercpuTotals(int fd) : fd_(fd), per_cpu_(possible_cpus()) {}
+    // False when key has no entry.
+    bool read(__u32 key, MethodStats &out)
+    {
+        if (bpf_map_lookup_elem(fd_, &key, per_cpu_.data()))
+            return false;
+        out = MethodStats{};
+        for (const auto &s : per_cpu_)
+            out += to_method_stats(s);
+        return true;
+    }
+
+private:
+    int fd_;
+    std::vector<jmt_method_stats> per_cpu_;
+};
+
+}  // namespace
+
 void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
 {
     jmethodtime_bpf__destroy(skel);
@@ -275,17 +308,23 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 
 Tracer::~Tracer() = default;
 
-Tracer::Progress Tracer::progress() const
+std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
 {
-    Progress p;
-    const int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        return p;
-    std::vector<jmt_cpu> per_cpu(static_cast<size_t>(ncpu));
+    std::array<uint64_t, JMT_CNT_NR> sum{};
+    std::vector<jmt_cpu> per_cpu(possible_cpus());
     const __u32 zero = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
         for (const jmt_cpu &cpu : per_cpu)
-            p.events += cpu.counters[JMT_CNT_ENTRIES] + cpu.counters[JMT_CNT_RETURNS];
+            for (int c = 0; c < JMT_CNT_NR; c++)
+                sum[c] += cpu.counters[c];
+    return sum;
+}
+
+Tracer::Progress Tracer::progress() const
+{
+    const std::array<uint64_t, JMT_CNT_NR> c = counters();
+    Progress p;
+    p.events = c[JMT_CNT_ENTRIES] + c[JMT_CNT_RETURNS];
     p.methods = skel_->bss->last_method_id;
     return p;
 }
@@ -293,17 +332,7 @@ Tracer::Progress Tracer::progress() const
 Snapshot Tracer::snapshot() const
 {
     Snapshot snap;
-    const int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        throw Error("cannot count the possible CPUs", -ncpu);
-
-    std::vector<jmt_cpu> per_cpu_counters(static_cast<size_t>(ncpu));
-    __u64 counters[JMT_CNT_NR] = {};
-    const __u32 zero = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu_counters.data()) == 0)
-        for (const jmt_cpu &cpu : per_cpu_counters)
-            for (int c = 0; c < JMT_CNT_NR; c++)
-                counters[c] += cpu.counters[c];
+    const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
     Diagnostics &d = snap.diag;
     d.entries = counters[JMT_CNT_ENTRIES];
     d.returns = counters[JMT_CNT_RETURNS];
@@ -324,18 +353,15 @@ Snapshot Tracer::snapshot() const
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
-    std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
-    int stats_fd = bpf_map__fd(skel_->maps.stats);
+    PercpuTotals totals_of(bpf_map__fd(skel_->maps.stats));
     __u32 last = skel_->bss->last_method_id;
     if (last >= skel_->rodata->max_method_ids)
         last = skel_->rodata->max_method_ids - 1;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
-        if (bpf_map_lookup_elem(stats_fd, &id, per_cpu.data()))
-            continue;
         MethodStats total;
-        for (const auto &s : per_cpu)
-            total += to_method_stats(s);
+        if (!totals_of.read(id, total))
+            continue;
         if (total.calls != 0)
             totals.emplace_back(id, total);
     }
@@ -357,9 +383,6 @@ CallTree Tracer::call_tree() const
     CallTree tree;
     if (!config_.programs.call_paths)
         return tree;
-    const int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        throw Error("cannot count the possible CPUs", -ncpu);
     // Path ids are handed out parent first, so sorting by id puts parents before children.
     std::vector<std::pair<__u32, jmt_path_key>> paths;
     const int ids_fd = bpf_map__fd(skel_->maps.path_ids);
@@ -375,15 +398,12 @@ CallTree Tracer::call_tree() const
     paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
     std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
-    std::vector<jmt_method_stats> per_cpu(static_cast<size_t>(ncpu));
-    const int stats_fd = bpf_map__fd(skel_->maps.path_stats);
+    PercpuTotals totals_of(bpf_map__fd(skel_->maps.path_stats));
     uint64_t truncated_names = 0;
     for (const auto &[path, k] : paths) {
-        if (bpf_map_lookup_elem(stats_fd, &path, per_cpu.data()))
-            continue;
         PathNode node;
-        for (const auto &s : per_cpu)
-            node.stats += to_method_stats(s);
+        if (!totals_of.read(path, node.stats))
+            continue;
         node.id = path;
         node.parent = k.parent;
         node.truncated = path == JMT_PATH_TRUNCATED;

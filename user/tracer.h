@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "jmethodtime.h"
 #include "paths.h"
 #include "profile.h"
 
@@ -107,6 +108,8 @@ private:
     };
     // The names of id, or nullptr when the kernel stored none.
     const MethodNames *method_names(uint32_t id) const;
+    // The diagnostic counters (enum jmt_counter) summed over the CPUs.
+    std::array<uint64_t, JMT_CNT_NR> counters() const;
     // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
     void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
     // --per-thread rows, from the thread_stats map; totals are the
