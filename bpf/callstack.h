@@ -15,6 +15,13 @@
  *   traced those of traced methods among them: a frame's counts cover every
  *   event after its entry, its return included, so each one stands for about
  *   one trap's time inside the frame (userspace subtracts the calibrated cost).
+ * - foreign (--foreign, a constant after inlining): a frame's foreign_* is the
+ *   part of its exclusive time spent inside untraced callees. A segment opens
+ *   at the entry of the frame's first open untraced callee and closes at the
+ *   return that leaves none open (foreign_depth counts them); a traced callee
+ *   entered meanwhile pauses it (its time is its own), its return resumes it.
+ *   Only the top stored frame has an open segment: its start is the thread's
+ *   foreign_start. foreign_* <= the frame's exclusive values.
  */
 #ifndef JMT_CALLSTACK_H
 #define JMT_CALLSTACK_H
@@ -49,6 +56,12 @@ struct jmt_frame {
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
 	__u32 path;           /* call path id (0 when paths are off) */
+	__u32 foreign_depth;  /* --foreign: untraced calls open directly above this frame */
+	__u32 foreign_pad;
+	__u64 foreign_wall_ns; /* --foreign: closed segments' elapsed, on-CPU ns, events */
+	__u64 foreign_cpu_ns;
+	__u64 foreign_events;
+	__u64 foreign_traced;
 };
 
 /* A call site seen for (method id, stack pointer, parent method id): the
@@ -68,6 +81,7 @@ struct jmt_thread {
 	__u64 traced_total;   /* events of traced methods, counted as they happen */
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
+	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
 };
@@ -78,6 +92,8 @@ struct jmt_closed {
 	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
 	__u32 path;           /* the frame's call path id */
 	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
+	__u32 foreign_lost;   /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
+	__u32 pad;
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
@@ -92,6 +108,10 @@ struct jmt_closed {
 	__u64 events_excl;
 	__u64 traced_incl;    /* of events_incl, events of traced methods */
 	__u64 traced_excl;
+	__u64 wall_foreign_ns; /* --foreign: of the exclusive values, those inside untraced callees */
+	__u64 cpu_foreign_ns;
+	__u64 events_foreign;
+	__u64 traced_foreign;
 };
 
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
@@ -110,6 +130,67 @@ static __always_inline __u64 jmt_sat_sub(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
+static __always_inline __u64 jmt_min(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* The top stored frame, 0 when none is stored (depth 0 or beyond JMT_MAX_DEPTH). */
+static __always_inline struct jmt_frame *jmt_top(struct jmt_thread *t)
+{
+	__u32 d = t->depth;
+
+	if (d == 0 || d > JMT_MAX_DEPTH)
+		return 0;
+	return &t->frames[JMT_IDX(d - 1)];
+}
+
+/* Adds the segment from start to now to frame f's foreign values. */
+static __always_inline void jmt_foreign_add(struct jmt_frame *f, const struct jmt_clock *start,
+					    const struct jmt_clock *now)
+{
+	f->foreign_wall_ns += jmt_sat_sub(now->wall_ns, start->wall_ns);
+	f->foreign_cpu_ns += jmt_sat_sub(now->cpu_ns, start->cpu_ns);
+	f->foreign_events += jmt_sat_sub(now->events, start->events);
+	f->foreign_traced += jmt_sat_sub(now->traced, start->traced);
+}
+
+/* An untraced method's entry: 1 when it opens the top frame's segment (the
+ * caller then reads the clock and calls jmt_foreign_open). */
+static __always_inline int jmt_foreign_enter(struct jmt_thread *t)
+{
+	struct jmt_frame *f = jmt_top(t);
+
+	if (!f)
+		return 0;
+	return f->foreign_depth++ == 0;
+}
+
+static __always_inline void jmt_foreign_open(struct jmt_thread *t, const struct jmt_clock *now)
+{
+	t->foreign_start = *now;
+}
+
+/* An untraced method's return: 1 when it closes the top frame's segment (the
+ * caller then reads the clock and calls jmt_foreign_close). A return with no
+ * untraced call open above the top frame (entered before it) changes nothing. */
+static __always_inline int jmt_foreign_leave(struct jmt_thread *t)
+{
+	struct jmt_frame *f = jmt_top(t);
+
+	if (!f || f->foreign_depth == 0)
+		return 0;
+	return --f->foreign_depth == 0;
+}
+
+static __always_inline void jmt_foreign_close(struct jmt_thread *t, const struct jmt_clock *now)
+{
+	struct jmt_frame *f = jmt_top(t);
+
+	if (f)
+		jmt_foreign_add(f, &t->foreign_start, now);
+}
+
 /* Call path id of the top stored frame (the parent of an entry), 0 when none. */
 static __always_inline __u32 jmt_parent_path(const struct jmt_thread *t)
 {
@@ -120,10 +201,12 @@ static __always_inline __u32 jmt_parent_path(const struct jmt_thread *t)
 	return t->frames[JMT_IDX(d - 1)].path;
 }
 
-/* Pushes a frame on call path path. Returns 0 when stored, 1 when beyond JMT_MAX_DEPTH. */
+/* Pushes a frame on call path path. Returns 0 when stored, 1 when beyond
+ * JMT_MAX_DEPTH. foreign: a constant, 1 under --foreign (pauses the caller's
+ * open segment when the frame is stored). */
 static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 				    const struct jmt_clock *now, __u64 sp, __u64 call_site,
-				    __u32 path)
+				    __u32 path, const int foreign)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -147,7 +230,20 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 			}
 		}
 	}
+	if (foreign && d > 0) {
+		struct jmt_frame *caller = &t->frames[JMT_IDX(d - 1)];
+
+		if (caller->foreign_depth)
+			jmt_foreign_add(caller, &t->foreign_start, now);
+	}
 	f = &t->frames[JMT_IDX(d)];
+	if (foreign) {
+		f->foreign_depth = 0;
+		f->foreign_wall_ns = 0;
+		f->foreign_cpu_ns = 0;
+		f->foreign_events = 0;
+		f->foreign_traced = 0;
+	}
 	f->id = id;
 	f->fp = fp;
 	f->wall_start_ns = now->wall_ns;
@@ -245,9 +341,10 @@ static __always_inline int jmt_site_matches(const struct jmt_site *s, __u32 id, 
 	return s->sp == sp && s->id == id && s->parent == parent;
 }
 
-/* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH). */
+/* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH); foreign as in jmt_push
+ * (closes the frame's open segment, resumes its caller's). */
 static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt_clock *now,
-					  struct jmt_closed *out)
+					  struct jmt_closed *out, const int foreign)
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
@@ -284,6 +381,17 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	out->events_excl = jmt_sat_sub(events, f->child_events);
 	out->traced_incl = f->recursive ? 0 : traced;
 	out->traced_excl = jmt_sat_sub(traced, f->child_traced);
+	if (foreign) {
+		if (f->foreign_depth) {
+			/* An untraced callee's return never came (C1-inlined, exited by exception). */
+			jmt_foreign_add(f, &t->foreign_start, now);
+			out->foreign_lost = 1;
+		}
+		out->wall_foreign_ns = jmt_min(f->foreign_wall_ns, wall_excl);
+		out->cpu_foreign_ns = jmt_min(jmt_min(f->foreign_cpu_ns, cpu_excl), out->wall_foreign_ns);
+		out->events_foreign = jmt_min(f->foreign_events, out->events_excl);
+		out->traced_foreign = jmt_min(f->foreign_traced, out->traced_excl);
+	}
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
@@ -291,14 +399,19 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 		p->child_cpu_ns += cpu;
 		p->child_events += events;
 		p->child_traced += traced;
+		if (foreign && p->foreign_depth)
+			t->foreign_start = *now;
 	}
 	t->depth = d - 1;
 }
 
 /* Drops the top stored frame whose return never fired: the call counts, its
  * own time stays in the caller's exclusive time, its traced callees' time
- * moves to the caller's children. */
-static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed *out)
+ * moves to the caller's children, its closed foreign segments to the caller's
+ * (foreign as in jmt_push). An open segment of it, or a paused one of the
+ * caller, has no clock here to close at: it is given up and flagged. */
+static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed *out,
+					 const int foreign)
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
@@ -325,24 +438,45 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 		p->child_cpu_ns += f->child_cpu_ns;
 		p->child_events += f->child_events;
 		p->child_traced += f->child_traced;
+		if (foreign) {
+			p->foreign_wall_ns += f->foreign_wall_ns;
+			p->foreign_cpu_ns += f->foreign_cpu_ns;
+			p->foreign_events += f->foreign_events;
+			p->foreign_traced += f->foreign_traced;
+			if (f->foreign_depth || p->foreign_depth)
+				out->foreign_lost = 1;
+			p->foreign_depth = 0;
+		}
 	}
 	t->depth = d - 1;
 }
 
-/* Depth (1-based) of the topmost stored frame of method id, 0 when none. */
-static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
+/* Step i (0 = the top) of the search for the topmost stored frame of method
+ * id: 1 when the search ends, with *match its depth (1-based) if found. */
+static __always_inline int jmt_find_step(const struct jmt_thread *t, __u32 id, __u32 i, __u32 *match)
 {
 	__u32 d = t->depth;
 
 	if (d > JMT_MAX_DEPTH)
 		d = JMT_MAX_DEPTH;
-	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
-		if (i >= d)
+	if (i >= d)
+		return 1;
+	if (t->frames[JMT_IDX(d - 1 - i)].id != id)
+		return 0;
+	*match = d - i;
+	return 1;
+}
+
+/* Depth (1-based) of the topmost stored frame of method id, 0 when none
+ * (the BPF programs step it through bpf_loop: see find_one). */
+static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
+{
+	__u32 match = 0;
+
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
+		if (jmt_find_step(t, id, i, &match))
 			break;
-		if (t->frames[JMT_IDX(d - 1 - i)].id == id)
-			return d - i;
-	}
-	return 0;
+	return match;
 }
 
 #endif /* JMT_CALLSTACK_H */

@@ -41,6 +41,10 @@ const volatile __u32 per_thread = 0;
 /* Call paths (--folded, --tree, --flamegraph, --pprof): 1 when each traced
  * frame carries its path id and closing it adds to path_stats. */
 const volatile __u32 call_paths = 0;
+/* --foreign: 1 when untraced methods' events inside a traced frame time the
+ * frame's untraced callees (callstack.h), at the cost of a thread-state
+ * lookup on every untraced event. */
+const volatile __u32 foreign = 0;
 /* Id limits: method ids < max_method_ids, path ids < max_path_ids (the
  * sizes the loader gave stats and path_stats, at most JMT_MAX_METHODS and
  * JMT_MAX_PATHS). */
@@ -535,6 +539,12 @@ static __always_inline void add_closed(struct jmt_method_stats *s, const struct 
 	s->events_excl += c->events_excl;
 	s->traced_incl += c->traced_incl;
 	s->traced_excl += c->traced_excl;
+	if (foreign) {
+		s->wall_foreign_ns += c->wall_foreign_ns;
+		s->cpu_foreign_ns += c->cpu_foreign_ns;
+		s->events_foreign += c->events_foreign;
+		s->traced_foreign += c->traced_foreign;
+	}
 }
 
 /*
@@ -576,6 +586,12 @@ static __always_inline void add_totals(struct jmt_method_stats *s, const struct 
 		__sync_fetch_and_add(&s->events_excl, c->events_excl);
 		__sync_fetch_and_add(&s->traced_incl, c->traced_incl);
 		__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
+		if (foreign) {
+			__sync_fetch_and_add(&s->wall_foreign_ns, c->wall_foreign_ns);
+			__sync_fetch_and_add(&s->cpu_foreign_ns, c->cpu_foreign_ns);
+			__sync_fetch_and_add(&s->events_foreign, c->events_foreign);
+			__sync_fetch_and_add(&s->traced_foreign, c->traced_foreign);
+		}
 		return;
 	}
 	add_closed(s, c);
@@ -615,6 +631,8 @@ static __always_inline void account(const struct jmt_closed *c, int with_threads
 		return;
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
+	if (foreign && c->foreign_lost)
+		count(JMT_CNT_FOREIGN_LOST);
 	if (with_threads)
 		account_thread(c);
 	if (call_paths)
@@ -666,6 +684,27 @@ static __always_inline __u32 path_of(__u32 parent, __u32 id)
 	return path;
 }
 
+/* --foreign: an untraced method's entry (or return) inside a traced frame
+ * opens (or closes) the frame's foreign segment when it is the first (last)
+ * untraced call open above it; the clock is read only then. */
+static __always_inline void foreign_event(const struct jmt_cpu *cpu, const int is_entry)
+{
+	struct jmt_thread *t = thread_state(0);
+	struct jmt_clock now;
+
+	if (!t)
+		return;
+	if (is_entry) {
+		if (jmt_foreign_enter(t)) {
+			thread_clock(t, cpu, &now);
+			jmt_foreign_open(t, &now);
+		}
+	} else if (jmt_foreign_leave(t)) {
+		thread_clock(t, cpu, &now);
+		jmt_foreign_close(t, &now);
+	}
+}
+
 struct drop_ctx {
 	struct jmt_thread *t;
 	__u32 match;   /* on return: 1-based depth of the frame that returned */
@@ -674,6 +713,21 @@ struct drop_ctx {
 	__u64 call_site; /* ... and call site */
 	__u32 on_entry;
 };
+
+struct find_ctx {
+	const struct jmt_thread *t;
+	__u32 id;
+	__u32 match; /* 1-based depth of the topmost frame of id, 0 when none */
+};
+
+/* bpf_loop callback of jmt_find: verified once, whatever the stack's depth,
+ * so the code after the search is not verified once per depth. */
+static long find_one(__u32 i, void *data)
+{
+	struct find_ctx *fc = data;
+
+	return jmt_find_step(fc->t, fc->id, i, &fc->match);
+}
 
 /* bpf_loop callback: drops the top frame while it is dead (entry) or above
  * the frame that returned (return). */
@@ -687,7 +741,7 @@ static long drop_one(__u32 i, void *data)
 		return 1;
 	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
 		return 1;
-	jmt_drop_top(t, &closed);
+	jmt_drop_top(t, &closed, foreign);
 	account(&closed, per_thread); /* rodata: pruned at load when off */
 	count(JMT_CNT_DROPPED_FRAMES);
 	return 0;
@@ -713,8 +767,13 @@ int handle_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	fp = jmt_fingerprint(&k);
-	if (method_info(&k, fp, &info) || !info.traced)
+	if (method_info(&k, fp, &info))
 		return 0;
+	if (!info.traced) {
+		if (foreign)
+			foreign_event(cpu, 1);
+		return 0;
+	}
 	t = thread_state(1);
 	if (!t)
 		return 0;
@@ -748,7 +807,7 @@ int handle_entry(struct pt_regs *ctx)
 	t->traced_total += 1;
 	thread_clock(t, cpu, &now);
 	bump(cpu, JMT_CNT_TRACED_CALLS);
-	if (jmt_push(t, info.id, fp, &now, sp, call_site, path))
+	if (jmt_push(t, info.id, fp, &now, sp, call_site, path, foreign))
 		bump(cpu, JMT_CNT_DEPTH_OVERFLOW);
 	return 0;
 }
@@ -774,9 +833,15 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 		return 0;
 	}
 	fp = jmt_fingerprint(&k);
-	/* The verdict first: a rejected method's return needs nothing else. */
-	if (method_info(&k, fp, &info) || !info.traced)
+	/* The verdict first: a rejected method's return needs nothing else
+	 * (but its callers' foreign time under --foreign). */
+	if (method_info(&k, fp, &info))
 		return 0;
+	if (!info.traced) {
+		if (foreign)
+			foreign_event(cpu, 0);
+		return 0;
+	}
 	t = thread_state(0);
 	if (!t || t->depth == 0) {
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
@@ -788,7 +853,7 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 
 	/* The return of the top stored frame: the common case. */
 	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
-		jmt_close_top(t, &now, &closed);
+		jmt_close_top(t, &now, &closed, foreign);
 		account(&closed, with_threads);
 		return 0;
 	}
@@ -799,7 +864,10 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 		account(&closed, with_threads);
 		return 0;
 	}
-	match = jmt_find(t, info.id);
+	struct find_ctx fc = { .t = t, .id = info.id };
+
+	bpf_loop(JMT_MAX_DEPTH, find_one, &fc, 0);
+	match = fc.match;
 	if (!match) {
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
 		return 0;
@@ -810,7 +878,7 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 	bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
 	if (t->depth != match || match == 0)
 		return 0;
-	jmt_close_top(t, &now, &closed);
+	jmt_close_top(t, &now, &closed, foreign);
 	account(&closed, with_threads);
 	return 0;
 }

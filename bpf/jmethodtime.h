@@ -81,6 +81,12 @@ struct jmt_method_stats {
 	__u64 events_excl; /* probe events inside frames, less those inside traced callees */
 	__u64 traced_incl; /* of events_incl, events of traced methods */
 	__u64 traced_excl; /* of events_excl, events of traced methods */
+	/* --foreign (0 otherwise): of the exclusive values, the part spent inside
+	 * untraced callees (time in traced methods they call back excluded). */
+	__u64 wall_foreign_ns;
+	__u64 cpu_foreign_ns;
+	__u64 events_foreign;
+	__u64 traced_foreign;
 };
 
 /* --per-thread: totals of one method on one thread (value: struct jmt_method_stats). */
@@ -126,6 +132,7 @@ enum jmt_counter {
 	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
 	JMT_CNT_PATHS_FULL,          /* call paths not stored (path table full): counted under [truncated] */
 	JMT_CNT_CPU_CLAMPED,         /* frames whose on-CPU time ran ahead of elapsed time: clamped to it */
+	JMT_CNT_FOREIGN_LOST,        /* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */
 	JMT_CNT_NR,
 };
 

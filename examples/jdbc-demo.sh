@@ -5,17 +5,19 @@
 # row read with getString/getInt, and SELECT pg_sleep(0.05) calls that wait on the server) in a
 # JVM with -XX:+DTraceMethodProbes, attaches jmethodtime -p PID --package org/postgresql before
 # the work starts, and prints the top methods by calls, elapsed inclusive/exclusive and on-CPU
-# inclusive/exclusive time from that one trace (--json, read with jq), plus a flame graph of its
-# call paths. The server, the JVM and every temporary file are gone when it ends, also on Ctrl-C
+# inclusive/exclusive time and time inside untraced callees (--foreign: the JDK, the socket) from
+# that one trace (--json, read with jq), plus a flame graph of its call paths. The server, the JVM and every temporary file are gone when it ends, also on Ctrl-C
 # or SIGTERM. Needs root, a build, and Debian's postgresql, libpostgresql-jdbc-java and jq
 # (.ci/install-deps installs them).
 #
-# usage: examples/jdbc-demo.sh [--launch] [--raw] [--top N] [--flamegraph FILE.html] [--json FILE]
+# usage: examples/jdbc-demo.sh [--launch] [--raw] [--per-thread] [--top N] [--flamegraph FILE.html] [--json FILE]
 #                              [JdbcLoad options: --threads N --rows N --rounds N --executes N
 #                               --sleeps N --sleep-ms N]
 #   --launch      launch mode instead: jmethodtime --package org/postgresql -- java ... JdbcLoad
 #                 (traced from the JVM's first Java method: connecting and creating the table too)
 #   --raw         times as measured, the probes' own cost left in (jmethodtime --raw)
+#   --per-thread  rows split by thread in the JSON (jmethodtime --per-thread); the tables add the
+#                 threads up, and getString's calls are shown per thread
 #   --top N       rows per table (default 5)
 #   --flamegraph  where the flame graph goes (default: BUILD/jdbc.html)
 #   --json FILE   also keep jmethodtime's JSON report (every method)
@@ -34,16 +36,17 @@ jmt=${JMETHODTIME:-$build/jmethodtime}
 classes=${JDBC_CLASSES:-$build/examples/jdbc/classes}
 
 cpus=$(nproc 2>/dev/null || echo 4)
-launch=0 top=5 flamegraph=$build/jdbc.html keep_json="" raw=()
+launch=0 top=5 flamegraph=$build/jdbc.html keep_json="" raw=() per_thread=()
 app_args=(--threads $((cpus < 4 ? cpus : 4)))
 while (($#)); do
   case $1 in
     --launch) launch=1; shift ;;
     --raw) raw=(--raw); shift ;;
+    --per-thread) per_thread=(--per-thread); shift ;;
     --top) top=${2:?--top needs a number}; shift 2 ;;
     --flamegraph) flamegraph=${2:?--flamegraph needs a file}; shift 2 ;;
     --json) keep_json=${2:?--json needs a file}; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) app_args+=("$1"); shift ;;
   esac
 done
@@ -102,7 +105,8 @@ trap 'exit 143' TERM
 pg_start || die "could not start PostgreSQL"
 echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT, data in $PG_DIR (user $PG_OS_USER)"
 
-jmt_opts=(--package org/postgresql --json -o "$work/report.json" --flamegraph "$flamegraph" "${raw[@]}")
+jmt_opts=(--package org/postgresql --foreign --json -o "$work/report.json" --flamegraph "$flamegraph" "${raw[@]}"
+          "${per_thread[@]}")
 cp=$classes:$jar
 if ((launch)); then
   # jmethodtime starts the JVM (adding -XX:+DTraceMethodProbes) and traces it from its start;
@@ -153,18 +157,23 @@ fi
 [ -z "$keep_json" ] || cp "$work/report.json" "$keep_json"
 
 # --- five tables from the one trace -----------------------------------------------------------
-read -r n_methods n_calls seconds times traced_ns rejected_ns < <(jq -r '[(.methods | length),
+read -r n_methods n_calls seconds times traced_ns rejected_ns cal_traced_ns cal_rejected_ns bounded_by < <(jq -r '[(.methods | length),
   ([.methods[].calls] | add // 0), (.duration_ns / 1e7 | round / 100), .times,
-  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns] | @tsv' "$work/report.json")
+  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns, .probe_cost.calibrated_traced_event_ns,
+  .probe_cost.calibrated_rejected_event_ns, (.probe_cost.bounded_by | if . == "" then "-" else . end)] | @tsv' "$work/report.json")
 echo
 echo "Traced $n_methods methods of org/postgresql for $seconds s, $n_calls calls."
 if [ "$times" = raw ]; then
   echo "Times as measured, the probes' own cost included (--raw)."
-else
+elif [ "$bounded_by" = - ]; then
   echo "Times exclude the probes' own cost, calibrated at start-up: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it)."
+else
+  echo "Times exclude the probes' own cost: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it);"
+  echo "calibrated at start-up at $cal_traced_ns and $cal_rejected_ns ns, lowered because $bounded_by took less than that per event."
 fi
 echo "Elapsed: wall-clock time from entry to return; CPU: the time the thread was on a CPU meanwhile."
-echo "Incl: with the traced methods it called; Excl: without them."
+echo "Incl: with the traced methods it called; Excl: without them. Foreign: the part of Excl inside"
+echo "untraced callees (JDK code, the socket), elapsed and on a CPU."
 
 # ns as jmethodtime prints them: three significant digits in ns, us, ms or s.
 awk_t='function t(ns,   u, i, v) {
@@ -177,15 +186,23 @@ awk_t='function t(ns,   u, i, v) {
   return sprintf("%.2f %s", v, u[i])
 }'
 
+# The methods, rows of one method on several threads (--per-thread) added up (marked * when
+# every thread's row is).
+# shellcheck disable=SC2016  # jq's $e, not the shell's
+jq_merged='def merged: [.methods | group_by([.class, .method, .signature])[] |
+  (.[0] | {class, method, signature}) + {probe_dominated: (map(.probe_dominated) | all)} +
+  (reduce (.[] | to_entries[] | select(.key != "tid" and (.value | type) == "number")) as $e
+     ({}; .[$e.key] += $e.value))];'
+
 table() {  # TITLE JSON_KEY
   echo
   echo "Top $top by $1"
-  jq -r --arg key "$2" --argjson top "$top" '.methods | sort_by(-.[$key], .class, .method, .signature) | .[:$top][] |
-      [.calls, .wall_incl_ns, .wall_excl_ns, .cpu_incl_ns, .cpu_excl_ns,
+  jq -r --arg key "$2" --argjson top "$top" "$jq_merged"'merged | sort_by(-.[$key], .class, .method, .signature) | .[:$top][] |
+      [.calls, .wall_incl_ns, .wall_excl_ns, .cpu_incl_ns, .cpu_excl_ns, .wall_foreign_ns, .cpu_foreign_ns,
        .class + "." + .method + .signature + (if .probe_dominated then " *" else "" end)] | @tsv' \
     "$work/report.json" | awk -F'\t' "$awk_t"'
-    BEGIN { printf "%7s  %12s  %12s  %9s  %9s  %s\n", "Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl", "Method" }
-    { printf "%7d  %12s  %12s  %9s  %9s  %s\n", $1, t($2), t($3), t($4), t($5), $6 }'
+    BEGIN { printf "%7s  %12s  %12s  %9s  %9s  %9s  %11s  %s\n", "Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl", "Foreign", "CPU Foreign", "Method" }
+    { printf "%7d  %12s  %12s  %9s  %9s  %9s  %11s  %s\n", $1, t($2), t($3), t($4), t($5), t($6), t($7), $8 }'
 }
 {
   table "calls" calls
@@ -193,6 +210,7 @@ table() {  # TITLE JSON_KEY
   table "elapsed time, exclusive" wall_excl_ns
   table "on-CPU time, inclusive" cpu_incl_ns
   table "on-CPU time, exclusive" cpu_excl_ns
+  table "elapsed time in untraced callees (Foreign)" wall_foreign_ns
 } >"$work/tables.txt"
 cat "$work/tables.txt"
 if grep -q ' \*$' "$work/tables.txt"; then
@@ -205,15 +223,17 @@ fi
 done_line=$(grep '^DONE ' "$work/java.out" || true)
 if [ -n "$done_line" ]; then
   done_value() { sed -n "s/^DONE.* $1=\([0-9]*\).*/\1/p" <<<"$done_line"; }
-  # METHOD (class.name+signature) LABEL MADE [incl|excl]: calls traced and made, and the times.
+  # METHOD (class.name+signature) LABEL MADE [incl|excl|foreign]: calls traced and made, and the times.
   row() {
-    jq -r --arg m "$1" '[.methods[] | select(.class + "." + .method + .signature == $m)] | first // {} |
-        [.calls // 0, .wall_incl_ns // 0, .cpu_incl_ns // 0, .wall_excl_ns // 0, .cpu_excl_ns // 0] | @tsv' \
+    jq -r --arg m "$1" "$jq_merged"'[merged[] | select(.class + "." + .method + .signature == $m)] | first // {} |
+        [.calls // 0, .wall_incl_ns // 0, .cpu_incl_ns // 0, .wall_excl_ns // 0, .cpu_excl_ns // 0,
+         .wall_foreign_ns // 0, .cpu_foreign_ns // 0] | @tsv' \
       "$work/report.json" | awk -F'\t' -v label="$2" -v made="$3" -v times="${4:-}" "$awk_t"'
       { printf "  %-38s %7d calls traced", label, $1
         if (made != "") printf ", %7d made", made
         if (times == "incl") printf "; elapsed %s, on-CPU %s", t($2), t($3)
         if (times == "excl") printf "; exclusive: elapsed %s, on-CPU %s", t($4), t($5)
+        if (times == "foreign") printf "; in untraced callees: elapsed %s, on-CPU %s", t($6), t($7)
         printf "\n" }'
   }
   sleeps=$(done_value sleeps) sleep_ms=$(done_value sleep_ms)
@@ -228,8 +248,13 @@ if [ -n "$done_line" ]; then
   row 'org/postgresql/jdbc/PgStatement.executeQuery(Ljava/lang/String;)Ljava/sql/ResultSet;' \
     'PgStatement.executeQuery(String)' "$sleeps" incl
   echo "  (Statement.executeQuery(String) runs only the pg_sleep queries: the server slept $sleeps x $sleep_ms ms in them)"
-  echo "Where the driver waits for the server's answer (the socket read, untraced, is its exclusive time):"
-  row 'org/postgresql/core/VisibleBufferedInputStream.readMore(IZ)Z' 'VisibleBufferedInputStream.readMore' "" excl
+  if ((${#per_thread[@]})); then
+    jq -r '[.methods[] | select(.class + "." + .method + .signature ==
+        "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;") | "\(.thread) \(.calls)"] | sort | join(", ")' \
+      "$work/report.json" | sed 's/^/  getString per thread: /'
+  fi
+  echo "Where the driver waits for the server's answer (the socket read is an untraced callee):"
+  row 'org/postgresql/core/VisibleBufferedInputStream.readMore(IZ)Z' 'VisibleBufferedInputStream.readMore' "" foreign
 fi
 echo
 echo "Flame graph of the call paths: $flamegraph"

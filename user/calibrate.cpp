@@ -26,6 +26,7 @@ namespace {
 constexpr char kOuterClass[] = "jmtcal/traced/Outer";
 constexpr char kTracedClass[] = "jmtcal/traced/Calibration";
 constexpr char kRejectedClass[] = "jmtcal/rejected/Calibration";
+constexpr char kHolderClass[] = "jmtcal/rejected/Holder";  // an untraced call the rejected pairs nest in
 constexpr char kMethod[] = "fire";
 constexpr char kSignature[] = "()V";
 constexpr int kPairsPerBatch = 2000;
@@ -128,32 +129,37 @@ std::array<uint8_t, 7> arg_regs()
     return *regs;
 }
 
-double pair_ns(bool traced_class, int batches)
+double pair_ns(bool traced_class, int batches, bool nested)
 {
     const char *klass = traced_class ? kTracedClass : kRejectedClass;
     call(klass, length_of(klass));  // first sight (method table, names, thread state) is not timed
     // Inside an open traced frame, as most events of a JVM are.
     fire_entry(kOuterClass, length_of(kOuterClass));
+    if (nested)
+        fire_entry(kHolderClass, length_of(kHolderClass));
     const double ns = median_call_ns(klass, length_of(klass), batches);
+    if (nested)
+        fire_return(kHolderClass, length_of(kHolderClass));
     fire_return(kOuterClass, length_of(kOuterClass));
     return ns;
 }
 
 }  // namespace self_probe
 
-ProbeCost calibrate_probe_cost(bool verbose, bool per_thread, bool call_paths)
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread, bool call_paths, bool foreign)
 {
     ProgramConfig config;
     config.pid = static_cast<int>(getpid());
     config.packages = {self_probe::kTracedPackage};
     config.per_thread = per_thread;
     config.call_paths = call_paths;
+    config.foreign = foreign;
     config.arg_regs = self_probe::arg_regs();
     config.verbose = verbose;
     SkeletonPtr skel = load_programs(config);
 
     const double bare_traced = self_probe::pair_ns(true, kCalibrationBatches);
-    const double bare_rejected = self_probe::pair_ns(false, kCalibrationBatches);
+    const double bare_rejected = self_probe::pair_ns(false, kCalibrationBatches, foreign);
     LinkPtr entry = attach_usdt(skel->progs.handle_entry, config.pid, self_probe::kBinary, self_probe::kProvider,
                                 "method__entry");
     LinkPtr ret = attach_usdt(return_program(skel.get()), config.pid, self_probe::kBinary, self_probe::kProvider,
@@ -163,7 +169,7 @@ ProbeCost calibrate_probe_cost(bool verbose, bool per_thread, bool call_paths)
     };
     ProbeCost cost;
     cost.traced_event_ns = per_event(self_probe::pair_ns(true, kCalibrationBatches), bare_traced);
-    cost.rejected_event_ns = per_event(self_probe::pair_ns(false, kCalibrationBatches), bare_rejected);
+    cost.rejected_event_ns = per_event(self_probe::pair_ns(false, kCalibrationBatches, foreign), bare_rejected);
     return cost;
 }
 

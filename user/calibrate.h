@@ -27,8 +27,9 @@ constexpr char kTracedPackage[] = "jmtcal/traced";
 std::array<uint8_t, 7> arg_regs();
 
 // ns per entry+return pair of the traced (or rejected) calibration method on
-// this thread: the median of `batches` batches of 2000 pairs.
-double pair_ns(bool traced_class, int batches);
+// this thread: the median of `batches` batches of 2000 pairs, inside an open
+// traced frame and, with nested, inside an untraced call within it.
+double pair_ns(bool traced_class, int batches, bool nested = false);
 
 }  // namespace self_probe
 
@@ -38,6 +39,10 @@ double pair_ns(bool traced_class, int batches);
 // programs' --per-thread accounting (a traced return costs one more hash
 // update). Throws jmt::Error when the programs cannot load or attach.
 // call_paths: with per-path totals (a traced entry costs one more hash lookup).
-ProbeCost calibrate_probe_cost(bool verbose, bool per_thread = false, bool call_paths = false);
+// foreign: with --foreign's accounting; the filtered-out events are then timed
+// nested inside an untraced call, as most of a JVM's are (the first and last
+// of a run of untraced calls also read the clock: about 50 ns more each).
+ProbeCost calibrate_probe_cost(bool verbose, bool per_thread = false, bool call_paths = false,
+                               bool foreign = false);
 
 }  // namespace jmt

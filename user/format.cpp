@@ -104,6 +104,9 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
     add("cpu_clamped", d.cpu_clamped,
         "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); their "
         "on-CPU time was cut to their elapsed time");
+    add("foreign_lost", d.foreign_lost,
+        "calls had an untraced callee whose return never fired (an exception out of a C1-inlined method): "
+        "their time after it counts as foreign");
     add("truncated_names", d.truncated_names,
         "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
         "JVM's memory; they are shown truncated, ending in \"...\"");

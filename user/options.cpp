@@ -108,9 +108,12 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                    "timestamp")
         ->check(CLI::PositiveNumber);
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
+    app.add_flag("--foreign", o.foreign,
+                 "Also measure the part of each method's exclusive time spent inside untraced callees "
+                 "(JDK code, the socket): a FOREIGN column. Costs a little on every untraced method's call");
     app.add_option("--top", o.top, "Rows in the table (0: all)")->capture_default_str();
-    app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl")
-        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl"}))
+    app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
+        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
         ->capture_default_str();
     auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
     auto *csv = app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")
@@ -171,6 +174,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         if (o.pid == 0 && !o.list && o.command.empty())
             throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
                                        "(jmethodtime -- java ...), or --list");
+        if (sort == "foreign" && !o.foreign)
+            throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
+                                       "measured only then): add --foreign");
         if (o.interval_s > 0 && (o.folded || o.tree))
             throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
                                        "cover the whole trace: drop one of them");
@@ -196,7 +202,7 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     }
     static const std::map<std::string, SortKey> sort_keys = {
         {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
-        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}};
+        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
     o.sort = sort_keys.at(sort);
     static const std::map<std::string, PathMetric> metrics = {
         {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};

@@ -18,6 +18,7 @@ struct Options {
     std::vector<std::string> method_globs;  // method names; '*' and '?' wildcards
     double interval_s = 0;              // >0: a report per interval of this many seconds
     bool per_thread = false;            // rows split by thread
+    bool foreign = false;               // --foreign: time inside untraced callees per method
     double duration_s = 0;              // 0: until signal or target exit
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;

@@ -3,7 +3,10 @@
 // nothing, the empty floor programs, and jmethodtime's programs keeping or
 // rejecting the method, keeping it through --class/--method globs ("globs"),
 // keeping it with --per-thread rows ("thread"), and keeping it with call paths
-// ("paths": --folded, --tree, --flamegraph, --pprof). In-process and repeatable: the benchmark's companion
+// ("paths": --folded, --tree, --flamegraph, --pprof), and under --foreign: keeping it ("fkeep"),
+// rejecting it nested inside an untraced call ("freject", most of a JVM's
+// filtered-out events) and rejecting it right under the traced frame, where
+// each event opens or closes the frame's foreign segment ("fedge"). In-process and repeatable: the benchmark's companion
 // to tests/bench/overhead.sh, which measures inside a JVM.
 #include <bpf/bpf.h>
 #include <unistd.h>
@@ -84,11 +87,15 @@ int main(int argc, char **argv)
         ProgramConfig pathed = filtered;
         pathed.call_paths = true;
         SkeletonPtr with_paths = load_programs(pathed);
+        ProgramConfig foreign = filtered;
+        foreign.foreign = true;
+        SkeletonPtr with_foreign = load_programs(foreign);
 
         struct Mode {
             const char *name;
             bpf_program *entry, *ret;
             bool traced_class;
+            bool nested = false;  // inside an untraced call (see self_probe::pair_ns)
         };
         const std::vector<Mode> modes = {
             {"bare", nullptr, nullptr, true},
@@ -99,6 +106,9 @@ int main(int argc, char **argv)
             {"globs", with_globs->progs.handle_entry, return_program(with_globs.get()), true},
             {"thread", per_thread->progs.handle_entry, return_program(per_thread.get()), true},
             {"paths", with_paths->progs.handle_entry, return_program(with_paths.get()), true},
+            {"fkeep", with_foreign->progs.handle_entry, return_program(with_foreign.get()), true},
+            {"freject", with_foreign->progs.handle_entry, return_program(with_foreign.get()), false, true},
+            {"fedge", with_foreign->progs.handle_entry, return_program(with_foreign.get()), false},
         };
         auto attach_mode = [&](const Mode &m) {
             std::vector<LinkPtr> links;
@@ -112,7 +122,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++) {
             for (const Mode &m : modes) {
                 const std::vector<LinkPtr> links = attach_mode(m);
-                pair_ns[m.name].push_back(self_probe::pair_ns(m.traced_class, 3));
+                pair_ns[m.name].push_back(self_probe::pair_ns(m.traced_class, 3, m.nested));
             }
         }
         const double bare = median(pair_ns["bare"]);
@@ -142,7 +152,7 @@ int main(int argc, char **argv)
                 continue;
             const std::vector<LinkPtr> links = attach_mode(m);
             const auto e0 = run_stats(m.entry), r0 = run_stats(m.ret);
-            self_probe::pair_ns(m.traced_class, 10);
+            self_probe::pair_ns(m.traced_class, 10, m.nested);
             const auto e1 = run_stats(m.entry), r1 = run_stats(m.ret);
             auto per_run = [](std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b) {
                 return b.second > a.second ? double(b.first - a.first) / double(b.second - a.second) : 0.0;

@@ -19,6 +19,10 @@ MethodStats &MethodStats::operator+=(const MethodStats &o)
     events_excl += o.events_excl;
     traced_incl += o.traced_incl;
     traced_excl += o.traced_excl;
+    wall_foreign_ns += o.wall_foreign_ns;
+    cpu_foreign_ns += o.cpu_foreign_ns;
+    events_foreign += o.events_foreign;
+    traced_foreign += o.traced_foreign;
     return *this;
 }
 
@@ -35,6 +39,10 @@ MethodStats &MethodStats::operator-=(const MethodStats &o)
     minus(events_excl, o.events_excl);
     minus(traced_incl, o.traced_incl);
     minus(traced_excl, o.traced_excl);
+    minus(wall_foreign_ns, o.wall_foreign_ns);
+    minus(cpu_foreign_ns, o.cpu_foreign_ns);
+    minus(events_foreign, o.events_foreign);
+    minus(traced_foreign, o.traced_foreign);
     return *this;
 }
 
@@ -59,7 +67,36 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
     out.cpu_incl_ns = minus(stats.cpu_incl_ns, incl);
     out.wall_excl_ns = minus(stats.wall_excl_ns, excl);
     out.cpu_excl_ns = minus(stats.cpu_excl_ns, excl);
+    // Within the corrected exclusive times, as the measured ones are.
+    const uint64_t foreign = events_cost_ns(stats.events_foreign, stats.traced_foreign, cost);
+    out.wall_foreign_ns = std::min(minus(stats.wall_foreign_ns, foreign), out.wall_excl_ns);
+    out.cpu_foreign_ns = std::min(minus(stats.cpu_foreign_ns, foreign), out.cpu_excl_ns);
     return out;
+}
+
+CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated)
+{
+    CostBound bound;
+    bound.cost = calibrated;
+    for (const MethodRow &r : rows) {
+        const MethodStats &s = r.stats;
+        if (s.events_excl < kMinBoundEvents)
+            continue;
+        const uint64_t cost = events_cost_ns(s.events_excl, s.traced_excl, calibrated);
+        const uint64_t measured = std::min(s.wall_excl_ns, s.cpu_excl_ns);
+        if (cost == 0 || measured >= cost)
+            continue;
+        const double scale = static_cast<double>(measured) / static_cast<double>(cost);
+        if (scale < bound.scale) {
+            bound.scale = scale;
+            bound.method = r.klass + "." + r.method + r.signature;
+        }
+    }
+    // Rounded down: every row that set or passed the bound still fits it.
+    bound.cost.traced_event_ns = static_cast<uint64_t>(static_cast<double>(calibrated.traced_event_ns) * bound.scale);
+    bound.cost.rejected_event_ns =
+        static_cast<uint64_t>(static_cast<double>(calibrated.rejected_event_ns) * bound.scale);
+    return bound;
 }
 
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
@@ -82,6 +119,7 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
     case SortKey::Excl: return s.wall_excl_ns;
     case SortKey::CpuIncl: return s.cpu_incl_ns;
     case SortKey::CpuExcl: return s.cpu_excl_ns;
+    case SortKey::Foreign: return s.wall_foreign_ns;
     }
     return 0;
 }

@@ -21,6 +21,11 @@ struct MethodStats {
     uint64_t events_excl = 0; // probe events inside frames, less those inside traced callees
     uint64_t traced_incl = 0; // of events_incl, events of traced methods
     uint64_t traced_excl = 0; // of events_excl, events of traced methods
+    // --foreign: of the exclusive values, the part inside untraced callees (0 without it)
+    uint64_t wall_foreign_ns = 0;
+    uint64_t cpu_foreign_ns = 0;
+    uint64_t events_foreign = 0;
+    uint64_t traced_foreign = 0;
 
     MethodStats &operator+=(const MethodStats &o);
     MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
@@ -55,6 +60,7 @@ struct Diagnostics {
     uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
     uint64_t paths_full = 0;         // call paths: frames counted under [truncated] (path table full)
     uint64_t cpu_clamped = 0;        // frames whose on-CPU time ran ahead of elapsed time (clamped)
+    uint64_t foreign_lost = 0;       // --foreign: frames with an untraced callee's return missing
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap
@@ -70,6 +76,23 @@ struct ProbeCost {
 // each time loses traced events x traced cost + other events x rejected cost.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
+// Events a row's exclusive time must hold before it can lower the calibrated cost.
+constexpr uint64_t kMinBoundEvents = 10000;
+
+// The cost to take out of a trace's rows: the calibrated one, lowered when the
+// trace proves it too high. Each event's trap runs inside the frame's
+// exclusive time on a CPU, so a method's exclusive time (the smaller of
+// elapsed and on-CPU) is at least what its events really cost; a row whose
+// events' calibrated cost is more than that (one event's cost differs by
+// about 15% between runs and between programs) scales both costs down until
+// it fits. Only rows with kMinBoundEvents events or more count.
+struct CostBound {
+    ProbeCost cost;      // what to take out (calibrated, or scaled down)
+    double scale = 1;    // cost / calibrated, <= 1
+    std::string method;  // class.method(signature) of the row that set scale; empty when 1
+};
+CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated);
+
 // True when the probe events inside the calls cost more than half of their
 // measured inclusive time (the smaller of elapsed and on-CPU): the corrected times are then mostly the
 // probes' cost taken out, and one event's cost varies by about 15% between
@@ -84,14 +107,17 @@ struct Profile {
     std::vector<std::string> method_globs;  // --method; empty = all
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
-    ProbeCost probe_cost;               // calibrated cost (zero when not calibrated)
+    ProbeCost probe_cost;               // cost taken out (zero when not calibrated): see bounded_probe_cost
+    ProbeCost calibrated_cost;          // the start-up calibration's, before any bound
+    std::string cost_bound_method;      // the row that lowered probe_cost below calibrated_cost, if any
     bool corrected = false;             // methods' times have the probe cost taken out
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
+    bool foreign = false;               // --foreign: stats carry the time inside untraced callees
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
 };
 
-enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl };
+enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns
 
 // Whether rows are split by thread (--per-thread): some row carries a tid.
 bool per_thread_rows(const std::vector<MethodRow> &rows);

@@ -22,8 +22,9 @@ std::string csv_field(const std::string &s)
 
 }  // namespace
 
-// Column names match the JSON keys (README); times in ns. Split by thread,
-// each line ends with the thread's tid and name.
+// Column names match the JSON keys (README); times in ns. With --foreign, the
+// foreign columns follow probe_dominated; split by thread, each line ends with
+// the thread's tid and name.
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
 {
     const bool per_thread = per_thread_profile(profile);
@@ -32,6 +33,7 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
     if (profile.interval <= 1)
         out << (profile.interval ? "interval,end_time," : "") << "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
            "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated"
+            << (profile.foreign ? ",wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign" : "")
             << (per_thread ? ",tid,thread" : "") << "\r\n";
     for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
         const MethodStats &s = m.stats;
@@ -39,6 +41,9 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
             << s.calls << ',' << s.wall_incl_ns << ',' << s.wall_excl_ns << ',' << s.cpu_incl_ns << ','
             << s.cpu_excl_ns << ',' << s.unreturned << ',' << s.events_incl << ',' << s.events_excl << ','
             << s.traced_incl << ',' << s.traced_excl << ',' << (m.probe_dominated ? 1 : 0);
+        if (profile.foreign)
+            out << ',' << s.wall_foreign_ns << ',' << s.cpu_foreign_ns << ',' << s.events_foreign << ','
+                << s.traced_foreign;
         if (per_thread)
             out << ',' << m.tid << ',' << csv_field(m.thread);
         out << "\r\n";

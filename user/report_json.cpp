@@ -10,7 +10,8 @@ using nlohmann::json;
 
 // Key names are a stable contract (README); times in ns.
 // With per_thread (--per-thread), also the thread's "tid" and "thread" name.
-json method_json(const MethodRow &m, bool per_thread)
+// With foreign (--foreign), also the part of the exclusive values inside untraced callees.
+json method_json(const MethodRow &m, bool per_thread, bool foreign)
 {
     json row = {{"class", m.klass},
                 {"method", m.method},
@@ -26,6 +27,12 @@ json method_json(const MethodRow &m, bool per_thread)
                 {"traced_events_incl", m.stats.traced_incl},
                 {"traced_events_excl", m.stats.traced_excl},
                 {"probe_dominated", m.probe_dominated}};
+    if (foreign) {
+        row["wall_foreign_ns"] = m.stats.wall_foreign_ns;
+        row["cpu_foreign_ns"] = m.stats.cpu_foreign_ns;
+        row["events_foreign"] = m.stats.events_foreign;
+        row["traced_events_foreign"] = m.stats.traced_foreign;
+    }
     if (per_thread) {
         row["tid"] = m.tid;
         row["thread"] = m.thread;
@@ -52,7 +59,8 @@ json diagnostics_json(const Diagnostics &d)
             {"glob_budget_out", d.glob_budget_out},
             {"thread_rows_full", d.thread_rows_full},
             {"paths_full", d.paths_full},
-            {"cpu_clamped", d.cpu_clamped}};
+            {"cpu_clamped", d.cpu_clamped},
+            {"foreign_lost", d.foreign_lost}};
 }
 
 }  // namespace
@@ -62,16 +70,20 @@ void write_json(std::ostream &out, const Profile &profile)
     json methods = json::array();
     const bool per_thread = per_thread_profile(profile);
     for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
-        methods.push_back(method_json(m, per_thread));
+        methods.push_back(method_json(m, per_thread, profile.foreign));
     json doc = {{"pid", profile.pid},
                       {"duration_ns", profile.duration_ns},
                       {"packages", profile.packages},
                       {"class_globs", profile.class_globs},
                       {"method_globs", profile.method_globs},
                       {"times", profile.corrected ? "corrected" : "raw"},
+                      {"foreign", profile.foreign},
                       {"probe_cost",
                        {{"traced_event_ns", profile.probe_cost.traced_event_ns},
-                        {"rejected_event_ns", profile.probe_cost.rejected_event_ns}}},
+                        {"rejected_event_ns", profile.probe_cost.rejected_event_ns},
+                        {"calibrated_traced_event_ns", profile.calibrated_cost.traced_event_ns},
+                        {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
+                        {"bounded_by", profile.cost_bound_method}}},
                       {"methods", std::move(methods)},
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each

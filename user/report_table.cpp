@@ -1,8 +1,8 @@
 #include <algorithm>
-#include <array>
 #include <unordered_map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "report.h"
 
@@ -12,11 +12,20 @@ namespace {
 
 // Separates columns; the Method column follows the last numeric column.
 constexpr const char *kGap = "  ";
-constexpr size_t kNumericColumns = 5;
-using Cells = std::array<std::string, kNumericColumns>;
-using Widths = std::array<size_t, kNumericColumns>;
+// The numeric columns of a line: the five times, then with --foreign the part
+// of the exclusive times inside untraced callees.
+using Cells = std::vector<std::string>;
+using Widths = std::vector<size_t>;
 
-const Cells kHeader = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
+Cells header_cells(bool foreign)
+{
+    Cells h = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
+    if (foreign) {
+        h.push_back("Foreign");
+        h.push_back("CPU Foreign");
+    }
+    return h;
+}
 
 const char *sort_description(SortKey key)
 {
@@ -26,15 +35,20 @@ const char *sort_description(SortKey key)
     case SortKey::Excl: return "exclusive elapsed time";
     case SortKey::CpuIncl: return "inclusive on-CPU time";
     case SortKey::CpuExcl: return "exclusive on-CPU time";
+    case SortKey::Foreign: return "elapsed time in untraced callees";
     }
     return "";
 }
 
-
-Cells cells_of(const MethodStats &s)
+Cells cells_of(const MethodStats &s, bool foreign)
 {
-    return {std::to_string(s.calls), format_duration(s.wall_incl_ns), format_duration(s.wall_excl_ns),
-            format_duration(s.cpu_incl_ns), format_duration(s.cpu_excl_ns)};
+    Cells c = {std::to_string(s.calls), format_duration(s.wall_incl_ns), format_duration(s.wall_excl_ns),
+               format_duration(s.cpu_incl_ns), format_duration(s.cpu_excl_ns)};
+    if (foreign) {
+        c.push_back(format_duration(s.wall_foreign_ns));
+        c.push_back(format_duration(s.cpu_foreign_ns));
+    }
+    return c;
 }
 
 // "class.method(signature)", never truncated: it is the last column.
@@ -45,21 +59,21 @@ std::string method_text(const MethodRow &r)
 }
 
 // Each numeric column is as wide as its widest cell, header included.
-Widths widths_of(const std::vector<Cells> &body)
+Widths widths_of(const Cells &header, const std::vector<Cells> &body)
 {
-    Widths w{};
-    for (size_t c = 0; c < kNumericColumns; c++)
-        w[c] = kHeader[c].size();
+    Widths w(header.size());
+    for (size_t c = 0; c < header.size(); c++)
+        w[c] = header[c].size();
     for (const Cells &cells : body)
-        for (size_t c = 0; c < kNumericColumns; c++)
+        for (size_t c = 0; c < header.size(); c++)
             w[c] = std::max(w[c], cells[c].size());
     return w;
 }
 
-// Right-aligns each cell to its column; every line's last column starts at sum(w) + 5 * gap.
+// Right-aligns each cell to its column; every line's last column starts at sum(w) + columns * gap.
 void write_line(std::ostream &out, const Cells &cells, const Widths &w, const std::string &last)
 {
-    for (size_t c = 0; c < kNumericColumns; c++)
+    for (size_t c = 0; c < w.size(); c++)
         out << std::string(w[c] - cells[c].size(), ' ') << cells[c] << kGap;
     out << last << "\n";
 }
@@ -75,27 +89,27 @@ std::string thread_text(const MethodRow &r)
 
 // Split by thread, a left-aligned Thread column (as wide as its widest cell)
 // comes between the numeric columns and Method.
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread)
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool foreign)
 {
+    const Cells header = header_cells(foreign);
     std::vector<Cells> body;
     body.reserve(rows.size());
     for (const MethodRow &r : rows)
-        body.push_back(cells_of(r.stats));
-    const Widths w = widths_of(body);
+        body.push_back(cells_of(r.stats, foreign));
+    const Widths w = widths_of(header, body);
     if (!per_thread) {
-        write_line(out, kHeader, w, "Method");
+        write_line(out, header, w, "Method");
         for (size_t i = 0; i < rows.size(); i++)
             write_line(out, body[i], w, method_text(rows[i]));
         return;
     }
-    const std::string header = "Thread";
-    size_t thread_width = header.size();
+    size_t thread_width = std::string("Thread").size();
     for (const MethodRow &r : rows)
         thread_width = std::max(thread_width, thread_text(r).size());
     auto last = [&](const std::string &thread, const std::string &method) {
         return thread + std::string(thread_width - thread.size(), ' ') + kGap + method;
     };
-    write_line(out, kHeader, w, last(header, "Method"));
+    write_line(out, header, w, last("Thread", "Method"));
     for (size_t i = 0; i < rows.size(); i++)
         write_line(out, body[i], w, last(thread_text(rows[i]), method_text(rows[i])));
 }
@@ -125,7 +139,7 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
     }
-    write_rows(out, rows, per_thread);
+    write_rows(out, rows, per_thread, profile.foreign);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
         out << "\n* The probes' own cost was over half of these calls' measured time: their corrected times are "
                "below what per-call probes resolve (--raw shows the times as measured; trace fewer, larger "
@@ -135,8 +149,14 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
 // The probe cost behind the times: taken out, or left in with --raw.
 void write_probe_cost(std::ostream &out, const Profile &profile)
 {
-    const ProbeCost &c = profile.probe_cost;
-    if (profile.corrected)
+    const ProbeCost &c = profile.probe_cost, &cal = profile.calibrated_cost;
+    if (profile.corrected && !profile.cost_bound_method.empty())
+        out << "Times exclude the probes' own cost: " << format_duration(c.traced_event_ns) << " per traced event, "
+            << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it); calibrated at "
+            << "start-up at " << format_duration(cal.traced_event_ns) << " and "
+            << format_duration(cal.rejected_event_ns) << ", lowered because " << profile.cost_bound_method
+            << " took less than that per event\n";
+    else if (profile.corrected)
         out << "Times exclude the probes' own cost, calibrated at start-up: "
             << format_duration(c.traced_event_ns) << " per traced event, "
             << format_duration(c.rejected_event_ns)
@@ -218,11 +238,12 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
         if (min_percent > 0)
             out << " (paths under " << min_percent << "% of the elapsed total left out: --min-percent)";
         out << "\n\n";
+        const Cells header = header_cells(profile.foreign);
         std::vector<Cells> body;
         for (const auto &line : lines)
-            body.push_back(cells_of(line.second->stats));
-        const Widths w = widths_of(body);
-        write_line(out, kHeader, w, "Call tree");
+            body.push_back(cells_of(line.second->stats, profile.foreign));
+        const Widths w = widths_of(header, body);
+        write_line(out, header, w, "Call tree");
         for (size_t i = 0; i < lines.size(); i++)
             write_line(out, body[i], w, std::string(2 * lines[i].first, ' ') + frame_label(*lines[i].second));
         if (hidden)

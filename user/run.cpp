@@ -93,6 +93,9 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
                   PathFiles *files = nullptr)
 {
     if (profile.corrected) {
+        const CostBound bound = bounded_probe_cost(profile.methods, profile.calibrated_cost);
+        profile.probe_cost = bound.cost;
+        profile.cost_bound_method = bound.method;
         for (MethodRow &row : profile.methods) {
             row.probe_dominated = probe_dominated(row.stats, profile.probe_cost);
             row.stats = without_probe_cost(row.stats, profile.probe_cost);
@@ -236,7 +239,7 @@ int run_trace(const Options &options)
     StopSignals stop;
     ProbeCost cost;
     if (!options.raw)
-        cost = calibrate_probe_cost(options.verbose, options.per_thread, wants_call_paths(options));
+        cost = calibrate_probe_cost(options.verbose, options.per_thread, wants_call_paths(options), options.foreign);
 
     // Launch mode: the child waits at its gate until the probes are attached.
     std::unique_ptr<LaunchedCommand> child;
@@ -251,6 +254,7 @@ int run_trace(const Options &options)
     config.programs.method_globs = options.method_globs;
     config.programs.per_thread = options.per_thread;
     config.programs.call_paths = wants_call_paths(options);
+    config.programs.foreign = options.foreign;
     config.programs.max_paths = options.max_paths;
     config.programs.arg_regs = target.arg_regs;
     config.programs.verbose = options.verbose;
@@ -274,7 +278,9 @@ int run_trace(const Options &options)
     base.class_globs = options.class_globs;
     base.method_globs = options.method_globs;
     base.per_thread = options.per_thread;
+    base.foreign = options.foreign;
     base.probe_cost = cost;
+    base.calibrated_cost = cost;
     base.corrected = !options.raw;
 
     const uint64_t interval_ns = static_cast<uint64_t>(options.interval_s * 1e9);

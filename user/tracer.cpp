@@ -64,6 +64,10 @@ MethodStats to_method_stats(const jmt_method_stats &s)
     m.events_excl = s.events_excl;
     m.traced_incl = s.traced_incl;
     m.traced_excl = s.traced_excl;
+    m.wall_foreign_ns = s.wall_foreign_ns;
+    m.cpu_foreign_ns = s.cpu_foreign_ns;
+    m.events_foreign = s.events_foreign;
+    m.traced_foreign = s.traced_foreign;
     return m;
 }
 
@@ -229,6 +233,7 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     if (config.call_paths)
         bpf_map__set_max_entries(skel->maps.path_stats, paths);
     ro->call_paths = config.call_paths ? 1 : 0;
+    ro->foreign = config.foreign ? 1 : 0;
     if (!config.call_paths) {
         bpf_map__set_max_entries(skel->maps.path_ids, 1);
         bpf_map__set_max_entries(skel->maps.path_stats, 1);
@@ -350,6 +355,7 @@ Snapshot Tracer::snapshot() const
     d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
     d.paths_full = counters[JMT_CNT_PATHS_FULL];
     d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
+    d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.

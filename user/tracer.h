@@ -38,6 +38,7 @@ struct ProgramConfig {
     std::vector<std::string> method_globs;          // --method; empty = all
     bool per_thread = false;                        // --per-thread: totals per (thread, method) too
     bool call_paths = false;                        // totals per call path too (flame graphs)
+    bool foreign = false;                           // --foreign: time inside untraced callees
     uint32_t max_paths = 0;                         // call paths kept (0: as many as fit)
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr

@@ -8,6 +8,8 @@
 #   reject      jmethodtime --package no/such/pkg (rejects every event)
 #   paths       keep, with call paths aggregated too (--pprof: flame graphs)
 #   thread      keep, with --per-thread rows
+#   only_a      jmethodtime --package demo/bench --method a (a() traced, b() and c() rejected inside it)
+#   foreign     only_a with --foreign (b() and c() timed as a()'s untraced callees)
 # in alternating rounds; prints medians, ns per probe event above "flag", the
 # ratio of each mode's per-event cost to the floor's, the programs' own run time
 # (kernel.bpf_stats_enabled, ns per run) and the per-event cost jmethodtime
@@ -20,7 +22,7 @@ rounds=${1:-7}
 iterations=${2:-100000}
 work=${3:-20}
 java=${JAVA:-java}
-modes=(noflag flag floor full keep reject paths thread)
+modes=(noflag flag floor full keep reject paths thread only_a foreign)
 work_dir=$(mktemp -d)
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q kernel.bpf_stats_enabled="$stats_before"; rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
@@ -54,6 +56,8 @@ run_mode() {
     reject) tracer=("$build/jmethodtime" --json --package no/such/pkg) ;;
     paths) tracer=("$build/jmethodtime" --json --package demo/bench --pprof "$work_dir/paths.pb.gz") ;;
     thread) tracer=("$build/jmethodtime" --json --package demo/bench --per-thread) ;;
+    only_a) tracer=("$build/jmethodtime" --json --package demo/bench --method a) ;;
+    foreign) tracer=("$build/jmethodtime" --json --package demo/bench --method a --foreign) ;;
   esac
   rm -f "$work_dir/go" "$work_dir/report.json" && mkfifo "$work_dir/go"
   "$java" "$flag" -cp "$build/examples/classes" demo.bench.AbcBench "$iterations" "$work" hold \
@@ -97,7 +101,7 @@ for ((r = 1; r <= rounds; r++)); do
   echo "round $r/$rounds done" >&2
 done
 sysctl -q kernel.bpf_stats_enabled=1
-for mode in floor full keep reject paths thread; do
+for mode in floor full keep reject paths thread only_a foreign; do
   read -r _ entry ret _ < <(run_mode "$mode")
   entry_ns[$mode]=$entry
   return_ns[$mode]=$ret

@@ -133,10 +133,11 @@ run_demo() {  # NAME DEMO_ARGS...
 
 # --- the JSON report --------------------------------------------------------------------------------
 json=""
-# The value of KEY for the method CLASS.METHOD+SIGNATURE (JVM form), 0 without such a row.
+# The value of KEY for the method CLASS.METHOD+SIGNATURE (JVM form), summed over its rows (one
+# per thread with --per-thread), 0 without such a row.
 value() {  # METHOD_WITH_SIGNATURE KEY
   jq -r --arg m "$1" --arg k "$2" \
-    '[.methods[] | select(.class + "." + .method + .signature == $m) | .[$k]] | first // 0' "$json"
+    '[.methods[] | select(.class + "." + .method + .signature == $m) | .[$k]] | add // 0' "$json"
 }
 expect_calls() {  # METHOD_WITH_SIGNATURE EXPECTED
   local got
@@ -186,20 +187,41 @@ check_waits() {  # NAME
     fail "$1: $SOCKET_READ: elapsed exclusive $(ms "$wall"), below the $sleeps x $sleep_ms ms the server slept"
   ((wall > 5 * cpu)) || fail "$1: $SOCKET_READ: elapsed exclusive $(ms "$wall") is not > 5 x on-CPU $(ms "$cpu")"
   note "$1: the socket reads (readMore, exclusive): elapsed $(ms "$wall"), on-CPU $(ms "$cpu")"
+  # --foreign: that wait is inside readMore's untraced callees (the socket's read), within its
+  # exclusive time, and off the CPU.
+  local excl=$wall
+  wall=$(value "$SOCKET_READ" wall_foreign_ns) cpu=$(value "$SOCKET_READ" cpu_foreign_ns)
+  ((wall * 100 >= total * 95)) ||
+    fail "$1: $SOCKET_READ: elapsed in untraced callees $(ms "$wall"), below the $sleeps x $sleep_ms ms the server slept"
+  ((wall <= excl)) || fail "$1: $SOCKET_READ: foreign $(ms "$wall") above exclusive $(ms "$excl")"
+  ((wall > 5 * cpu)) || fail "$1: $SOCKET_READ: foreign elapsed $(ms "$wall") is not > 5 x on-CPU $(ms "$cpu")"
+  note "$1: the socket reads (readMore, untraced callees): elapsed $(ms "$wall"), on-CPU $(ms "$cpu")"
 }
 
 workload=(--rows 500 --rounds 2 --executes 2 --sleeps 4 --sleep-ms 50)
 
 # --- 1. attach mode, times corrected, 4 threads -----------------------------------------------------
-note "attach mode: jmethodtime -p PID --package org/postgresql --json, 4 threads"
-run_demo attach --threads 4 "${workload[@]}" || { cat "$work/attach.out" >&2; fail "attach: the demo failed"; }
+note "attach mode: jmethodtime -p PID --package org/postgresql --foreign --per-thread --json, 4 threads"
+run_demo attach --per-thread --threads 4 "${workload[@]}" || { cat "$work/attach.out" >&2; fail "attach: the demo failed"; }
 cat "$work/attach.out"
 check_counts attach
 [ "$(done_value threads "$work/attach.out")" = 4 ] || fail "attach: not 4 threads"
+# --per-thread: the four workers (jdbc-1..4) do the same work, so each made a quarter of the calls.
+for method in "$GET_STRING" "$GET_INT" "$EXECUTE"; do
+  per_thread=$(jq -r --arg m "$method" '[.methods[] | select(.class + "." + .method + .signature == $m) |
+      "\(.thread)=\(.calls)"] | sort | join(" ")' "$json")
+  total=$(value "$method" calls)
+  made=$(done_value "$(case $method in "$GET_STRING") echo getString ;; "$GET_INT") echo getInt ;; *) echo executes ;; esac)" "$work/attach.out")
+  [ "$total" = "$made" ] || fail "attach: $method: the threads' rows add up to $total calls, the application made $made"
+  expect="jdbc-1=$((made / 4)) jdbc-2=$((made / 4)) jdbc-3=$((made / 4)) jdbc-4=$((made / 4))"
+  [ "$per_thread" = "$expect" ] || fail "attach: $method per thread: $per_thread, expected $expect"
+  note "attach: $method per thread: $per_thread (exact)"
+done
 [ "$(jq -r .times "$json")" = corrected ] || fail "attach: times are not corrected"
 check_waits attach
 for title in "by calls" "by elapsed time, inclusive" "by elapsed time, exclusive" \
-             "by on-CPU time, inclusive" "by on-CPU time, exclusive"; do
+             "by on-CPU time, inclusive" "by on-CPU time, exclusive" \
+             "by elapsed time in untraced callees (Foreign)"; do
   grep -qx "Top 5 $title" "$work/attach.out" || fail "attach: no table 'Top 5 $title'"
 done
 grep -qF 'org.postgresql.jdbc.PgResultSet.getString(int)' "$work/attach.html" ||

@@ -11,11 +11,14 @@ namespace {
 struct Totals {
     uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
     uint64_t events_incl = 0, events_excl = 0, traced_incl = 0, traced_excl = 0;
+    uint64_t wall_foreign = 0, cpu_foreign = 0, events_foreign = 0, traced_foreign = 0, foreign_lost = 0;
 };
 
-// Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2.
+// Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2;
+// foreign: as under --foreign.
 struct Thread {
     std::unique_ptr<jmt_thread> t = std::make_unique<jmt_thread>();
+    int foreign = 0;
     std::map<uint32_t, Totals> totals;
     uint64_t sp = 1 << 20;  // each entry one byte deeper: nested calls
 
@@ -32,15 +35,37 @@ struct Thread {
         s.events_excl += c.events_excl;
         s.traced_incl += c.traced_incl;
         s.traced_excl += c.traced_excl;
+        s.wall_foreign += c.wall_foreign_ns;
+        s.cpu_foreign += c.cpu_foreign_ns;
+        s.events_foreign += c.events_foreign;
+        s.traced_foreign += c.traced_foreign;
+        s.foreign_lost += c.foreign_lost;
     }
     uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
     uint64_t traced = 0;  // of those, events of traced methods (all of them here, unless rejected())
     jmt_clock clock(uint64_t now) { return {now, now / 2, ++events, ++traced}; }
     void rejected() { ++events; }  // an event the package filter rejects
+    // Mirror foreign_event: an untraced method's entry or return at now.
+    void untraced_enter(uint64_t now)
+    {
+        rejected();
+        if (foreign && jmt_foreign_enter(t.get())) {
+            const jmt_clock c{now, now / 2, events, traced};
+            jmt_foreign_open(t.get(), &c);
+        }
+    }
+    void untraced_leave(uint64_t now)
+    {
+        rejected();
+        if (foreign && jmt_foreign_leave(t.get())) {
+            const jmt_clock c{now, now / 2, events, traced};
+            jmt_foreign_close(t.get(), &c);
+        }
+    }
     int enter(uint32_t id, uint64_t now)
     {
         jmt_clock c = clock(now);
-        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0, id + 100);
+        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0, id + 100, foreign);
     }
     // Mirrors handle_return: fast path on the top frame, else find + drop + close.
     bool leave(uint32_t id, uint64_t now)
@@ -61,11 +86,11 @@ struct Thread {
             return false;
         while (t->depth > match) {
             jmt_closed c{};
-            jmt_drop_top(t.get(), &c);
+            jmt_drop_top(t.get(), &c, foreign);
             account(c);
         }
         jmt_closed c{};
-        jmt_close_top(t.get(), &now_clock, &c);
+        jmt_close_top(t.get(), &now_clock, &c, foreign);
         account(c);
         return true;
     }
@@ -151,28 +176,28 @@ TEST(CallStack, ClosedFramesCarryTheirPathAndTheirOwnInclusiveValues)
 {
     jmt_thread t{};
     jmt_clock c0{100, 50, 1, 1}, c1{130, 60, 2, 2}, c2{150, 65, 3, 3}, c3{200, 90, 4, 4};
-    jmt_push(&t, A, 1, &c0, 1000, 0, 7);
+    jmt_push(&t, A, 1, &c0, 1000, 0, 7, 0);
     EXPECT_EQ(jmt_parent_path(&t), 7u);
-    jmt_push(&t, A, 1, &c1, 990, 0, 9);  // recursive: same method on top of itself
+    jmt_push(&t, A, 1, &c1, 990, 0, 9, 0);  // recursive: same method on top of itself
     EXPECT_EQ(jmt_parent_path(&t), 9u);
     jmt_closed inner{}, outer{};
-    jmt_close_top(&t, &c2, &inner);
+    jmt_close_top(&t, &c2, &inner, 0);
     EXPECT_EQ(inner.path, 9u);
     EXPECT_EQ(inner.wall_incl_ns, 0u);  // method totals: the outermost frame only
     EXPECT_EQ(inner.frame_wall_ns, 20u);
     EXPECT_EQ(inner.frame_cpu_ns, 5u);
     EXPECT_EQ(inner.frame_events, 1u);
     EXPECT_EQ(inner.frame_traced, 1u);
-    jmt_close_top(&t, &c3, &outer);
+    jmt_close_top(&t, &c3, &outer, 0);
     EXPECT_EQ(outer.path, 7u);
     EXPECT_EQ(outer.wall_incl_ns, 100u);
     EXPECT_EQ(outer.frame_wall_ns, 100u);
     EXPECT_EQ(outer.wall_excl_ns, 80u);  // less the inner frame's 20
     EXPECT_EQ(jmt_parent_path(&t), 0u);  // no frame open: an entry is a root path
     // A dropped frame keeps its path; it has no time of its own.
-    jmt_push(&t, B, 2, &c0, 1000, 0, 11);
+    jmt_push(&t, B, 2, &c0, 1000, 0, 11, 0);
     jmt_closed dropped{};
-    jmt_drop_top(&t, &dropped);
+    jmt_drop_top(&t, &dropped, 0);
     EXPECT_EQ(dropped.path, 11u);
     EXPECT_EQ(dropped.unreturned, 1u);
     EXPECT_EQ(dropped.frame_wall_ns, 0u);
@@ -183,24 +208,24 @@ TEST(CallStack, OnCpuAheadOfElapsedIsClampedAndFlagged)
 {
     jmt_thread t{};
     jmt_clock a0{1000, 500, 1, 1}, b0{1100, 600, 2, 2}, b1{1150, 700, 3, 3}, a1{1200, 900, 4, 4};
-    jmt_push(&t, A, 1, &a0, 1000, 0, 0);
-    jmt_push(&t, B, 2, &b0, 990, 0, 0);
+    jmt_push(&t, A, 1, &a0, 1000, 0, 0, 0);
+    jmt_push(&t, B, 2, &b0, 990, 0, 0, 0);
     jmt_closed b{}, a{};
-    jmt_close_top(&t, &b1, &b);  // 50 ns elapsed, 100 ns "on CPU"
+    jmt_close_top(&t, &b1, &b, 0);  // 50 ns elapsed, 100 ns "on CPU"
     EXPECT_EQ(b.cpu_clamped, 1u);
     EXPECT_EQ(b.cpu_incl_ns, 50u);
     EXPECT_EQ(b.cpu_excl_ns, 50u);
     EXPECT_EQ(b.frame_cpu_ns, 50u);
-    jmt_close_top(&t, &a1, &a);  // 200 elapsed, 400 "on CPU": clamped to 200, less b's 50
+    jmt_close_top(&t, &a1, &a, 0);  // 200 elapsed, 400 "on CPU": clamped to 200, less b's 50
     EXPECT_EQ(a.cpu_clamped, 1u);
     EXPECT_EQ(a.cpu_incl_ns, 200u);
     EXPECT_EQ(a.cpu_excl_ns, 150u);
     EXPECT_EQ(a.wall_excl_ns, 150u);
     // A normal frame is not flagged.
     jmt_clock c0{2000, 1000, 5, 5}, c1{2100, 1060, 6, 6};
-    jmt_push(&t, C, 3, &c0, 1000, 0, 0);
+    jmt_push(&t, C, 3, &c0, 1000, 0, 0, 0);
     jmt_closed c{};
-    jmt_close_top(&t, &c1, &c);
+    jmt_close_top(&t, &c1, &c, 0);
     EXPECT_EQ(c.cpu_clamped, 0u);
     EXPECT_EQ(c.cpu_incl_ns, 60u);
 }
@@ -261,7 +286,7 @@ TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
     auto t = std::make_unique<jmt_thread>();
     EXPECT_EQ(jmt_parent_id(t.get()), 0u);
     const jmt_clock c0{0, 0, 1, 1};
-    jmt_push(t.get(), A, 1, &c0, 1000, 0, 0);
+    jmt_push(t.get(), A, 1, &c0, 1000, 0, 0, 0);
     EXPECT_EQ(jmt_parent_id(t.get()), A);
 
     jmt_site *slot = jmt_site_slot(t.get(), X, A, 1000);
@@ -273,7 +298,7 @@ TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), X, A, 1008), X, A, 1008));  // other frame
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), C, A, 1000), C, A, 1000));  // other method
 
-    jmt_push(t.get(), X, 2, &c0, 1000, 0x77, 0);               // X inlined in A
+    jmt_push(t.get(), X, 2, &c0, 1000, 0x77, 0, 0);               // X inlined in A
     EXPECT_TRUE(jmt_top_is_ambiguous(t.get(), X, 1000));       // X again at X's sp: read afresh
     EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), X, 900));       // a real call from X
     EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), C, 1000));      // another inlined method
@@ -284,8 +309,8 @@ TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
     const jmt_clock c0{0, 0, 1, 1}, c1{10, 5, 2, 2};
-    jmt_push(&t, A, 1, &c0, 1000, 0, 0);    // compiled caller frame
-    jmt_push(&t, X, 2, &c1, 1000, 0x77, 0);   // inlined callee (same sp) at call site 0x77: threw, no return
+    jmt_push(&t, A, 1, &c0, 1000, 0, 0, 0);    // compiled caller frame
+    jmt_push(&t, X, 2, &c1, 1000, 0x77, 0, 0);   // inlined callee (same sp) at call site 0x77: threw, no return
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
     EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));    // higher sp: may be an OSR-moved frame, alive
     EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));  // X again from the same site of the same frame
@@ -355,3 +380,93 @@ TEST(CallStack, FingerprintSeparatesKeys)
 }
 
 }  // namespace
+
+// --foreign: A calls untraced U (which calls untraced V and calls back into traced B) and
+// untraced W; A's foreign time is U's and W's, less B's, and never more than its exclusive time.
+TEST(CallStack, ForeignTimeIsTheUntracedCalleesLessTracedCallbacks)
+{
+    Thread th;
+    th.foreign = 1;
+    th.enter(A, 0);
+    th.untraced_enter(10);   // U: opens A's segment
+    th.untraced_enter(12);   // V, nested: no clock
+    th.untraced_leave(20);   // V returns: U still open
+    th.enter(B, 30);         // U calls back into B: A's segment pauses (10..30 = 20)
+    th.untraced_enter(35);   // B's own untraced callee: B's segment
+    th.untraced_leave(45);
+    th.leave(B, 50);         // resumes A's segment at 50
+    th.untraced_leave(60);   // U returns (50..60 = 10)
+    th.untraced_enter(70);   // W
+    th.untraced_leave(75);   // (5)
+    th.leave(A, 100);
+    EXPECT_EQ(th.t->depth, 0u);
+    EXPECT_EQ(th.totals[A].wall_excl, 80u);
+    EXPECT_EQ(th.totals[A].wall_foreign, 20u + 10u + 5u);
+    EXPECT_EQ(th.totals[A].cpu_foreign, 10u + 5u + 2u);  // cpu = wall / 2 at each clock read: 5..15, 25..30, 35..37
+    EXPECT_EQ(th.totals[B].wall_foreign, 10u);
+    EXPECT_EQ(th.totals[B].wall_excl, 20u);
+    EXPECT_EQ(th.totals[A].foreign_lost, 0u);
+    // Events inside A's segments, each segment's end included, its start not:
+    // V entry, V return, B entry | U return | W return.
+    EXPECT_EQ(th.totals[A].events_foreign, 5u);
+    EXPECT_EQ(th.totals[A].traced_foreign, 1u);  // B's entry
+    EXPECT_EQ(th.totals[B].events_foreign, 1u);
+}
+
+// Without --foreign the same events leave every foreign value at 0.
+TEST(CallStack, ForeignOffMeasuresNothing)
+{
+    Thread th;
+    th.enter(A, 0);
+    th.untraced_enter(10);
+    th.untraced_leave(60);
+    th.leave(A, 100);
+    EXPECT_EQ(th.totals[A].wall_excl, 100u);
+    EXPECT_EQ(th.totals[A].wall_foreign, 0u);
+    EXPECT_EQ(th.totals[A].events_foreign, 0u);
+}
+
+// An untraced callee whose return never fires: the frame's own return closes the segment
+// (flagged); untraced returns of calls entered before the frame change nothing.
+TEST(CallStack, ForeignSegmentWithoutReturnEndsWithTheFrame)
+{
+    Thread th;
+    th.foreign = 1;
+    th.untraced_enter(0);    // no traced frame yet: nothing to time
+    th.enter(A, 5);
+    th.untraced_leave(8);    // a return of a call entered before A: ignored
+    th.untraced_enter(10);   // inlined, throws: no return
+    th.leave(A, 50);
+    EXPECT_EQ(th.totals[A].wall_foreign, 40u);
+    EXPECT_EQ(th.totals[A].foreign_lost, 1u);
+    EXPECT_EQ(th.totals[A].wall_excl, 45u);
+    // A dropped frame's closed segments move to its caller; an open one is given up.
+    th.enter(A, 100);
+    th.enter(X, 110);
+    th.untraced_enter(120);
+    th.untraced_leave(130);  // X's segment: 10
+    th.untraced_enter(140);  // X throws out of this one: neither returns
+    th.leave(A, 200);        // X dropped
+    EXPECT_EQ(th.totals[X].unreturned, 1u);
+    EXPECT_EQ(th.totals[A].wall_foreign, 40u + 10u);
+    EXPECT_EQ(th.totals[A].foreign_lost, 1u);  // the first call's
+    EXPECT_EQ(th.totals[X].foreign_lost, 1u);
+}
+
+// Foreign time never exceeds exclusive time, even when on-CPU time ran ahead.
+TEST(CallStack, ForeignIsWithinExclusive)
+{
+    jmt_thread t{};
+    jmt_clock a0{1000, 500, 1, 1}, u0{1010, 505, 2, 1}, u1{1090, 700, 3, 1}, a1{1100, 705, 4, 2};
+    jmt_push(&t, A, 1, &a0, 1000, 0, 0, 1);
+    ASSERT_TRUE(jmt_foreign_enter(&t));
+    jmt_foreign_open(&t, &u0);
+    ASSERT_TRUE(jmt_foreign_leave(&t));
+    jmt_foreign_close(&t, &u1);  // 80 ns elapsed, 195 "on CPU"
+    jmt_closed a{};
+    jmt_close_top(&t, &a1, &a, 1);
+    EXPECT_EQ(a.wall_foreign_ns, 80u);
+    EXPECT_EQ(a.cpu_excl_ns, 100u);   // clamped to elapsed
+    EXPECT_EQ(a.cpu_foreign_ns, 80u); // within its own elapsed foreign time
+    EXPECT_LE(a.events_foreign, a.events_excl);
+}

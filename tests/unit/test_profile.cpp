@@ -214,3 +214,80 @@ TEST(ProbeDominated, MoreThanHalfOfTheInclusiveTimeIsProbeCost)
 }
 
 }  // namespace
+
+// --foreign: the events inside untraced callees come out of the foreign time, which
+// stays within the corrected exclusive time.
+TEST(ProbeCost, ForeignTimeLosesItsOwnEventsAndStaysWithinExclusive)
+{
+    jmt::MethodStats s;
+    s.calls = 1;
+    s.wall_incl_ns = s.wall_excl_ns = 10'000;
+    s.cpu_incl_ns = s.cpu_excl_ns = 8'000;
+    s.events_incl = s.events_excl = 20, s.traced_incl = s.traced_excl = 4;
+    s.wall_foreign_ns = 6'000, s.cpu_foreign_ns = 5'000;
+    s.events_foreign = 12, s.traced_foreign = 2;
+    const jmt::MethodStats c = jmt::without_probe_cost(s, {100, 60});
+    EXPECT_EQ(c.wall_excl_ns, 10'000u - 4 * 100 - 16 * 60);
+    EXPECT_EQ(c.wall_foreign_ns, 6'000u - 2 * 100 - 10 * 60);
+    EXPECT_EQ(c.cpu_foreign_ns, 5'000u - 2 * 100 - 10 * 60);
+    EXPECT_EQ(c.events_foreign, 12u);
+    // Foreign time measured at (nearly) all of the exclusive time stays within it.
+    s.wall_foreign_ns = s.wall_excl_ns, s.events_foreign = 1, s.traced_foreign = 0;
+    const jmt::MethodStats d = jmt::without_probe_cost(s, {100, 60});
+    EXPECT_EQ(d.wall_foreign_ns, d.wall_excl_ns);
+}
+
+namespace {
+
+jmt::MethodRow bound_row(const char *method, uint64_t events, uint64_t traced, uint64_t wall, uint64_t cpu)
+{
+    jmt::MethodRow r;
+    r.klass = "p/C";
+    r.method = method;
+    r.signature = "()V";
+    r.stats.calls = events;
+    r.stats.events_excl = r.stats.events_incl = events;
+    r.stats.traced_excl = r.stats.traced_incl = traced;
+    r.stats.wall_excl_ns = r.stats.wall_incl_ns = wall;
+    r.stats.cpu_excl_ns = r.stats.cpu_incl_ns = cpu;
+    return r;
+}
+
+}  // namespace
+
+// A trace whose rows all fit the calibrated cost keeps it.
+TEST(CostBound, CalibrationThatFitsIsKept)
+{
+    const jmt::ProbeCost cal{1000, 800};
+    const std::vector<jmt::MethodRow> rows = {bound_row("a", 20000, 20000, 25'000'000, 21'000'000),
+                                              bound_row("b", 50000, 10000, 60'000'000, 42'000'000)};
+    const jmt::CostBound b = jmt::bounded_probe_cost(rows, cal);
+    EXPECT_EQ(b.cost.traced_event_ns, 1000u);
+    EXPECT_EQ(b.cost.rejected_event_ns, 800u);
+    EXPECT_EQ(b.scale, 1.0);
+    EXPECT_TRUE(b.method.empty());
+}
+
+// The row with the least time per calibrated event cost sets the scale: on-CPU 18 ms for
+// 20000 traced events of 1000 ns is 0.9 of its calibrated cost; b at 0.95 does not decide,
+// nor does c, which has too few events to count.
+TEST(CostBound, TheTightestRowLowersBothCostsAndNobodyGoesNegative)
+{
+    const jmt::ProbeCost cal{1000, 800};
+    const std::vector<jmt::MethodRow> rows = {
+        bound_row("a", 20000, 20000, 25'000'000, 18'000'000),
+        bound_row("b", 50000, 0, 38'000'000, 39'000'000),  // 40 ms calibrated, 38 ms measured
+        bound_row("c", jmt::kMinBoundEvents - 1, 0, 1000, 1000)};
+    const jmt::CostBound b = jmt::bounded_probe_cost(rows, cal);
+    EXPECT_DOUBLE_EQ(b.scale, 0.9);
+    EXPECT_EQ(b.cost.traced_event_ns, 900u);
+    EXPECT_EQ(b.cost.rejected_event_ns, 720u);
+    EXPECT_EQ(b.method, "p/C.a()V");
+    // With the bound, the deciding row corrects to (about) zero and the others stay positive.
+    const auto a = jmt::without_probe_cost(rows[0].stats, b.cost);
+    const auto bb = jmt::without_probe_cost(rows[1].stats, b.cost);
+    EXPECT_LE(a.cpu_excl_ns, 1000u);
+    EXPECT_EQ(bb.wall_excl_ns, 38'000'000u - 50000u * 720u);
+    // Uncorrected (zero) calibration stays zero.
+    EXPECT_EQ(jmt::bounded_probe_cost(rows, {}).cost.traced_event_ns, 0u);
+}

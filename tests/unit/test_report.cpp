@@ -86,6 +86,20 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
     ASSERT_GE(lines.size(), 2u);
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost, calibrated at start-up: 812 ns per traced event, "
                         "640 ns per filtered-out event (--raw to keep it)");
+    // Lowered by the trace itself: both costs and the row that lowered them.
+    p.calibrated_cost = {902, 711};
+    p.cost_bound_method = "org/postgresql/jdbc/PgResultSet.checkClosed()V";
+    lines = lines_of(table_of(p));
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out "
+                        "event (--raw to keep it); calibrated at start-up at 902 ns and 711 ns, lowered because "
+                        "org/postgresql/jdbc/PgResultSet.checkClosed()V took less than that per event");
+    std::ostringstream json;
+    jmt::write_json(json, p);
+    const auto cost = nlohmann::json::parse(json.str()).at("probe_cost");
+    EXPECT_EQ(cost.at("traced_event_ns"), 812);
+    EXPECT_EQ(cost.at("calibrated_traced_event_ns"), 902);
+    EXPECT_EQ(cost.at("calibrated_rejected_event_ns"), 711);
+    EXPECT_EQ(cost.at("bounded_by"), "org/postgresql/jdbc/PgResultSet.checkClosed()V");
 }
 
 TEST(Table, PackagesListAndAllMethods)
@@ -244,6 +258,7 @@ TEST(Json, RoundTripsEveryField)
     d.thread_rows_full = 115;
     d.paths_full = 116;
     d.cpu_clamped = 117;
+    d.foreign_lost = 118;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
@@ -259,7 +274,8 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 9u);
+    EXPECT_EQ(doc.size(), 10u);
+    EXPECT_EQ(doc.at("foreign"), false);
     EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
     EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
     EXPECT_EQ(doc.at("pid"), 4242);
@@ -300,7 +316,7 @@ TEST(Json, RoundTripsEveryField)
         {"thread_state_fail", 107}, {"method_table_full", 108}, {"names_fail", 109},
         {"arg_fail", 110},          {"truncated_names", 111},   {"threads_traced", 112},
         {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115},
-        {"paths_full", 116},        {"cpu_clamped", 117}};
+        {"paths_full", 116},        {"cpu_clamped", 117},      {"foreign_lost", 118}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -670,3 +686,72 @@ TEST(Table, RowsMostlyProbeCostAreMarkedWithAFootnote)
 }
 
 }  // namespace
+
+namespace {
+
+// sample() with --foreign values: getString spends 150 ms (40 ms on a CPU) of its
+// exclusive time in untraced callees, prepareStatement 30 ms (29 ms), toInt none.
+jmt::Profile foreign_sample()
+{
+    jmt::Profile p = sample();
+    p.foreign = true;
+    p.methods[1].stats.wall_foreign_ns = 150'000'000;
+    p.methods[1].stats.cpu_foreign_ns = 40'000'000;
+    p.methods[1].stats.events_foreign = 321;
+    p.methods[1].stats.traced_foreign = 12;
+    p.methods[2].stats.wall_foreign_ns = 30'000'000;
+    p.methods[2].stats.cpu_foreign_ns = 29'000'000;
+    return p;
+}
+
+}  // namespace
+
+TEST(Foreign, TableAddsTwoColumnsBeforeMethod)
+{
+    const auto lines = lines_of(table_of(foreign_sample()));
+    auto header = std::find_if(lines.begin(), lines.end(),
+                               [](const std::string &l) { return l.find("Calls") != std::string::npos; });
+    ASSERT_NE(header, lines.end());
+    EXPECT_NE(header->find("CPU Excl  Foreign  CPU Foreign  Method"), std::string::npos) << *header;
+    const std::string &get_string = *(header + 1);  // top by exclusive time
+    EXPECT_NE(get_string.find("150 ms"), std::string::npos) << get_string;
+    EXPECT_NE(get_string.find("40.0 ms"), std::string::npos) << get_string;
+    EXPECT_EQ(get_string.find("org/postgresql/jdbc/PgResultSet.getString"), header->find("Method"));
+    // Without --foreign the columns are not there.
+    const std::string plain = table_of(sample());
+    EXPECT_EQ(plain.find("Foreign"), std::string::npos);
+}
+
+TEST(Foreign, SortByForeignTime)
+{
+    jmt::TableOptions opts;
+    opts.sort = jmt::SortKey::Foreign;
+    const std::string text = table_of(foreign_sample(), opts);
+    EXPECT_NE(text.find("top 3 by elapsed time in untraced callees"), std::string::npos);
+    EXPECT_LT(text.find("getString"), text.find("prepareStatement"));
+    EXPECT_LT(text.find("prepareStatement"), text.find("toInt"));
+}
+
+TEST(Foreign, JsonAndCsvCarryTheForeignValues)
+{
+    std::ostringstream json_out, csv_out;
+    jmt::write_json(json_out, foreign_sample());
+    const auto doc = nlohmann::json::parse(json_out.str());
+    EXPECT_EQ(doc.at("foreign"), true);
+    const auto &top = doc.at("methods")[0];
+    EXPECT_EQ(top.at("method"), "getString");
+    EXPECT_EQ(top.at("wall_foreign_ns").get<uint64_t>(), 150'000'000u);
+    EXPECT_EQ(top.at("cpu_foreign_ns").get<uint64_t>(), 40'000'000u);
+    EXPECT_EQ(top.at("events_foreign").get<uint64_t>(), 321u);
+    EXPECT_EQ(top.at("traced_events_foreign").get<uint64_t>(), 12u);
+    std::ostringstream plain;
+    jmt::write_json(plain, sample());
+    EXPECT_FALSE(nlohmann::json::parse(plain.str()).at("methods")[0].contains("wall_foreign_ns"));
+
+    jmt::write_csv(csv_out, foreign_sample(), jmt::SortKey::Excl);
+    const auto lines = lines_of(csv_out.str());
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_NE(lines[0].find(",probe_dominated,wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign\r"),
+              std::string::npos);
+    EXPECT_NE(lines[1].find(",0,150000000,40000000,321,12\r"), std::string::npos) << lines[1];
+}

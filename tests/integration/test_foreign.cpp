@@ -1,0 +1,88 @@
+// --foreign: the part of a traced method's exclusive time spent inside untraced
+// callees, on a workload whose wait, untraced work and traced callback are known
+// (examples/java/demo/foreign).
+#include "harness.h"
+
+namespace {
+
+constexpr char kClient[] = "demo/foreign/traced/Client";
+constexpr char kLoop[] = "demo/foreign/traced/Client$Loop";
+constexpr char kCall[] = "(JJ)J";
+constexpr char kRun[] = "(J)J";
+
+uint64_t get(const nlohmann::json &row, const char *key) { return row.at(key).get<uint64_t>(); }
+
+jmt_it::RunResult run_foreign(uint64_t n, uint64_t ms, uint64_t iters, std::vector<std::string> extra)
+{
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.foreign.ForeignMain";
+    spec.args = {std::to_string(n), std::to_string(ms), std::to_string(iters)};
+    spec.jmt_args = {"--package", "demo/foreign/traced"};
+    spec.jmt_args.insert(spec.jmt_args.end(), extra.begin(), extra.end());
+    return jmt_it::run_traced(spec);
+}
+
+TEST(Foreign, SeparatesUntracedCalleesFromOwnCodeAndTracedCallbacks)
+{
+    JMT_REQUIRE_BPF();
+    const uint64_t n = 12, ms = 20, iters = 5'000'000;
+    auto r = run_foreign(n, ms, iters, {"--foreign"});
+    EXPECT_EQ(r.report.at("foreign"), true);
+    const auto &call = jmt_it::method_row(r.report, kClient, "call", kCall);
+    const auto &loop = jmt_it::method_row(r.report, kLoop, "run", kRun);
+    EXPECT_EQ(get(call, "calls"), n);
+    EXPECT_EQ(get(loop, "calls"), n);
+    // Loop.run makes no call: nothing of it is foreign, exactly.
+    EXPECT_EQ(get(loop, "wall_foreign_ns"), 0u);
+    EXPECT_EQ(get(loop, "events_foreign"), 0u);
+    // Inside call()'s untraced callees, exactly one traced event per call: Loop.run's entry
+    // (its return resumes the foreign time).
+    EXPECT_EQ(get(call, "traced_events_foreign"), n);
+    // The wait is foreign and off the CPU: elapsed minus on-CPU foreign time covers the sleeps.
+    const uint64_t sleeps_ns = n * ms * 1'000'000;
+    EXPECT_GE(get(call, "wall_foreign_ns") - get(call, "cpu_foreign_ns"), sleeps_ns * 95 / 100);
+    EXPECT_LE(get(call, "wall_foreign_ns"), get(call, "wall_excl_ns"));
+    EXPECT_LE(get(call, "cpu_foreign_ns"), get(call, "cpu_excl_ns"));
+    // Three loops of the same arithmetic and length: Wire.burn (call()'s on-CPU foreign time),
+    // call()'s own loop (its on-CPU exclusive time less the foreign part) and Loop.run. Each is
+    // within a factor of 2 of Loop.run (they are compiled apart, at different moments).
+    const double loop_cpu = static_cast<double>(get(loop, "cpu_incl_ns"));
+    const double burn_cpu = static_cast<double>(get(call, "cpu_foreign_ns"));
+    const double own_cpu = static_cast<double>(get(call, "cpu_excl_ns") - get(call, "cpu_foreign_ns"));
+    EXPECT_GT(loop_cpu, 0.0);
+    EXPECT_GT(burn_cpu, loop_cpu / 2) << "burn " << burn_cpu << " loop " << loop_cpu;
+    EXPECT_LT(burn_cpu, loop_cpu * 2) << "burn " << burn_cpu << " loop " << loop_cpu;
+    EXPECT_GT(own_cpu, loop_cpu / 2) << "own " << own_cpu << " loop " << loop_cpu;
+    EXPECT_LT(own_cpu, loop_cpu * 2) << "own " << own_cpu << " loop " << loop_cpu;
+    EXPECT_EQ(r.report.at("diagnostics").at("foreign_lost").get<uint64_t>(), 0u);
+}
+
+TEST(Foreign, TableShowsTheColumnsAndSortsByThem)
+{
+    JMT_REQUIRE_BPF();
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.foreign.ForeignMain";
+    spec.args = {"3", "10", "100000"};
+    spec.jmt_args = {"--package", "demo/foreign/traced", "--foreign", "--sort", "foreign"};
+    spec.json = false;
+    auto r = jmt_it::run_traced(spec);
+    EXPECT_NE(r.jmt_stdout.find("CPU Excl  Foreign  CPU Foreign  Method"), std::string::npos) << r.jmt_stdout;
+    EXPECT_NE(r.jmt_stdout.find("by elapsed time in untraced callees"), std::string::npos) << r.jmt_stdout;
+    // call() (30 ms of sleeps in untraced code) is the first row.
+    const size_t header = r.jmt_stdout.find("Method\n");
+    ASSERT_NE(header, std::string::npos);
+    const std::string first = r.jmt_stdout.substr(header + 7, r.jmt_stdout.find('\n', header + 7) - header - 7);
+    EXPECT_NE(first.find("demo/foreign/traced/Client.call(JJ)J"), std::string::npos) << r.jmt_stdout;
+}
+
+TEST(Foreign, OffByDefault)
+{
+    JMT_REQUIRE_BPF();
+    auto r = run_foreign(2, 1, 1000, {});
+    EXPECT_EQ(r.report.at("foreign"), false);
+    const auto &call = jmt_it::method_row(r.report, kClient, "call", kCall);
+    EXPECT_FALSE(call.contains("wall_foreign_ns"));
+    EXPECT_EQ(get(call, "calls"), 2u);
+}
+
+}  // namespace
