@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace jmt {
@@ -74,21 +75,59 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
     return out;
 }
 
+namespace {
+
+// ns per call of a one-event leaf row (see CostBound), or nullopt.
+std::optional<double> leaf_ns(const MethodStats &s)
+{
+    if (s.calls < kMinLeafCalls || s.events_incl != s.calls || s.events_excl != s.calls ||
+        s.traced_excl != s.calls)
+        return std::nullopt;
+    return static_cast<double>(std::min(s.wall_excl_ns, s.cpu_excl_ns)) / static_cast<double>(s.calls);
+}
+
+}  // namespace
+
 CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated)
 {
     CostBound bound;
     bound.cost = calibrated;
+    if (calibrated.traced_event_ns == 0)
+        return bound;
+    size_t leaves = 0;
+    double cheapest = 0;
+    const MethodRow *cheapest_row = nullptr;
+    for (const MethodRow &r : rows) {
+        const std::optional<double> ns = leaf_ns(r.stats);
+        if (!ns)
+            continue;
+        leaves++;
+        if (!cheapest_row || *ns < cheapest) {
+            cheapest = *ns;
+            cheapest_row = &r;
+        }
+    }
+    const double leaf_scale = cheapest / static_cast<double>(calibrated.traced_event_ns);
+    if (leaves >= kMinLeafRows && leaf_scale <= kMaxLeafFactor && leaf_scale >= 1 / kMaxLeafFactor) {
+        bound.scale = leaf_scale;
+        bound.source = CostSource::Leaves;
+        bound.method = cheapest_row->klass + "." + cheapest_row->method + cheapest_row->signature;
+    }
+    const double base = bound.scale;  // the scale the rows are checked at
+    const ProbeCost scaled = {static_cast<uint64_t>(static_cast<double>(calibrated.traced_event_ns) * base),
+                              static_cast<uint64_t>(static_cast<double>(calibrated.rejected_event_ns) * base)};
     for (const MethodRow &r : rows) {
         const MethodStats &s = r.stats;
         if (s.events_excl < kMinBoundEvents)
             continue;
-        const uint64_t cost = events_cost_ns(s.events_excl, s.traced_excl, calibrated);
+        const uint64_t cost = events_cost_ns(s.events_excl, s.traced_excl, scaled);
         const uint64_t measured = std::min(s.wall_excl_ns, s.cpu_excl_ns);
         if (cost == 0 || measured >= cost)
             continue;
-        const double scale = static_cast<double>(measured) / static_cast<double>(cost);
+        const double scale = static_cast<double>(measured) / static_cast<double>(cost) * base;
         if (scale < bound.scale) {
             bound.scale = scale;
+            bound.source = CostSource::Bounded;
             bound.method = r.klass + "." + r.method + r.signature;
         }
     }

@@ -78,18 +78,37 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
 // Events a row's exclusive time must hold before it can lower the calibrated cost.
 constexpr uint64_t kMinBoundEvents = 10000;
+// One-event leaves (below): calls each of at least kMinLeafRows rows must have.
+constexpr uint64_t kMinLeafCalls = 10000;
+constexpr size_t kMinLeafRows = 3;
+// How far (a factor either way) the leaves' cost may be from the calibration's.
+constexpr double kMaxLeafFactor = 1.25;
 
-// The cost to take out of a trace's rows: the calibrated one, lowered when the
-// trace proves it too high. Each event's trap runs inside the frame's
-// exclusive time on a CPU, so a method's exclusive time (the smaller of
-// elapsed and on-CPU) is at least what its events really cost; a row whose
-// events' calibrated cost is more than that (one event's cost differs by
-// about 15% between runs and between programs) scales both costs down until
-// it fits. Only rows with kMinBoundEvents events or more count.
+enum class CostSource {
+    Calibrated,  // the start-up calibration's
+    Leaves,      // measured in the trace on its cheapest one-event leaf
+    Bounded,     // lowered until a row's exclusive time holds its events' cost
+};
+
+// The cost to take out of a trace's rows, decided from the rows themselves
+// where they tell more than the start-up calibration (one event's cost moves
+// by about 15% between runs, and differs between programs):
+// - Leaves: a row whose every call is a leaf making exactly one probe event
+//   (its own return: traced, no callee) measures, per call, one traced
+//   event's cost plus its body. With at least kMinLeafRows such rows of
+//   kMinLeafCalls calls each, the cheapest (a getter's body is a few ns) is
+//   taken as the traced cost, when it is within kMaxLeafFactor of the
+//   calibration (else the leaves do real work); the filtered-out cost scales
+//   with it.
+// - Bounded: each trap runs on a CPU inside the frame's exclusive time, so a
+//   method's exclusive time (the smaller of elapsed and on-CPU) holds at least
+//   its events' real cost: a row with kMinBoundEvents events or more that
+//   measured less than its events' cost lowers both costs until it fits.
 struct CostBound {
-    ProbeCost cost;      // what to take out (calibrated, or scaled down)
-    double scale = 1;    // cost / calibrated, <= 1
-    std::string method;  // class.method(signature) of the row that set scale; empty when 1
+    ProbeCost cost;      // what to take out
+    double scale = 1;    // cost / calibrated
+    CostSource source = CostSource::Calibrated;
+    std::string method;  // class.method(signature) of the row that decided (not Calibrated)
 };
 CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated);
 
@@ -108,8 +127,9 @@ struct Profile {
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
     ProbeCost probe_cost;               // cost taken out (zero when not calibrated): see bounded_probe_cost
-    ProbeCost calibrated_cost;          // the start-up calibration's, before any bound
-    std::string cost_bound_method;      // the row that lowered probe_cost below calibrated_cost, if any
+    ProbeCost calibrated_cost;          // the start-up calibration's
+    CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
+    std::string cost_method;            // the row that decided it (Leaves, Bounded)
     bool corrected = false;             // methods' times have the probe cost taken out
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees

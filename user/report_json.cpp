@@ -40,6 +40,16 @@ json method_json(const MethodRow &m, bool per_thread, bool foreign)
     return row;
 }
 
+const char *cost_source_name(CostSource source)
+{
+    switch (source) {
+    case CostSource::Calibrated: return "calibrated";
+    case CostSource::Leaves: return "leaves";
+    case CostSource::Bounded: return "bounded";
+    }
+    return "";
+}
+
 // Every counter, zero or not (unlike the table's diagnostic lines).
 json diagnostics_json(const Diagnostics &d)
 {
@@ -83,7 +93,8 @@ void write_json(std::ostream &out, const Profile &profile)
                         {"rejected_event_ns", profile.probe_cost.rejected_event_ns},
                         {"calibrated_traced_event_ns", profile.calibrated_cost.traced_event_ns},
                         {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
-                        {"bounded_by", profile.cost_bound_method}}},
+                        {"source", cost_source_name(profile.cost_source)},
+                        {"decided_by", profile.cost_method}}},
                       {"methods", std::move(methods)},
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each

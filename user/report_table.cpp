@@ -150,13 +150,25 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
 void write_probe_cost(std::ostream &out, const Profile &profile)
 {
     const ProbeCost &c = profile.probe_cost, &cal = profile.calibrated_cost;
-    if (profile.corrected && !profile.cost_bound_method.empty())
+    auto costs = [&out, &c] {
         out << "Times exclude the probes' own cost: " << format_duration(c.traced_event_ns) << " per traced event, "
-            << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it); calibrated at "
-            << "start-up at " << format_duration(cal.traced_event_ns) << " and "
-            << format_duration(cal.rejected_event_ns) << ", lowered because " << profile.cost_bound_method
-            << " took less than that per event\n";
-    else if (profile.corrected)
+            << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it)";
+    };
+    auto calibrated = [&out, &cal] {
+        out << "calibrated at start-up at " << format_duration(cal.traced_event_ns) << " and "
+            << format_duration(cal.rejected_event_ns);
+    };
+    if (profile.corrected && profile.cost_source == CostSource::Leaves) {
+        costs();
+        out << "; measured in this trace on its cheapest one-event method, " << profile.cost_method << " (";
+        calibrated();
+        out << ")\n";
+    } else if (profile.corrected && profile.cost_source == CostSource::Bounded) {
+        costs();
+        out << "; ";
+        calibrated();
+        out << ", lowered because " << profile.cost_method << " took less than that per event\n";
+    } else if (profile.corrected)
         out << "Times exclude the probes' own cost, calibrated at start-up: "
             << format_duration(c.traced_event_ns) << " per traced event, "
             << format_duration(c.rejected_event_ns)

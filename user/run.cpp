@@ -95,7 +95,8 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
     if (profile.corrected) {
         const CostBound bound = bounded_probe_cost(profile.methods, profile.calibrated_cost);
         profile.probe_cost = bound.cost;
-        profile.cost_bound_method = bound.method;
+        profile.cost_source = bound.source;
+        profile.cost_method = bound.method;
         for (MethodRow &row : profile.methods) {
             row.probe_dominated = probe_dominated(row.stats, profile.probe_cost);
             row.stats = without_probe_cost(row.stats, profile.probe_cost);

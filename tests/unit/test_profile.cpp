@@ -291,3 +291,53 @@ TEST(CostBound, TheTightestRowLowersBothCostsAndNobodyGoesNegative)
     // Uncorrected (zero) calibration stays zero.
     EXPECT_EQ(jmt::bounded_probe_cost(rows, {}).cost.traced_event_ns, 0u);
 }
+
+// Three one-event leaves of 20000 calls: the cheapest (950 ns per call) is the traced cost,
+// the filtered-out one scales with it; rows with callees or too few calls are not leaves.
+TEST(CostBound, CheapestOneEventLeafSetsTheCostWhenThereAreEnoughLeaves)
+{
+    const jmt::ProbeCost cal{900, 810};
+    std::vector<jmt::MethodRow> rows = {bound_row("get1", 20000, 20000, 19'000'000, 20'000'000),
+                                        bound_row("get2", 20000, 20000, 21'000'000, 20'000'000),
+                                        bound_row("get3", 20000, 20000, 24'000'000, 24'000'000),
+                                        bound_row("few", 9999, 9999, 1'000'000, 1'000'000),
+                                        bound_row("work", 50000, 1000, 90'000'000, 80'000'000)};
+    rows[3].stats.calls = 9999;  // a leaf, but with too few calls to count
+    const jmt::CostBound b = jmt::bounded_probe_cost(rows, cal);
+    EXPECT_EQ(b.source, jmt::CostSource::Leaves);
+    EXPECT_EQ(b.method, "p/C.get1()V");
+    EXPECT_EQ(b.cost.traced_event_ns, 950u);
+    EXPECT_EQ(b.cost.rejected_event_ns, 855u);
+    EXPECT_EQ(jmt::without_probe_cost(rows[0].stats, b.cost).wall_excl_ns, 0u);
+    EXPECT_EQ(jmt::without_probe_cost(rows[1].stats, b.cost).cpu_excl_ns, 1'000'000u);
+
+    // Two leaves are not enough to tell a getter from real work: the calibration stays.
+    const std::vector<jmt::MethodRow> two(rows.begin(), rows.begin() + 2);
+    EXPECT_EQ(jmt::bounded_probe_cost(two, cal).source, jmt::CostSource::Calibrated);
+    // A leaf with a callee event is not a one-event leaf: two leaves are left.
+    std::vector<jmt::MethodRow> with_callee = rows;
+    with_callee[0].stats.events_incl += 2;
+    EXPECT_EQ(jmt::bounded_probe_cost(with_callee, cal).source, jmt::CostSource::Calibrated);
+    // Leaves that do real work (5 us a call, far above one event) leave the calibration alone.
+    for (auto &r : rows)
+        r.stats.wall_excl_ns = r.stats.cpu_excl_ns = r.stats.wall_incl_ns = r.stats.cpu_incl_ns = r.stats.calls * 5000;
+    EXPECT_EQ(jmt::bounded_probe_cost(rows, cal).source, jmt::CostSource::Calibrated);
+    EXPECT_EQ(jmt::bounded_probe_cost(rows, cal).cost.traced_event_ns, 900u);
+}
+
+// Leaves may raise the cost; a row that then measures less than its events' cost lowers it again.
+TEST(CostBound, BoundAppliesAfterTheLeaves)
+{
+    const jmt::ProbeCost cal{900, 800};
+    const std::vector<jmt::MethodRow> rows = {bound_row("get1", 20000, 20000, 20'000'000, 20'000'000),
+                                              bound_row("get2", 20000, 20000, 20'000'000, 20'000'000),
+                                              bound_row("get3", 20000, 20000, 20'000'000, 20'000'000),
+                                              bound_row("tight", 100000, 0, 85'000'000, 85'000'000)};
+    const jmt::CostBound b = jmt::bounded_probe_cost(rows, cal);
+    // Leaves: 1000 ns, filtered-out 888; "tight" holds 100000 filtered-out events in 85 ms:
+    // scale 85/88.8 x 1000/900 = 1.0636 of the calibration.
+    EXPECT_EQ(b.source, jmt::CostSource::Bounded);
+    EXPECT_EQ(b.method, "p/C.tight()V");
+    EXPECT_EQ(b.cost.rejected_event_ns, 850u);
+    EXPECT_EQ(b.cost.traced_event_ns, 957u);
+}

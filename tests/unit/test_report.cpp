@@ -88,7 +88,8 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
                         "640 ns per filtered-out event (--raw to keep it)");
     // Lowered by the trace itself: both costs and the row that lowered them.
     p.calibrated_cost = {902, 711};
-    p.cost_bound_method = "org/postgresql/jdbc/PgResultSet.checkClosed()V";
+    p.cost_source = jmt::CostSource::Bounded;
+    p.cost_method = "org/postgresql/jdbc/PgResultSet.checkClosed()V";
     lines = lines_of(table_of(p));
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out "
                         "event (--raw to keep it); calibrated at start-up at 902 ns and 711 ns, lowered because "
@@ -99,7 +100,16 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
     EXPECT_EQ(cost.at("traced_event_ns"), 812);
     EXPECT_EQ(cost.at("calibrated_traced_event_ns"), 902);
     EXPECT_EQ(cost.at("calibrated_rejected_event_ns"), 711);
-    EXPECT_EQ(cost.at("bounded_by"), "org/postgresql/jdbc/PgResultSet.checkClosed()V");
+    EXPECT_EQ(cost.at("source"), "bounded");
+    EXPECT_EQ(cost.at("decided_by"), "org/postgresql/jdbc/PgResultSet.checkClosed()V");
+    // Measured on the trace's one-event leaves.
+    p.cost_source = jmt::CostSource::Leaves;
+    p.cost_method = "org/postgresql/jdbc/PgConnection.getLogger()Ljava/util/logging/Logger;";
+    lines = lines_of(table_of(p));
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out "
+                        "event (--raw to keep it); measured in this trace on its cheapest one-event method, "
+                        "org/postgresql/jdbc/PgConnection.getLogger()Ljava/util/logging/Logger; (calibrated at "
+                        "start-up at 902 ns and 711 ns)");
 }
 
 TEST(Table, PackagesListAndAllMethods)
