@@ -81,6 +81,8 @@ struct jmt_thread {
 	__u64 traced_total;   /* events of traced methods, counted as they happen */
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
+	__u32 on_cpu;         /* 1 from a switch-in (or a probe) to the next switch-out */
+	__u32 pad;
 	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */

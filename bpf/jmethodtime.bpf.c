@@ -510,16 +510,24 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->events_total = 0;
 		t->traced_total = 0;
 		t->depth = 0;
+		t->on_cpu = 1;
 		t->initialized = 1;
 	}
 	return t;
 }
 
-/* The running thread's clocks now. */
-static __always_inline void thread_clock(const struct jmt_thread *t, const struct jmt_cpu *cpu,
+/* The running thread's clocks now. A thread at a probe is on a CPU: if its
+ * switch-in went unseen, its on-CPU clock restarts now (losing at most that
+ * slice) instead of counting from the switch-in before its last switch-out. */
+static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
 					 struct jmt_clock *c)
 {
 	c->wall_ns = bpf_ktime_get_ns();
+	if (!t->on_cpu) {
+		t->on_cpu = 1;
+		t->switch_in_ns = c->wall_ns;
+		bump(cpu, JMT_CNT_SWITCH_UNSEEN);
+	}
 	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
 	c->events = t->events_total + cpu->slice_events;
 	c->traced = t->traced_total;
@@ -687,7 +695,7 @@ static __always_inline __u32 path_of(__u32 parent, __u32 id)
 /* --foreign: an untraced method's entry (or return) inside a traced frame
  * opens (or closes) the frame's foreign segment when it is the first (last)
  * untraced call open above it; the clock is read only then. */
-static __always_inline void foreign_event(const struct jmt_cpu *cpu, const int is_entry)
+static __always_inline void foreign_event(struct jmt_cpu *cpu, const int is_entry)
 {
 	struct jmt_thread *t = thread_state(0);
 	struct jmt_clock now;
@@ -913,15 +921,24 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	if (prev->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, prev, 0, 0);
 		if (t && t->initialized) {
-			t->cpu_total_ns += now - t->switch_in_ns;
+			/* Off a CPU without a seen switch-in: its slice's start is unknown. */
+			if (t->on_cpu)
+				t->cpu_total_ns += now - t->switch_in_ns;
+			else
+				bump(cpu, JMT_CNT_SWITCH_UNSEEN);
+			t->on_cpu = 0;
 			t->events_total += cpu->slice_events;
 		}
 	}
 	cpu->slice_events = 0;
 	if (next->tgid == target_tgid) {
 		t = bpf_task_storage_get(&threads, next, 0, 0);
-		if (t && t->initialized)
+		if (t && t->initialized) {
+			if (t->on_cpu)
+				bump(cpu, JMT_CNT_SWITCH_UNSEEN); /* its switch-out went unseen */
 			t->switch_in_ns = now;
+			t->on_cpu = 1;
+		}
 	}
 	return 0;
 }

@@ -132,6 +132,7 @@ enum jmt_counter {
 	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
 	JMT_CNT_PATHS_FULL,          /* call paths not stored (path table full): counted under [truncated] */
 	JMT_CNT_CPU_CLAMPED,         /* frames whose on-CPU time ran ahead of elapsed time: clamped to it */
+	JMT_CNT_SWITCH_UNSEEN,       /* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */
 	JMT_CNT_FOREIGN_LOST,        /* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */
 	JMT_CNT_NR,
 };

@@ -104,6 +104,9 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
     add("cpu_clamped", d.cpu_clamped,
         "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); their "
         "on-CPU time was cut to their elapsed time");
+    add("switch_unseen", d.switch_unseen,
+        "context switches of traced threads were not seen by the kernel program; the on-CPU clock of each "
+        "such thread restarted at its next probe event (on-CPU time may be a little low)");
     add("foreign_lost", d.foreign_lost,
         "calls had an untraced callee whose return never fired (an exception out of a C1-inlined method): "
         "their time after it counts as foreign");

@@ -60,6 +60,7 @@ struct Diagnostics {
     uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
     uint64_t paths_full = 0;         // call paths: frames counted under [truncated] (path table full)
     uint64_t cpu_clamped = 0;        // frames whose on-CPU time ran ahead of elapsed time (clamped)
+    uint64_t switch_unseen = 0;      // context switches of traced threads the kernel program missed
     uint64_t foreign_lost = 0;       // --foreign: frames with an untraced callee's return missing
 };
 

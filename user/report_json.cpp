@@ -70,6 +70,7 @@ json diagnostics_json(const Diagnostics &d)
             {"thread_rows_full", d.thread_rows_full},
             {"paths_full", d.paths_full},
             {"cpu_clamped", d.cpu_clamped},
+            {"switch_unseen", d.switch_unseen},
             {"foreign_lost", d.foreign_lost}};
 }
 

@@ -355,6 +355,7 @@ Snapshot Tracer::snapshot() const
     d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
     d.paths_full = counters[JMT_CNT_PATHS_FULL];
     d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
+    d.switch_unseen = counters[JMT_CNT_SWITCH_UNSEEN];
     d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
 
     // All-thread totals per method id, read before the per-thread rows: a

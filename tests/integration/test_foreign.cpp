@@ -1,6 +1,10 @@
 // --foreign: the part of a traced method's exclusive time spent inside untraced
 // callees, on a workload whose wait, untraced work and traced callback are known
 // (examples/java/demo/foreign).
+#include <unistd.h>
+
+#include <fstream>
+
 #include "harness.h"
 
 namespace {
@@ -83,6 +87,40 @@ TEST(Foreign, OffByDefault)
     const auto &call = jmt_it::method_row(r.report, kClient, "call", kCall);
     EXPECT_FALSE(call.contains("wall_foreign_ns"));
     EXPECT_EQ(get(call, "calls"), 2u);
+}
+
+}  // namespace
+
+namespace {
+
+// A traced thread that sleeps and wakes 12 times in a short launch-mode trace: before the sched_switch
+// program's switch-ins were checked (switch_unseen), one trace in about six double counted a
+// slice of on-CPU time (cpu_clamped > 0, own on-CPU time 10-20 ms above own elapsed time); now
+// about one in eight shows switch_unseen instead, and on-CPU time stays within elapsed time.
+TEST(Foreign, OnCpuTimeNeverRunsAheadAcrossSleeps)
+{
+    JMT_REQUIRE_BPF();
+    uint64_t unseen = 0;
+    const std::string path = "/tmp/jmt-foreign-" + std::to_string(getpid()) + ".json";
+    for (int run = 0; run < 8; run++) {
+        // Launch mode, where the trace starts with the JVM's threads (seen there most often).
+        jmt_it::Child jmt({JMT_BINARY, "--json", "-o", path, "--raw", "--foreign", "--package", "demo/foreign/traced",
+                           "--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.foreign.ForeignMain", "12", "20", "5000000"},
+                          true);
+        jmt.write_stdin("go\n");
+        ASSERT_EQ(jmt.wait_exit(120000), 0) << jmt.drain(true, 1000);
+        std::ifstream in(path);
+        const nlohmann::json report = nlohmann::json::parse(in);
+        unlink(path.c_str());
+        const auto &call = jmt_it::method_row(report, kClient, "call", kCall);
+        const auto &diag = report.at("diagnostics");
+        EXPECT_EQ(diag.at("cpu_clamped").get<uint64_t>(), 0u) << "run " << run;
+        const uint64_t own_wall = get(call, "wall_excl_ns") - get(call, "wall_foreign_ns");
+        const uint64_t own_cpu = get(call, "cpu_excl_ns") - get(call, "cpu_foreign_ns");
+        EXPECT_LE(own_cpu, own_wall + own_wall / 100) << "run " << run;
+        unseen += diag.at("switch_unseen").get<uint64_t>();
+    }
+    std::cout << "  switch-ins resynchronised at a probe in 8 traces: " << unseen << "\n";
 }
 
 }  // namespace
