@@ -110,7 +110,7 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
     app.add_flag("--foreign", o.foreign,
                  "Also measure the part of each method's exclusive time spent inside untraced callees "
-                 "(JDK code, the socket): a FOREIGN column. Costs a little on every untraced method's call");
+                 "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
     app.add_option("--top", o.top, "Rows in the table (0: all)")->capture_default_str();
     app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
