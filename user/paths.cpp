@@ -1,5 +1,6 @@
 #include "paths.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace jmt {
@@ -103,6 +104,8 @@ std::string frame_label(const PathNode &node)
 {
     if (node.truncated)
         return "[truncated]";
+    if (node.untraced)
+        return "[untraced callees]";
     std::string cls = node.klass;
     for (char &c : cls)
         if (c == '/')
@@ -129,6 +132,36 @@ uint64_t exclusive_value(const PathNode &node, PathMetric metric)
     case PathMetric::Cpu: return node.stats.cpu_excl_ns;
     }
     return 0;
+}
+
+CallTree with_untraced_nodes(const CallTree &tree)
+{
+    CallTree out = tree;
+    uint32_t next_id = 0;
+    for (const PathNode &n : tree.nodes)
+        next_id = std::max(next_id, n.id);
+    const size_t count = out.nodes.size();  // the new nodes are appended: index, not iterators
+    for (size_t i = 0; i < count; i++) {
+        const uint32_t parent = out.nodes[i].id;
+        MethodStats &s = out.nodes[i].stats;
+        if (s.wall_foreign_ns == 0 && s.cpu_foreign_ns == 0)
+            continue;
+        PathNode child;
+        child.id = ++next_id;
+        child.parent = parent;
+        child.untraced = true;
+        child.stats.wall_incl_ns = child.stats.wall_excl_ns = s.wall_foreign_ns;
+        child.stats.cpu_incl_ns = child.stats.cpu_excl_ns = s.cpu_foreign_ns;
+        child.stats.events_incl = child.stats.events_excl = s.events_foreign;
+        child.stats.traced_incl = child.stats.traced_excl = s.traced_foreign;
+        s.wall_excl_ns -= std::min(s.wall_excl_ns, s.wall_foreign_ns);
+        s.cpu_excl_ns -= std::min(s.cpu_excl_ns, s.cpu_foreign_ns);
+        s.events_excl -= std::min(s.events_excl, s.events_foreign);
+        s.traced_excl -= std::min(s.traced_excl, s.traced_foreign);
+        s.wall_foreign_ns = s.cpu_foreign_ns = s.events_foreign = s.traced_foreign = 0;
+        out.nodes.push_back(std::move(child));  // after its parent; s is not used after this
+    }
+    return out;
 }
 
 void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric)

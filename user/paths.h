@@ -23,6 +23,7 @@ struct PathNode {
     std::string method;    // getString
     std::string signature; // (I)Ljava/lang/String;
     bool truncated = false;  // the "[truncated]" node: calls beyond the kernel's path table
+    bool untraced = false;   // an "[untraced callees]" node: see with_untraced_nodes
     MethodStats stats;     // calls and times of the last frame on this path (corrected or raw)
 };
 
@@ -36,8 +37,17 @@ enum class PathMetric { Calls, Wall, Cpu };
 
 // "org.postgresql.jdbc.PgResultSet.getString(int)": the dotted class, the
 // method and its parameter types as Java source spells them (simple class
-// names, "[]" for arrays). Never contains ';'. The truncated node is "[truncated]".
+// names, "[]" for arrays). Never contains ';'. The truncated node is "[truncated]",
+// an untraced-callees node "[untraced callees]".
 std::string frame_label(const PathNode &node);
+
+// --foreign: tree with, under each node that spent time in untraced callees,
+// a child "[untraced callees]" holding that time (0 calls; its times are its
+// parent's foreign values, which leave the parent's exclusive times), so
+// flame graphs, pprof, folded stacks and the call tree draw "the method's own
+// code" and "what it called outside the traced code" apart. Inclusive times
+// are unchanged; the new nodes' ids follow the tree's largest.
+CallTree with_untraced_nodes(const CallTree &tree);
 
 // The labels from the root to node (inclusive), outermost first.
 std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node);

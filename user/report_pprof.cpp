@@ -212,19 +212,21 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
     profile.add_message(pb::Profile::mapping, mapping);
 
     // One Function and one Location per method, sharing an id from 1 in order of first use.
-    using MethodKey = std::tuple<bool, std::string, std::string, std::string>;
+    using MethodKey = std::tuple<bool, std::string, std::string, std::string>;  // synthetic, class or label, ...
     std::map<MethodKey, uint64_t> method_ids;
     std::vector<Message> locations, functions;
     auto location_of = [&](const PathNode &node) {
-        MethodKey key{node.truncated, node.truncated ? "" : node.klass, node.truncated ? "" : node.method,
-                      node.truncated ? "" : node.signature};
+        // "[truncated]" and "[untraced callees]" are one function each, with no class.
+        const bool synthetic = node.truncated || node.untraced;
+        MethodKey key{synthetic, synthetic ? frame_label(node) : node.klass, synthetic ? "" : node.method,
+                      synthetic ? "" : node.signature};
         auto [it, added] = method_ids.emplace(std::move(key), method_ids.size() + 1);
         if (added) {
             const uint64_t id = it->second;
             Message function;
             function.add_varint(pb::Function::id, id);
             function.add_int64(pb::Function::name, strings(frame_label(node)));
-            if (!node.truncated) {
+            if (!synthetic) {
                 function.add_int64(pb::Function::system_name, strings(node.klass + "." + node.method + node.signature));
                 function.add_int64(pb::Function::filename, strings(source_path(node.klass)));
             }

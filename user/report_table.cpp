@@ -250,10 +250,11 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
         if (min_percent > 0)
             out << " (paths under " << min_percent << "% of the elapsed total left out: --min-percent)";
         out << "\n\n";
-        const Cells header = header_cells(profile.foreign);
+        // With --foreign the time in untraced callees is in "[untraced callees]" lines (with_untraced_nodes).
+        const Cells header = header_cells(false);
         std::vector<Cells> body;
         for (const auto &line : lines)
-            body.push_back(cells_of(line.second->stats, profile.foreign));
+            body.push_back(cells_of(line.second->stats, false));
         const Widths w = widths_of(header, body);
         write_line(out, header, w, "Call tree");
         for (size_t i = 0; i < lines.size(); i++)

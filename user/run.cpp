@@ -104,6 +104,8 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
         for (PathNode &node : tree.nodes)
             node.stats = without_probe_cost(node.stats, profile.probe_cost);
     }
+    if (profile.foreign)
+        tree = with_untraced_nodes(tree);
     profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
     std::ostream &out = sink.stream();
     if (files && files->pprof.enabled()) {

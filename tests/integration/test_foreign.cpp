@@ -124,3 +124,27 @@ TEST(Foreign, OnCpuTimeNeverRunsAheadAcrossSleeps)
 }
 
 }  // namespace
+
+namespace {
+
+// --foreign with call paths: call()'s untraced callees are a frame of their own under it.
+TEST(Foreign, FoldedStacksHaveAnUntracedCalleesFrame)
+{
+    JMT_REQUIRE_BPF();
+    const uint64_t n = 5, ms = 20;
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.foreign.ForeignMain";
+    spec.args = {std::to_string(n), std::to_string(ms), "1000000"};
+    spec.jmt_args = {"--package", "demo/foreign/traced", "--foreign", "--folded"};
+    spec.json = false;
+    auto r = jmt_it::run_traced(spec);
+    const std::string prefix = "demo.foreign.traced.Client.call(long, long);[untraced callees] ";
+    const std::string lines = "\n" + r.jmt_stdout;  // every line starts after a '\n'
+    const size_t at = lines.find("\n" + prefix);
+    ASSERT_NE(at, std::string::npos) << r.jmt_stdout;
+    const uint64_t value = std::stoull(lines.substr(at + 1 + prefix.size()));
+    EXPECT_GE(value, n * ms * 1'000'000 * 95 / 100) << r.jmt_stdout;  // the sleeps, at least
+    EXPECT_EQ(r.jmt_stdout.find("Client$Loop.run(long);[untraced callees]"), std::string::npos) << r.jmt_stdout;
+}
+
+}  // namespace

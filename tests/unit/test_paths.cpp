@@ -140,3 +140,34 @@ TEST(PercpuEntries, TotalsFitTheKernelMemoryBudgetOnBigHosts)
 }
 
 }  // namespace
+
+// --foreign: a node's time in untraced callees becomes a child "[untraced callees]" that the
+// folded stacks (and so flame graphs) draw beside its traced callees; inclusive times stay.
+TEST(Untraced, ForeignTimeBecomesAChildNode)
+{
+    jmt::CallTree tree;
+    tree.nodes.push_back(jmt_test::path_node(3, 0, "p/A", "run", "()V", 2, {100, 60, 80, 50}));
+    tree.nodes.push_back(jmt_test::path_node(7, 3, "p/B", "leaf", "()V", 4, {40, 40, 30, 30}));
+    tree.nodes[0].stats.wall_foreign_ns = 45;
+    tree.nodes[0].stats.cpu_foreign_ns = 10;
+    const jmt::CallTree split = jmt::with_untraced_nodes(tree);
+    ASSERT_EQ(split.nodes.size(), 3u);
+    const jmt::PathNode &a = split.nodes[0], &b = split.nodes[1], &u = split.nodes[2];
+    EXPECT_EQ(a.stats.wall_incl_ns, 100u);
+    EXPECT_EQ(a.stats.wall_excl_ns, 15u);
+    EXPECT_EQ(a.stats.cpu_excl_ns, 40u);
+    EXPECT_EQ(a.stats.wall_foreign_ns, 0u);
+    EXPECT_EQ(b.stats.wall_excl_ns, 40u);
+    EXPECT_EQ(u.id, 8u);
+    EXPECT_EQ(u.parent, 3u);
+    EXPECT_TRUE(u.untraced);
+    EXPECT_EQ(u.stats.calls, 0u);
+    EXPECT_EQ(u.stats.wall_incl_ns, 45u);
+    EXPECT_EQ(u.stats.cpu_excl_ns, 10u);
+    EXPECT_EQ(jmt::frame_label(u), "[untraced callees]");
+    std::ostringstream folded;
+    jmt::write_folded(folded, split, jmt::PathMetric::Wall);
+    EXPECT_EQ(folded.str(), "p.A.run() 15\np.A.run();p.B.leaf() 40\np.A.run();[untraced callees] 45\n");
+    // A tree without foreign time is returned as it was.
+    EXPECT_EQ(jmt::with_untraced_nodes(split).nodes.size(), 3u);
+}
