@@ -145,7 +145,7 @@ else
   rc=0
   wait "$java_pid" || rc=$?
   java_pid=""
-  grep -v '^READY' "$work/java.out" || true
+  grep -v '^READY\|^BASELINE' "$work/java.out" || true
   ((rc == 0)) || die "the JVM failed (exit status $rc)"
   rc=0
   wait "$jmt_pid" || rc=$?
@@ -256,6 +256,21 @@ if [ -n "$done_line" ]; then
     jq -r '[.methods[] | select(.class + "." + .method + .signature ==
         "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;") | "\(.thread) \(.calls)"] | sort | join(", ")' \
       "$work/report.json" | sed 's/^/  getString per thread: /'
+  fi
+  baseline=$(grep '^BASELINE ' "$work/java.out" || true)
+  if [ -n "$baseline" ]; then
+    # The JVM timed getString/getInt itself before the tracer attached: what one call costs untraced.
+    echo "Per call, the JVM's own timing before the tracer attached (probe flag on, nothing attached)"
+    echo "against the trace (inclusive, on a CPU, with the probe events inside each call):"
+    for m in getString getInt; do
+      untraced=$(sed -n "s/.* ${m}_ns=\([0-9]*\).*/\1/p" <<<"$baseline")
+      sig=$([ "$m" = getString ] && echo '(I)Ljava/lang/String;' || echo '(I)I')
+      jq -r --arg m "org/postgresql/jdbc/PgResultSet.$m$sig" "$jq_merged"'[merged[] |
+          select(.class + "." + .method + .signature == $m)] | first // {} |
+          [.calls // 0, .cpu_incl_ns // 0, .events_incl // 0] | @tsv' "$work/report.json" |
+        awk -F'\t' -v m="$m" -v u="$untraced" "$awk_t"'
+          { if ($1 > 0) printf "  PgResultSet.%-9s untraced %s, traced %s (%.0f probe events per call)\n", m, t(u), t(int($2 / $1)), $3 / $1 }'
+    done
   fi
   echo "Where the driver waits for the server's answer (the socket read is an untraced callee):"
   row 'org/postgresql/core/VisibleBufferedInputStream.readMore(IZ)Z' 'VisibleBufferedInputStream.readMore' "" foreign

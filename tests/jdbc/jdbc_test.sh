@@ -224,6 +224,9 @@ for title in "by calls" "by elapsed time, inclusive" "by elapsed time, exclusive
              "by elapsed time in untraced callees (Foreign)"; do
   grep -qx "Top 5 $title" "$work/attach.out" || fail "attach: no table 'Top 5 $title'"
 done
+# Before the tracer attached, the JVM timed getString itself: the demo shows it beside the trace.
+grep -qE '^  PgResultSet.getString untraced [0-9.]+ [nu]s, traced [0-9.]+ [nu]s \(51 probe events per call\)$' \
+  "$work/attach.out" || fail "attach: no untraced-against-traced line for getString (51 probe events per call)"
 grep -qF 'org.postgresql.jdbc.PgResultSet.getString(int)' "$work/attach.html" ||
   fail "attach: the flame graph has no PgResultSet.getString(int) frame"
 check_nothing_left attach

@@ -22,8 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Set-up, before READY: creates the table jmt_rows (id int, name text, city text, qty int) with
  * ROWS rows, using Statement.execute/executeUpdate only, and opens one connection per thread.
- * Then prints READY and waits for a line on stdin (unless --no-wait), so that a tracer can attach
- * before the work starts. The work, per thread, interleaved:
+ * Then, untraced (a tracer attaches after it), it times getString and getInt on rows already in
+ * memory and prints BASELINE getString_ns=.. getInt_ns=.. (ns per call, the JVM's own timing,
+ * probe flag on but nothing attached). Then it prints READY and waits for a line on stdin (unless
+ * --no-wait, which also skips the baseline: in launch mode it would be traced and counted), so
+ * that a tracer can attach before the work starts. The work, per thread, interleaved:
  *
  *   ROUNDS x  connection.prepareStatement(SELECT ... FROM jmt_rows WHERE qty >= ?)
  *             and EXECUTES x executeQuery() on it, reading every row: getInt(1), getString(2),
@@ -152,6 +155,55 @@ public final class JdbcLoad {
         sink += x;
     }
 
+    /**
+     * ns per getString and per getInt call on a scrollable result of every row, held in memory:
+     * passes of next() alone, next() + 2 x getString, next() + 2 x getInt, after warm-up passes;
+     * each figure is (its pass - the next()-only pass) / calls, the median of the timed rounds.
+     */
+    private static long[] baseline(Connection c) throws SQLException {
+        final int warmups = 30;
+        final int rounds = 9;
+        long[][] ns = new long[rounds][];
+        try (Statement st = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY);
+                ResultSet rs = st.executeQuery("SELECT id, name, city, qty FROM jmt_rows ORDER BY id")) {
+            for (int r = 0; r < warmups + rounds; r++) {
+                long t0 = System.nanoTime();
+                long n = 0;
+                rs.beforeFirst();
+                while (rs.next()) {
+                    n++;
+                }
+                long t1 = System.nanoTime();
+                long x = 0;
+                rs.beforeFirst();
+                while (rs.next()) {
+                    x += rs.getString(2).length() + rs.getString(3).length();
+                }
+                long t2 = System.nanoTime();
+                rs.beforeFirst();
+                while (rs.next()) {
+                    x += rs.getInt(1) + rs.getInt(4);
+                }
+                long t3 = System.nanoTime();
+                sink += x + n;
+                if (r >= warmups) {
+                    long next = t1 - t0;
+                    ns[r - warmups] = new long[] {
+                        Math.max(0, (t2 - t1 - next) / (2 * n)), Math.max(0, (t3 - t2 - next) / (2 * n))};
+                }
+            }
+        }
+        long[] getString = new long[rounds];
+        long[] getInt = new long[rounds];
+        for (int r = 0; r < rounds; r++) {
+            getString[r] = ns[r][0];
+            getInt[r] = ns[r][1];
+        }
+        java.util.Arrays.sort(getString);
+        java.util.Arrays.sort(getInt);
+        return new long[] {getString[rounds / 2], getInt[rounds / 2]};
+    }
+
     private static void sleepOnServer(Connection c, int ms) throws SQLException {
         String sql = "SELECT pg_sleep(" + (ms / 1000.0) + ")";
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
@@ -195,6 +247,8 @@ public final class JdbcLoad {
             connections.add(connect(o));
         }
         if (o.wait) {
+            long[] ns = baseline(connections.get(0));
+            System.out.println("BASELINE getString_ns=" + ns[0] + " getInt_ns=" + ns[1]);
             System.out.println("READY");
             System.out.flush();
             new BufferedReader(new InputStreamReader(System.in)).readLine();
