@@ -280,6 +280,14 @@ bool is_kernel_thread(const std::string &proc)
     return (flags & 0x00200000UL) != 0;
 }
 
+// The JDK of whose (a pid, or the java launch mode runs), at libjvm, has no method probes.
+std::string no_probes_message(const std::string &whose, const std::string &libjvm)
+{
+    return "the JDK of " + whose + " (" + libjvm +
+           ") was built without DTrace probes (no hotspot method__entry/method__return stapsdt notes): use a "
+           "JDK built with --enable-dtrace, such as Debian's or Temurin's";
+}
+
 std::string unquote(std::string v)
 {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
@@ -404,11 +412,7 @@ TargetStatus examine_target(int pid)
         return fail(TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
     if (!has_method_probes(info, &t.arg_regs))
-        return fail(TargetProblem::NoProbes,
-                    "the JDK of " + named + " (" + m.path +
-                        ") was built without DTrace probes (no hotspot method__entry/method__return "
-                        "stapsdt notes): use a JDK built with --enable-dtrace, such as Debian's or Temurin's",
-                    ENOTSUP);
+        return fail(TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
     t.has_probes = true;
 
     if (info.flag_vaddr) {
@@ -426,6 +430,17 @@ TargetStatus examine_target(int pid)
                             "`jmethodtime [options] -- java ...`",
                     ENOTSUP);
     return st;
+}
+
+JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm)
+{
+    JvmTarget t;
+    t.comm = "java";
+    t.libjvm = t.libjvm_seen = libjvm;
+    if (!has_method_probes(inspect_libjvm(libjvm), &t.arg_regs))
+        throw Error(no_probes_message(java, libjvm), ENOTSUP);
+    t.has_probes = true;
+    return t;
 }
 
 JvmTarget inspect_target(int pid)

@@ -76,6 +76,11 @@ TargetStatus examine_target(int pid);
 // examine_target, throwing jmt::Error with the message unless the JVM is traceable.
 JvmTarget inspect_target(int pid);
 
+// The JVM launch mode will run (java, resolved to its JDK's libjvm, not started
+// yet): its libjvm's probes and their registers; throws jmt::Error naming the
+// cause and the fix when the JDK has none. pid is 0 until it runs.
+JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm);
+
 // Every JVM of the host (processes with libjvm.so mapped), by pid.
 std::vector<JvmTarget> list_jvms();
 

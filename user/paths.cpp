@@ -75,30 +75,34 @@ std::string java_parameters(const std::string &desc)
     return out + ")";
 }
 
-using NodeIndex = std::unordered_map<uint32_t, const PathNode *>;
-
-NodeIndex index_of(const CallTree &tree)
-{
-    NodeIndex by_id;
-    for (const PathNode &n : tree.nodes)
-        by_id.emplace(n.id, &n);
-    return by_id;
-}
-
-std::vector<std::string> labels_to(const NodeIndex &by_id, const PathNode &node)
+// The labels from the root to node, outermost first.
+std::vector<std::string> labels_to(const PathIndex &index, const PathNode &node)
 {
     std::vector<std::string> labels;
-    // Bounded by the number of nodes: a malformed parent chain cannot loop forever.
-    const PathNode *at = &node;
-    for (size_t hops = 0; at && hops <= by_id.size(); hops++) {
+    for (const PathNode *at : index.chain(node))
         labels.push_back(frame_label(*at));
-        auto parent = at->parent ? by_id.find(at->parent) : by_id.end();
-        at = parent == by_id.end() ? nullptr : parent->second;
-    }
     return {labels.rbegin(), labels.rend()};
 }
 
 }  // namespace
+
+PathIndex::PathIndex(const CallTree &tree)
+{
+    for (const PathNode &n : tree.nodes)
+        by_id_.emplace(n.id, &n);
+}
+
+std::vector<const PathNode *> PathIndex::chain(const PathNode &node) const
+{
+    std::vector<const PathNode *> out;
+    const PathNode *at = &node;
+    for (size_t hops = 0; at && hops <= by_id_.size(); hops++) {
+        out.push_back(at);
+        auto parent = at->parent ? by_id_.find(at->parent) : by_id_.end();
+        at = parent == by_id_.end() ? nullptr : parent->second;
+    }
+    return out;
+}
 
 std::string frame_label(const PathNode &node)
 {
@@ -121,7 +125,7 @@ std::string frame_label(const PathNode &node)
 
 std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node)
 {
-    return labels_to(index_of(tree), node);
+    return labels_to(PathIndex(tree), node);
 }
 
 uint64_t exclusive_value(const PathNode &node, PathMetric metric)
@@ -166,12 +170,12 @@ CallTree with_untraced_nodes(const CallTree &tree)
 
 void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric)
 {
-    const NodeIndex by_id = index_of(tree);
+    const PathIndex index(tree);
     for (const PathNode &node : tree.nodes) {
         const uint64_t value = exclusive_value(node, metric);
         if (value == 0)
             continue;
-        const std::vector<std::string> labels = labels_to(by_id, node);
+        const std::vector<std::string> labels = labels_to(index, node);
         for (size_t i = 0; i < labels.size(); i++)
             out << (i ? ";" : "") << labels[i];
         out << ' ' << value << '\n';

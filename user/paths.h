@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "profile.h"
@@ -31,6 +32,18 @@ struct PathNode {
 struct CallTree {
     std::vector<PathNode> nodes;
     uint64_t truncated_calls = 0;  // calls counted under the "[truncated]" node
+};
+
+// The nodes of a tree by path id, for walking from a node to its root.
+class PathIndex {
+public:
+    explicit PathIndex(const CallTree &tree);
+    // node, its parent, ..., its root: at most as many nodes as the tree has,
+    // so a malformed parent chain (a cycle, a missing parent) ends.
+    std::vector<const PathNode *> chain(const PathNode &node) const;
+
+private:
+    std::unordered_map<uint32_t, const PathNode *> by_id_;
 };
 
 enum class PathMetric { Calls, Wall, Cpu };

@@ -8,6 +8,11 @@
 
 namespace jmt {
 
+std::string qualified_name(const MethodRow &r)
+{
+    return r.klass + "." + r.method + r.signature;
+}
+
 MethodStats &MethodStats::operator+=(const MethodStats &o)
 {
     calls += o.calls;
@@ -111,7 +116,7 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
     if (leaves >= kMinLeafRows && leaf_scale <= kMaxLeafFactor && leaf_scale >= 1 / kMaxLeafFactor) {
         bound.scale = leaf_scale;
         bound.source = CostSource::Leaves;
-        bound.method = cheapest_row->klass + "." + cheapest_row->method + cheapest_row->signature;
+        bound.method = qualified_name(*cheapest_row);
     }
     const double base = bound.scale;  // the scale the rows are checked at
     const ProbeCost scaled = {static_cast<uint64_t>(static_cast<double>(calibrated.traced_event_ns) * base),
@@ -128,7 +133,7 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
         if (scale < bound.scale) {
             bound.scale = scale;
             bound.source = CostSource::Bounded;
-            bound.method = r.klass + "." + r.method + r.signature;
+            bound.method = qualified_name(r);
         }
     }
     // Rounded down: every row that set or passed the bound still fits it.
@@ -163,8 +168,10 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
     return 0;
 }
 
-// The identity of a method: overloads (same class and name) are distinct.
-auto name_of(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature); }
+// The identity of a row: its method (overloads, same class and name, are
+// distinct) and its thread (0 when rows are not split by thread).
+using RowKey = std::tuple<std::string, std::string, std::string, uint32_t>;
+auto row_key(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature, r.tid); }
 
 }  // namespace
 
@@ -186,9 +193,7 @@ std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey k
         uint64_t va = sort_value(a.stats, key), vb = sort_value(b.stats, key);
         if (va != vb)
             return va > vb;
-        if (name_of(a) != name_of(b))
-            return name_of(a) < name_of(b);
-        return a.tid < b.tid;
+        return row_key(a) < row_key(b);
     });
     return out;
 }
@@ -198,12 +203,11 @@ std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey k
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
 {
     std::vector<MethodRow> out;
-    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, size_t> index;
+    std::map<RowKey, size_t> index;
     for (const auto &r : rows) {
-        auto key = std::make_tuple(r.klass, r.method, r.signature, r.tid);
-        auto it = index.find(key);
+        auto it = index.find(row_key(r));
         if (it == index.end()) {
-            index.emplace(key, out.size());
+            index.emplace(row_key(r), out.size());
             out.push_back(r);
         } else {
             out[it->second].stats += r.stats;
@@ -214,13 +218,13 @@ std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
 
 std::vector<MethodRow> rows_since(const std::vector<MethodRow> &now, const std::vector<MethodRow> &before)
 {
-    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, const MethodStats *> earlier;
+    std::map<RowKey, const MethodStats *> earlier;
     for (const MethodRow &r : before)
-        earlier.emplace(std::make_tuple(r.klass, r.method, r.signature, r.tid), &r.stats);
+        earlier.emplace(row_key(r), &r.stats);
     std::vector<MethodRow> out;
     for (const MethodRow &r : now) {
         MethodRow delta = r;
-        auto it = earlier.find(std::make_tuple(r.klass, r.method, r.signature, r.tid));
+        auto it = earlier.find(row_key(r));
         if (it != earlier.end())
             delta.stats -= *it->second;
         if (delta.stats.calls > 0)

@@ -41,6 +41,9 @@ struct MethodRow {
     MethodStats stats;
 };
 
+// "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;": the row's method in JVM form.
+std::string qualified_name(const MethodRow &r);
+
 // Counters the tracer keeps for what it could not measure exactly.
 struct Diagnostics {
     uint64_t entries = 0;            // method__entry events seen

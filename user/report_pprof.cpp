@@ -197,9 +197,7 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
     profile.add_message(pb::Profile::sample_type, value_type(strings, "wall", "nanoseconds"));
     profile.add_message(pb::Profile::sample_type, value_type(strings, "cpu", "nanoseconds"));
 
-    std::unordered_map<uint32_t, const PathNode *> by_id;
-    for (const PathNode &n : tree.nodes)
-        by_id.emplace(n.id, &n);
+    const PathIndex index(tree);
 
     // One mapping for every location: it says the functions and file names are
     // known, so pprof does not try to symbolize addresses (there are none) in a
@@ -248,14 +246,9 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
         const uint64_t cpu = exclusive_value(node, PathMetric::Cpu);
         if (calls == 0 && wall == 0 && cpu == 0)
             continue;
-        std::vector<uint64_t> location_ids;
-        // Leaf first. Bounded by the number of nodes: a malformed parent chain cannot loop forever.
-        const PathNode *at = &node;
-        for (size_t hops = 0; at && hops <= by_id.size(); hops++) {
+        std::vector<uint64_t> location_ids;  // leaf first, as pprof wants
+        for (const PathNode *at : index.chain(node))
             location_ids.push_back(location_of(*at));
-            auto parent = at->parent ? by_id.find(at->parent) : by_id.end();
-            at = parent == by_id.end() ? nullptr : parent->second;
-        }
         Message sample;
         sample.add_packed(pb::Sample::location_id, location_ids);
         sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu)});

@@ -55,7 +55,7 @@ Cells cells_of(const MethodStats &s, bool foreign)
 // A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
 std::string method_text(const MethodRow &r)
 {
-    return r.klass + "." + r.method + r.signature + (r.probe_dominated ? " *" : "");
+    return qualified_name(r) + (r.probe_dominated ? " *" : "");
 }
 
 // Each numeric column is as wide as its widest cell, header included.

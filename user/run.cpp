@@ -182,28 +182,6 @@ private:
     bool shown_ = false;
 };
 
-struct Target {
-    int pid = 0;
-    std::string comm;
-    std::string libjvm;
-    std::optional<std::array<uint8_t, 7>> arg_regs;
-};
-
-// The JVM launch mode will run: its libjvm must have the probes.
-Target launch_target(const LaunchPlan &plan)
-{
-    Target t;
-    t.libjvm = plan.libjvm;
-    LibjvmInfo info = inspect_libjvm(plan.libjvm);
-    if (!has_method_probes(info, &t.arg_regs))
-        throw Error("the JDK of " + plan.java + " (" + plan.libjvm +
-                        ") was built without DTrace probes (no hotspot method__entry/method__return "
-                        "stapsdt notes): use a JDK built with --enable-dtrace, such as Debian's or Temurin's",
-                    ENOTSUP);
-    t.comm = "java";
-    return t;
-}
-
 int run_list(const Options &options)
 {
     if (geteuid() != 0)
@@ -224,18 +202,14 @@ int run_trace(const Options &options)
     check_kernel();
     check_privileges();
     const bool launch = !options.command.empty();
-    Target target;
+    JvmTarget target;
     LaunchPlan plan;
     if (launch) {
         const char *path = getenv("PATH");
         plan = plan_launch(options.command, path ? path : "/usr/local/bin:/usr/bin:/bin");
-        target = launch_target(plan);
+        target = inspect_jdk(plan.java, plan.libjvm);
     } else {
-        JvmTarget jvm = inspect_target(options.pid);
-        target.pid = jvm.pid;
-        target.comm = jvm.comm;
-        target.libjvm = jvm.libjvm;
-        target.arg_regs = jvm.arg_regs;
+        target = inspect_target(options.pid);
     }
     ReportSink sink(options.output);
     PathFiles path_files(options);
@@ -282,8 +256,7 @@ int run_trace(const Options &options)
     base.method_globs = options.method_globs;
     base.per_thread = options.per_thread;
     base.foreign = options.foreign;
-    base.probe_cost = cost;
-    base.calibrated_cost = cost;
+    base.calibrated_cost = cost;  // write_report decides the cost taken out from it
     base.corrected = !options.raw;
 
     const uint64_t interval_ns = static_cast<uint64_t>(options.interval_s * 1e9);

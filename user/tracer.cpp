@@ -465,6 +465,14 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
     std::unordered_map<uint32_t, std::string> thread_names;
     std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
     std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted
+    // Names a row of method id; a method's truncated names count once, not once per thread.
+    auto name_row = [&](MethodRow &row, uint32_t id) {
+        uint64_t truncated = 0;
+        set_names(row, id, truncated);
+        if (!counted[id])
+            snap.diag.truncated_names += truncated;
+        counted[id] = true;
+    };
     const int names_fd = bpf_map__fd(skel_->maps.thread_names);
     for (const auto &[key, stats] : entries) {
         if (stats.calls == 0)
@@ -472,11 +480,7 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
         MethodRow row;
         row.stats = to_method_stats(stats);
         split[key.id] += row.stats;
-        uint64_t truncated = 0;
-        set_names(row, key.id, truncated);
-        if (!counted[key.id])
-            snap.diag.truncated_names += truncated;
-        counted[key.id] = true;
+        name_row(row, key.id);
         row.tid = key.tid;
         auto name = thread_names.find(key.tid);
         if (name == thread_names.end())
@@ -495,11 +499,7 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
             continue;
         MethodRow row;
         row.stats = rest;
-        uint64_t truncated = 0;
-        set_names(row, id, truncated);
-        if (!counted[id])
-            snap.diag.truncated_names += truncated;
-        counted[id] = true;
+        name_row(row, id);
         row.tid = 0;
         row.thread = kUnsplitThread;
         snap.methods.push_back(std::move(row));
