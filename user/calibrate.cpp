@@ -1,9 +1,15 @@
 #include "calibrate.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -29,8 +35,8 @@ constexpr char kRejectedClass[] = "jmtcal/rejected/Calibration";
 constexpr char kHolderClass[] = "jmtcal/rejected/Holder";  // an untraced call the rejected pairs nest in
 constexpr char kMethod[] = "fire";
 constexpr char kSignature[] = "()V";
-constexpr int kPairsPerBatch = 2000;
 constexpr int kCalibrationBatches = 9;
+constexpr int kPairsPerBatch = 2000;
 
 // HotSpot announces a call as (thread id, class, length, method, length,
 // signature, length). One probe site per function, both compiled alike, so
@@ -89,16 +95,16 @@ uint64_t thread_cpu_ns()
 }
 
 // CPU ns per call() and its work, median of the batches.
-__attribute__((noinline)) double median_call_ns(const char *klass, long len, int batches)
+__attribute__((noinline)) double median_call_ns(const char *klass, long len, int batches, int pairs)
 {
     std::vector<double> per_call;
     for (int b = 0; b < batches; b++) {
         const uint64_t start = thread_cpu_ns();
-        for (int i = 0; i < kPairsPerBatch; i++) {
+        for (int i = 0; i < pairs; i++) {
             call(klass, len);
             work_between_calls();
         }
-        per_call.push_back(static_cast<double>(thread_cpu_ns() - start) / kPairsPerBatch);
+        per_call.push_back(static_cast<double>(thread_cpu_ns() - start) / pairs);
     }
     std::nth_element(per_call.begin(), per_call.begin() + batches / 2, per_call.end());
     return per_call[batches / 2];
@@ -129,7 +135,7 @@ std::array<uint8_t, 7> arg_regs()
     return *regs;
 }
 
-double pair_ns(bool traced_class, int batches, bool nested)
+double pair_ns(bool traced_class, int batches, bool nested, int pairs)
 {
     const char *klass = traced_class ? kTracedClass : kRejectedClass;
     call(klass, length_of(klass));  // first sight (method table, names, thread state) is not timed
@@ -137,7 +143,7 @@ double pair_ns(bool traced_class, int batches, bool nested)
     fire_entry(kOuterClass, length_of(kOuterClass));
     if (nested)
         fire_entry(kHolderClass, length_of(kHolderClass));
-    const double ns = median_call_ns(klass, length_of(klass), batches);
+    const double ns = median_call_ns(klass, length_of(klass), batches, pairs);
     if (nested)
         fire_return(kHolderClass, length_of(kHolderClass));
     fire_return(kOuterClass, length_of(kOuterClass));
@@ -146,31 +152,95 @@ double pair_ns(bool traced_class, int batches, bool nested)
 
 }  // namespace self_probe
 
-ProbeCost calibrate_probe_cost(bool verbose, bool per_thread, bool call_paths, bool foreign)
+struct CostSampler::State {
+    SkeletonPtr skel;
+    LinkPtr entry, ret;
+    bool foreign = false;
+    double bare_traced = 0, bare_rejected = 0;  // ns per pair with nothing attached
+
+    mutable std::mutex mutex;
+    std::condition_variable wake;
+    bool stopping = false;
+    std::vector<CostSample> samples;
+    std::thread thread;
+
+    // ns per event of `pairs` pairs (median of `batches` batches).
+    CostSample sample(int batches, int pairs) const
+    {
+        auto per_event = [](double attached, double bare) { return std::max(0.0, (attached - bare) / 2); };
+        CostSample s;
+        s.traced_event_ns = per_event(self_probe::pair_ns(true, batches, false, pairs), bare_traced);
+        s.rejected_event_ns = per_event(self_probe::pair_ns(false, batches, foreign, pairs), bare_rejected);
+        s.at_ns = monotonic_ns();
+        return s;
+    }
+
+    void run()
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            wake.wait_for(lock, std::chrono::nanoseconds(kSamplePeriodNs), [this] { return stopping; });
+            if (stopping)
+                return;
+            lock.unlock();
+            const CostSample s = sample(1, kSamplePairs);
+            lock.lock();
+            samples.push_back(s);
+        }
+    }
+};
+
+CostSampler::CostSampler(const CalibrationConfig &calibration) : state_(std::make_unique<State>())
 {
     ProgramConfig config;
     config.pid = static_cast<int>(getpid());
     config.packages = {self_probe::kTracedPackage};
-    config.per_thread = per_thread;
-    config.call_paths = call_paths;
-    config.foreign = foreign;
+    config.per_thread = calibration.per_thread;
+    config.call_paths = calibration.call_paths;
+    config.foreign = calibration.foreign;
     config.arg_regs = self_probe::arg_regs();
-    config.verbose = verbose;
-    SkeletonPtr skel = load_programs(config);
+    config.verbose = calibration.verbose;
+    state_->skel = load_programs(config);
+    state_->foreign = calibration.foreign;
 
-    const double bare_traced = self_probe::pair_ns(true, kCalibrationBatches);
-    const double bare_rejected = self_probe::pair_ns(false, kCalibrationBatches, foreign);
-    LinkPtr entry = attach_usdt(skel->progs.handle_entry, config.pid, self_probe::kBinary, self_probe::kProvider,
-                                "method__entry");
-    LinkPtr ret = attach_usdt(return_program(skel.get()), config.pid, self_probe::kBinary, self_probe::kProvider,
-                              "method__return");
-    auto per_event = [](double attached, double bare) {
-        return static_cast<uint64_t>(std::llround(std::max(0.0, (attached - bare) / 2)));
-    };
-    ProbeCost cost;
-    cost.traced_event_ns = per_event(self_probe::pair_ns(true, kCalibrationBatches), bare_traced);
-    cost.rejected_event_ns = per_event(self_probe::pair_ns(false, kCalibrationBatches, foreign), bare_rejected);
-    return cost;
+    state_->bare_traced = self_probe::pair_ns(true, kCalibrationBatches);
+    state_->bare_rejected = self_probe::pair_ns(false, kCalibrationBatches, calibration.foreign);
+    state_->entry = attach_usdt(state_->skel->progs.handle_entry, config.pid, self_probe::kBinary,
+                                self_probe::kProvider, "method__entry");
+    state_->ret = attach_usdt(return_program(state_->skel.get()), config.pid, self_probe::kBinary,
+                              self_probe::kProvider, "method__return");
+    state_->samples.push_back(state_->sample(kCalibrationBatches, kPairsPerBatch));
+}
+
+CostSampler::~CostSampler() { stop(); }
+
+void CostSampler::start()
+{
+    if (state_->thread.joinable())
+        return;
+    // Signals stay with the thread that waits for them (lifecycle.h's StopSignals).
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    state_->thread = std::thread([state = state_.get()] { state->run(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void CostSampler::stop()
+{
+    {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        state_->stopping = true;
+    }
+    state_->wake.notify_all();
+    if (state_->thread.joinable())
+        state_->thread.join();
+}
+
+std::vector<CostSample> CostSampler::samples() const
+{
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->samples;
 }
 
 }  // namespace jmt

@@ -68,13 +68,36 @@ struct Diagnostics {
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap
-// into the kernel and the program's run, calibrated at start-up. Whole ns, so
+// into the kernel and the program's run, as calibrated (calibrate.h). Whole ns, so
 // corrections stay additive: a frame's correction is exactly its exclusive
 // correction plus its callees' inclusive ones.
 struct ProbeCost {
     uint64_t traced_event_ns = 0;    // an event of a traced method
     uint64_t rejected_event_ns = 0;  // an event of a method the package filter rejects
 };
+
+// One timing of the tool's own probes (calibrate.h): ns per event of a traced
+// method and of a method the filter rejects, taken at at_ns (CLOCK_MONOTONIC).
+struct CostSample {
+    uint64_t at_ns = 0;
+    double traced_event_ns = 0;
+    double rejected_event_ns = 0;
+};
+
+// Samples a window needs before its estimate stops using all the samples.
+constexpr size_t kMinWindowSamples = 5;
+
+struct CostEstimate {
+    ProbeCost cost;
+    size_t samples = 0;  // samples behind cost
+};
+
+// One event's cost over [from_ns, to_ns]: the interquartile mean of the samples
+// taken in it, or of all samples when the window holds fewer than
+// kMinWindowSamples. The mean, because the trap's cost moves by 10-20% from
+// one 100 ms to the next on a VM and the trace pays the average; without the
+// outer quartiles, which hold the batches an interrupt or a page fault hit.
+CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns);
 
 // stats with the probe events' cost taken out of its four times (clamped at 0):
 // each time loses traced events x traced cost + other events x rejected cost.
@@ -89,14 +112,14 @@ constexpr size_t kMinLeafRows = 3;
 constexpr double kMaxLeafFactor = 1.25;
 
 enum class CostSource {
-    Calibrated,  // the start-up calibration's
+    Calibrated,  // the calibration's (estimate_probe_cost)
     Leaves,      // measured in the trace on its cheapest one-event leaf
     Bounded,     // lowered until a row's exclusive time holds its events' cost
 };
 
 // The cost to take out of a trace's rows, decided from the rows themselves
-// where they tell more than the start-up calibration (one event's cost moves
-// by about 15% between runs, and differs between programs):
+// where they tell more than the calibration (which times the tool's own
+// probes, not the JVM's code):
 // - Leaves: a row whose every call is a leaf making exactly one probe event
 //   (its own return: traced, no callee) measures, per call, one traced
 //   event's cost plus its body. With at least kMinLeafRows such rows of
@@ -118,8 +141,8 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
 
 // True when the probe events inside the calls cost more than half of their
 // measured inclusive time (the smaller of elapsed and on-CPU): the corrected times are then mostly the
-// probes' cost taken out, and one event's cost varies by about 15% between
-// runs, so they may be off by 15% or more.
+// probes' cost taken out, and what a JVM pays per event differs from the
+// calibration by up to about 20%, so they may be off by 20% or more.
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);
 
 struct Profile {
@@ -131,7 +154,8 @@ struct Profile {
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
     ProbeCost probe_cost;               // cost taken out (zero when not calibrated): see bounded_probe_cost
-    ProbeCost calibrated_cost;          // the start-up calibration's
+    ProbeCost calibrated_cost;          // the calibration's estimate for the trace's time
+    size_t cost_samples = 0;            // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
     std::string cost_method;            // the row that decided it (Leaves, Bounded)
     bool corrected = false;             // methods' times have the probe cost taken out

@@ -94,6 +94,7 @@ void write_json(std::ostream &out, const Profile &profile)
                         {"rejected_event_ns", profile.probe_cost.rejected_event_ns},
                         {"calibrated_traced_event_ns", profile.calibrated_cost.traced_event_ns},
                         {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
+                        {"calibration_samples", profile.cost_samples},
                         {"source", cost_source_name(profile.cost_source)},
                         {"decided_by", profile.cost_method}}},
                       {"methods", std::move(methods)},

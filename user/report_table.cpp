@@ -150,30 +150,34 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
 void write_probe_cost(std::ostream &out, const Profile &profile)
 {
     const ProbeCost &c = profile.probe_cost, &cal = profile.calibrated_cost;
+    const std::string when = profile.cost_samples > 1
+                                 ? "during the trace (" + std::to_string(profile.cost_samples) + " samples)"
+                                 : "at start-up";
     auto costs = [&out, &c] {
-        out << "Times exclude the probes' own cost: " << format_duration(c.traced_event_ns) << " per traced event, "
-            << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it)";
+        out << format_duration(c.traced_event_ns) << " per traced event, " << format_duration(c.rejected_event_ns)
+            << " per filtered-out event (--raw to keep it)";
     };
-    auto calibrated = [&out, &cal] {
-        out << "calibrated at start-up at " << format_duration(cal.traced_event_ns) << " and "
+    auto calibrated = [&out, &cal, &when] {
+        out << "calibrated " << when << " at " << format_duration(cal.traced_event_ns) << " and "
             << format_duration(cal.rejected_event_ns);
     };
     if (profile.corrected && profile.cost_source == CostSource::Leaves) {
+        out << "Times exclude the probes' own cost: ";
         costs();
         out << "; measured in this trace on its cheapest one-event method, " << profile.cost_method << " (";
         calibrated();
         out << ")\n";
     } else if (profile.corrected && profile.cost_source == CostSource::Bounded) {
+        out << "Times exclude the probes' own cost: ";
         costs();
         out << "; ";
         calibrated();
         out << ", lowered because " << profile.cost_method << " took less than that per event\n";
-    } else if (profile.corrected)
-        out << "Times exclude the probes' own cost, calibrated at start-up: "
-            << format_duration(c.traced_event_ns) << " per traced event, "
-            << format_duration(c.rejected_event_ns)
-            << " per filtered-out event (--raw to keep it)\n";
-    else
+    } else if (profile.corrected) {
+        out << "Times exclude the probes' own cost, calibrated " << when << ": ";
+        costs();
+        out << "\n";
+    } else
         out << "Times as measured (--raw): each probe event inside a call adds its cost to it\n";
 }
 

@@ -214,9 +214,10 @@ int run_trace(const Options &options)
     ReportSink sink(options.output);
     PathFiles path_files(options);
     StopSignals stop;
-    ProbeCost cost;
+    std::unique_ptr<CostSampler> sampler;
     if (!options.raw)
-        cost = calibrate_probe_cost(options.verbose, options.per_thread, wants_call_paths(options), options.foreign);
+        sampler = std::make_unique<CostSampler>(
+            CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
 
     // Launch mode: the child waits at its gate until the probes are attached.
     std::unique_ptr<LaunchedCommand> child;
@@ -238,6 +239,8 @@ int run_trace(const Options &options)
     config.libjvm = target.libjvm;
     auto tracer = std::make_unique<Tracer>(config);
     TargetWatch watch(target.pid);
+    if (sampler)
+        sampler->start();  // after the fork: the child of a threaded process only execs
     if (launch)
         child->release();
 
@@ -256,8 +259,15 @@ int run_trace(const Options &options)
     base.method_globs = options.method_globs;
     base.per_thread = options.per_thread;
     base.foreign = options.foreign;
-    base.calibrated_cost = cost;  // write_report decides the cost taken out from it
     base.corrected = !options.raw;
+    // The calibration's estimate for [from_ns, to_ns]; write_report decides the cost taken out from it.
+    auto calibrate = [&sampler](Profile &p, uint64_t from_ns, uint64_t to_ns) {
+        if (!sampler)
+            return;
+        const CostEstimate e = estimate_probe_cost(sampler->samples(), from_ns, to_ns);
+        p.calibrated_cost = e.cost;
+        p.cost_samples = e.samples;
+    };
 
     const uint64_t interval_ns = static_cast<uint64_t>(options.interval_s * 1e9);
     const uint64_t end_deadline = options.duration_s > 0 ? start_ns + static_cast<uint64_t>(options.duration_s * 1e9) : 0;
@@ -277,6 +287,7 @@ int run_trace(const Options &options)
         p.duration_ns = now - interval_start;
         p.methods = rows_since(snap.methods, previous);
         p.diag = snap.diag;
+        calibrate(p, interval_start, now);
         previous = snap.methods;
         interval_start = now;
         return p;
@@ -317,6 +328,8 @@ int run_trace(const Options &options)
         }
     }
     const uint64_t end_ns = monotonic_ns();
+    if (sampler)
+        sampler->stop();
     Snapshot snap = tracer->snapshot();
     CallTree tree = tracer->call_tree();
     tracer.reset();  // detach before formatting: the JVM runs untraced from here
@@ -337,6 +350,7 @@ int run_trace(const Options &options)
         last.duration_ns = end_ns - start_ns;
         last.methods = std::move(snap.methods);
         last.diag = snap.diag;
+        calibrate(last, start_ns, end_ns);
     }
     write_report(sink, options, std::move(last), std::move(tree), &path_files);
 

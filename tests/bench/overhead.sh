@@ -13,7 +13,7 @@
 # in alternating rounds; prints medians, ns per probe event above "flag", the
 # ratio of each mode's per-event cost to the floor's, the programs' own run time
 # (kernel.bpf_stats_enabled, ns per run) and the per-event cost jmethodtime
-# calibrated at start-up. Needs root and a build.
+# calibrated during the trace. Needs root and a build.
 # usage: tests/bench/overhead.sh [ROUNDS] [ITERATIONS] [WORK]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -137,4 +137,4 @@ echo "x floor: per-event cost above the flag-only JVM divided by the floor's, fr
 echo "entry/return ns: each program's mean run time (kernel.bpf_stats_enabled, separate round, ~20 ns of it"
 echo "  the statistics); x floor(prog): (floor per event + program time above the empty programs') / floor,"
 echo "  the same ratio from the kernel's own timing of the programs, which a noisy machine disturbs less."
-echo "calibrated: the per-traced-event cost jmethodtime measured at start-up and took out of its times."
+echo "calibrated: the per-traced-event cost jmethodtime calibrated during the trace and took out of its times."

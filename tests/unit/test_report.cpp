@@ -110,6 +110,18 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
                         "event (--raw to keep it); measured in this trace on its cheapest one-event method, "
                         "org/postgresql/jdbc/PgConnection.getLogger()Ljava/util/logging/Logger; (calibrated at "
                         "start-up at 902 ns and 711 ns)");
+    // Sampled during the trace: the header says how many samples.
+    p.cost_samples = 14;
+    lines = lines_of(table_of(p));
+    EXPECT_NE(lines[1].find("(calibrated during the trace (14 samples) at 902 ns and 711 ns)"), std::string::npos)
+        << lines[1];
+    p.cost_source = jmt::CostSource::Calibrated;
+    lines = lines_of(table_of(p));
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost, calibrated during the trace (14 samples): 812 ns per "
+                        "traced event, 640 ns per filtered-out event (--raw to keep it)");
+    json.str("");
+    jmt::write_json(json, p);
+    EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("calibration_samples"), 14);
 }
 
 TEST(Table, PackagesListAndAllMethods)

@@ -8,7 +8,7 @@ import demo.util.Harness;
  * twice. Work per call in units: a 135 inclusive / 45 exclusive, b 40/20, c 10/10.
  *
  * The JVM first scales the unit so that one c() takes C_US microseconds, then measures
- * its own untraced time per call of a(), b() and c() (median of batches), prints READY
+ * its own untraced time per call of a(), b() and c() (median of interleaved batches), prints READY
  * and waits for the tracer. Then it runs ITERATIONS calls of a() and prints
  * DONE a_ns=.. b_ns=.. c_ns=.. (untraced, per call) traced_a_ns=.. (per call, traced).
  * usage: FixedWork ITERATIONS C_US
@@ -54,13 +54,23 @@ public final class FixedWork {
         return (System.nanoTime() - t0) / (double) n;
     }
 
-    static double median(int which, int n, int batches) {
-        double[] v = new double[batches];
-        for (int i = 0; i < batches; i++) {
-            v[i] = perCall(which, n);
+    static double median(double[] v) {
+        double[] sorted = v.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    // ns per call of a(), b() and c(): the median of ROUNDS rounds, each timing one
+    // batch of each (about 20 ms apiece), so that a slow spell of the host lands on
+    // all three alike instead of on one method's batches.
+    static double[] untracedPerCall(int rounds) {
+        double[][] v = new double[3][rounds];
+        for (int r = 0; r < rounds; r++) {
+            v[0][r] = perCall(0, 300);
+            v[1][r] = perCall(1, 1000);
+            v[2][r] = perCall(2, 4000);
         }
-        java.util.Arrays.sort(v);
-        return v[batches / 2];
+        return new double[] {median(v[0]), median(v[1]), median(v[2])};
     }
 
     static void run(int iterations) {
@@ -74,10 +84,15 @@ public final class FixedWork {
         double cTargetNs = Double.parseDouble(args[1]) * 1000;
         for (int round = 0; round < 3; round++) {  // warm up (JIT) and scale the unit
             perCall(0, 3000);
-            unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(2, 2000, 5)));
+            double[] c = new double[5];
+            for (int i = 0; i < c.length; i++) {
+                c[i] = perCall(2, 2000);
+            }
+            unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(c)));
         }
         perCall(0, 3000);
-        double aNs = median(0, 300, 9), bNs = median(1, 1000, 9), cNs = median(2, 3000, 9);
+        double[] untraced = untracedPerCall(15);
+        double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2];
         Harness.awaitGo();
         long t0 = System.nanoTime();
         run(iterations);
