@@ -360,6 +360,16 @@ TEST(CostBound, CheapestOneEventLeafSetsTheCostWhenThereAreEnoughLeaves)
     std::vector<jmt::MethodRow> with_callee = rows;
     with_callee[0].stats.events_incl += 2;
     EXPECT_EQ(jmt::bounded_probe_cost(with_callee, cal).source, jmt::CostSource::Calibrated);
+    // Up to kMaxLeafFactor either way of the calibration: 1.3 x 900 ns is taken, 1.4 x is not.
+    std::vector<jmt::MethodRow> dearer = rows;
+    for (size_t i = 0; i < 3; i++)
+        dearer[i].stats.wall_excl_ns = dearer[i].stats.cpu_excl_ns = dearer[i].stats.wall_incl_ns =
+            dearer[i].stats.cpu_incl_ns = 20000 * (1170 + i);
+    EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal).cost.traced_event_ns, 1170u);
+    for (size_t i = 0; i < 3; i++)
+        dearer[i].stats.wall_excl_ns = dearer[i].stats.cpu_excl_ns = dearer[i].stats.wall_incl_ns =
+            dearer[i].stats.cpu_incl_ns = 20000 * (1260 + i);
+    EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal).source, jmt::CostSource::Calibrated);
     // Leaves that do real work (5 us a call, far above one event) leave the calibration alone.
     for (auto &r : rows)
         r.stats.wall_excl_ns = r.stats.cpu_excl_ns = r.stats.wall_incl_ns = r.stats.cpu_incl_ns = r.stats.calls * 5000;
