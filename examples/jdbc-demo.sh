@@ -178,6 +178,10 @@ elif [ "$source" = bounded ]; then
 else
   echo "Times exclude the probes' own cost, $calibrated: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it)."
 fi
+jq -r '.overhead | "The probes: \(.events) events (every Java call traps, traced or not), about \(.trap_ns / 1e6 | round) ms of trap time"
+  + (if .jvm_cpu_ns == null then "." else ", \((.share // 0) * 100 | round)% of the JVM'"'"'s \(.jvm_cpu_ns / 1e6 | round) ms on a CPU"
+  + (if .jvm_cpu_early then " (read up to 25 ms before it exited)." else "." end) end)' \
+  "$work/report.json"
 echo "Elapsed: wall-clock time from entry to return; CPU: the time the thread was on a CPU meanwhile."
 echo "Incl: with the traced methods it called; Excl: without them. Foreign: the part of Excl inside"
 echo "untraced callees (JDK code, the socket), elapsed and on a CPU."

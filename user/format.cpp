@@ -1,5 +1,6 @@
-#include <ctime>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "jmethodtime.h"
@@ -11,6 +12,8 @@ namespace {
 
 constexpr uint64_t kNsPerUs = 1000;
 constexpr uint64_t kNsPerS = 1000 * 1000 * 1000;
+// Trap time share of the JVM's CPU time from which the overhead line advises short traces.
+constexpr long kOverheadWarnPercent = 25;
 // From here on a duration is shown in whole seconds: 999.5 s rounds to "1000 s".
 constexpr uint64_t kWholeSecondsFromNs = 999'500'000'000ULL;
 
@@ -29,6 +32,52 @@ std::string place_point(uint64_t sig, int int_digits)
 // Three significant digits in us, ms or s, rounded half up in integers (no
 // binary fractions, so 1005 ns is "1.01 us" like 1015 ns is "1.02 us"). A
 // value that rounds up to 1000 of a unit moves to the next unit.
+std::string overhead_text(const Profile &profile)
+{
+    const Overhead &o = profile.overhead;
+    std::string text = "Probe events: " + format_count(o.events);
+    if (profile.duration_ns > 0)
+        text += " (" +
+                format_count(static_cast<uint64_t>(static_cast<double>(o.events) * 1e9 /
+                                                   static_cast<double>(profile.duration_ns))) +
+                "/s)";
+    const uint64_t trap_ns = overhead_ns(o, profile.probe_cost);
+    if (profile.corrected && trap_ns > 0) {
+        text += "; about " + format_duration(trap_ns) + " of trap time";
+        if (o.jvm_cpu_ns > 0) {
+            const long percent =
+                std::lround(100.0 * static_cast<double>(trap_ns) / static_cast<double>(o.jvm_cpu_ns));
+            text += ", " + std::to_string(percent) + "% of the JVM's " + format_duration(o.jvm_cpu_ns) +
+                    " on a CPU";
+            if (o.jvm_cpu_early)
+                text += " (read up to " + format_duration(kCpuReadPeriodNs) + " before it exited)";
+            if (percent >= kOverheadWarnPercent)
+                text += "; every Java call traps, traced or not: keep such traces short";
+        } else {
+            text += " (the JVM's CPU time is unknown: it was gone before it was read)";
+        }
+    } else if (o.jvm_cpu_ns > 0) {
+        text += "; the JVM was on a CPU for " + format_duration(o.jvm_cpu_ns);
+    }
+    return text;
+}
+
+std::string format_count(uint64_t n)
+{
+    if (n < 10000)
+        return std::to_string(n);
+    const char *units[] = {"K", "M", "G", "T"};
+    double v = static_cast<double>(n);
+    int u = -1;
+    while (v >= 1000 && u < 3) {
+        v /= 1000;
+        u++;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, units[u]);
+    return buf;
+}
+
 std::string format_duration(uint64_t ns)
 {
     if (ns < kNsPerUs)

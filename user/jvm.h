@@ -100,4 +100,13 @@ std::string read_target_memory(int pid, uint64_t addr, size_t len);
 
 std::string read_file(const std::string &path);
 
+// utime + stime (clock ticks) of a /proc/PID/stat text: every thread of the
+// process, the dead ones included; nullopt when the text does not parse.
+std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
+
+// CPU time (ns, user and system, every thread) of pid so far; nullopt when
+// /proc/PID/stat cannot be read (the process is gone). Tick resolution
+// (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
+std::optional<uint64_t> process_cpu_ns(int pid);
+
 }  // namespace jmt

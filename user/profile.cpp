@@ -184,6 +184,12 @@ CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_
     return e;
 }
 
+uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost)
+{
+    const uint64_t traced = std::min(overhead.traced_events, overhead.events);
+    return traced * cost.traced_event_ns + (overhead.events - traced) * cost.rejected_event_ns;
+}
+
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
 {
     const uint64_t incl = events_cost_ns(raw.events_incl, raw.traced_incl, cost);

@@ -99,6 +99,24 @@ struct CostEstimate {
 // outer quartiles, which hold the batches an interrupt or a page fault hit.
 CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns);
 
+// What the probes cost the traced JVM over a report's window. Every Java
+// call traps once the probes are attached, whatever the filter: filtered-out
+// events cost nearly as much as traced ones.
+// The JVM's CPU time is read this often (about 20 us a reading), so that a JVM
+// reaped by its parent before the end of the trace still has a recent figure.
+constexpr uint64_t kCpuReadPeriodNs = 25'000'000;
+
+struct Overhead {
+    uint64_t events = 0;         // probe events (entries and returns, traced or filtered out)
+    uint64_t traced_events = 0;  // of them, events of traced methods
+    uint64_t jvm_cpu_ns = 0;     // the JVM's CPU time (every thread, user and system); 0: unknown
+    bool jvm_cpu_early = false;  // the JVM was gone at the end: jvm_cpu_ns ends at the last reading
+                                 // (up to kCpuReadPeriodNs earlier), so the share is a little high
+};
+
+// ns the window's events cost the JVM at cost (0 when not calibrated).
+uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);
+
 // stats with the probe events' cost taken out of its four times (clamped at 0):
 // each time loses traced events x traced cost + other events x rejected cost.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
@@ -157,6 +175,7 @@ struct Profile {
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
     ProbeCost probe_cost;               // cost taken out (zero when not calibrated): see bounded_probe_cost
+    Overhead overhead;                  // what the probes cost the JVM (see Overhead)
     ProbeCost calibrated_cost;          // the calibration's estimate for the trace's time
     size_t cost_samples = 0;            // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided

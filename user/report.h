@@ -16,11 +16,19 @@ struct TableOptions {
     SortKey sort = SortKey::Excl;
 };
 
+// "987", "12.3K", "4.56M": three significant digits above 9999.
+std::string format_count(uint64_t n);
+
 // "950 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
 std::string format_duration(uint64_t ns);
 
 // "2026-11-21T20:51:03.123Z": ns since the epoch as UTC, millisecond precision.
 std::string format_utc(uint64_t unix_ns);
+
+// "Probe events: 2.59M (841K/s); about 2.37 s of trap time, 58% of the JVM's
+// 4.10 s on a CPU": what the probes cost the JVM over the profile's window,
+// with advice to keep the trace short from 25% on.
+std::string overhead_text(const Profile &profile);
 
 // "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,

@@ -74,6 +74,27 @@ json diagnostics_json(const Diagnostics &d)
             {"foreign_lost", d.foreign_lost}};
 }
 
+// What the probes cost the JVM; jvm_cpu_ns and share are null when unknown
+// (share also without a calibrated cost, under --raw); jvm_cpu_early: the
+// JVM's CPU time ends at the last reading before it exited.
+json overhead_json(const Profile &profile)
+{
+    const Overhead &o = profile.overhead;
+    const uint64_t trap_ns = profile.corrected ? overhead_ns(o, profile.probe_cost) : 0;
+    json j = {{"events", o.events},
+              {"traced_events", o.traced_events},
+              {"trap_ns", trap_ns},
+              {"jvm_cpu_ns", nullptr},
+              {"jvm_cpu_early", o.jvm_cpu_early},
+              {"share", nullptr}};
+    if (o.jvm_cpu_ns > 0) {
+        j["jvm_cpu_ns"] = o.jvm_cpu_ns;
+        if (trap_ns > 0)
+            j["share"] = static_cast<double>(trap_ns) / static_cast<double>(o.jvm_cpu_ns);
+    }
+    return j;
+}
+
 }  // namespace
 
 void write_json(std::ostream &out, const Profile &profile)
@@ -97,6 +118,7 @@ void write_json(std::ostream &out, const Profile &profile)
                         {"calibration_samples", profile.cost_samples},
                         {"source", cost_source_name(profile.cost_source)},
                         {"decided_by", profile.cost_method}}},
+                      {"overhead", overhead_json(profile)},
                       {"methods", std::move(methods)},
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each

@@ -202,6 +202,8 @@ void write_header(std::ostream &out, const Profile &profile)
         out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": " << filter
             << "\n";
     write_probe_cost(out, profile);
+    if (profile.overhead.events > 0)
+        out << overhead_text(profile) << "\n";
 }
 
 // Depth-first lines of the call tree under parent (0: the roots), children by

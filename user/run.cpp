@@ -138,23 +138,6 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
     sink.flush();
 }
 
-// "987", "12.3K", "4.56M": three significant digits above 9999.
-std::string format_count(uint64_t n)
-{
-    if (n < 10000)
-        return std::to_string(n);
-    const char *units[] = {"K", "M", "G", "T"};
-    double v = static_cast<double>(n);
-    int u = -1;
-    while (v >= 1000 && u < 3) {
-        v /= 1000;
-        u++;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, units[u]);
-    return buf;
-}
-
 // "\r12 s: 1.23M probe events, 45 methods" on a terminal's stderr, rewritten in place.
 class ProgressLine {
 public:
@@ -277,10 +260,27 @@ int run_trace(const Options &options)
     ProgressLine progress(show_progress);
     uint64_t next_progress = show_progress ? start_ns + kProgressPeriodNs : 0;
 
+    // The probe events and the JVM's CPU time since the window's start (the trace's or the interval's).
+    Diagnostics window_diag;
+    std::optional<uint64_t> window_cpu = process_cpu_ns(target.pid);
+    std::optional<uint64_t> last_cpu = window_cpu;  // the latest reading, every kCpuReadPeriodNs
+    uint64_t next_cpu_read = start_ns + kCpuReadPeriodNs;
+    auto measure_overhead = [&](Profile &p, const Diagnostics &diag, std::optional<uint64_t> cpu) {
+        p.overhead.events = (diag.entries + diag.returns) - (window_diag.entries + window_diag.returns);
+        p.overhead.traced_events = 2 * (diag.traced_calls - window_diag.traced_calls);
+        if (!cpu && last_cpu) {
+            cpu = last_cpu;
+            p.overhead.jvm_cpu_early = true;
+        }
+        p.overhead.jvm_cpu_ns = cpu && window_cpu && *cpu >= *window_cpu ? *cpu - *window_cpu : 0;
+        window_diag = diag;
+        window_cpu = cpu;
+    };
+
     std::vector<MethodRow> previous;  // -i: totals at the end of the last interval
     uint64_t interval_start = start_ns;
     uint32_t interval_no = 0;
-    auto interval_profile = [&](const Snapshot &snap, uint64_t now) {
+    auto interval_profile = [&](const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu) {
         Profile p = base;
         p.interval = ++interval_no;
         p.end_unix_ns = unix_now_ns();
@@ -288,6 +288,7 @@ int run_trace(const Options &options)
         p.methods = rows_since(snap.methods, previous);
         p.diag = snap.diag;
         calibrate(p, interval_start, now);
+        measure_overhead(p, snap.diag, cpu);
         previous = snap.methods;
         interval_start = now;
         return p;
@@ -295,7 +296,7 @@ int run_trace(const Options &options)
 
     EndReason reason;
     for (;;) {
-        Woken w = wait_until(stop, watch, earliest({end_deadline, next_interval, next_progress}));
+        Woken w = wait_until(stop, watch, earliest({end_deadline, next_interval, next_progress, next_cpu_read}));
         if (w.wake == Wake::Signal) {
             if (!launch) {
                 reason = EndReason::Signal;
@@ -315,8 +316,14 @@ int run_trace(const Options &options)
             reason = EndReason::Duration;
             break;
         }
+        if (now >= next_cpu_read) {
+            if (std::optional<uint64_t> cpu = process_cpu_ns(target.pid))
+                last_cpu = cpu;
+            while (next_cpu_read <= now)
+                next_cpu_read += kCpuReadPeriodNs;
+        }
         if (next_interval && now >= next_interval) {
-            Profile p = interval_profile(tracer->snapshot(), now);
+            Profile p = interval_profile(tracer->snapshot(), now, process_cpu_ns(target.pid));
             progress.clear();
             write_report(sink, options, std::move(p));
             while (next_interval <= now)
@@ -331,6 +338,7 @@ int run_trace(const Options &options)
     if (sampler)
         sampler->stop();
     Snapshot snap = tracer->snapshot();
+    const std::optional<uint64_t> end_cpu = process_cpu_ns(target.pid);  // before a launched JVM is reaped
     CallTree tree = tracer->call_tree();
     tracer.reset();  // detach before formatting: the JVM runs untraced from here
     progress.clear();
@@ -345,12 +353,13 @@ int run_trace(const Options &options)
         std::cerr << "Detached from pid " << target.pid << std::endl;
     }
 
-    Profile last = interval_ns ? interval_profile(snap, end_ns) : base;
+    Profile last = interval_ns ? interval_profile(snap, end_ns, end_cpu) : base;
     if (!interval_ns) {
         last.duration_ns = end_ns - start_ns;
         last.methods = std::move(snap.methods);
         last.diag = snap.diag;
         calibrate(last, start_ns, end_ns);
+        measure_overhead(last, snap.diag, end_cpu);
     }
     write_report(sink, options, std::move(last), std::move(tree), &path_files);
 

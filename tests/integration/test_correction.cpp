@@ -90,3 +90,40 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
 }
 
 }  // namespace
+
+namespace {
+
+// The overhead line: what the probes cost the JVM over the trace. FixedWork's traced run
+// keeps its main thread on a CPU, so the JVM's CPU time covers it, and the trap time is the
+// window's events at about what the JVM paid per event.
+TEST(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
+{
+    JMT_REQUIRE_BPF();
+    const uint64_t n = 10000;
+    auto r = run_fixed_work(false);
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    const auto &o = r.report.at("overhead");
+    const auto &diag = r.report.at("diagnostics");
+    std::printf("overhead: %s\n", o.dump().c_str());
+    // Every event of the window, traced or filtered out: entries and returns as the programs saw them.
+    EXPECT_EQ(o.at("events").get<uint64_t>(), diag.at("entries").get<uint64_t>() + diag.at("returns").get<uint64_t>());
+    EXPECT_EQ(o.at("traced_events").get<uint64_t>(), 2 * diag.at("traced_calls").get<uint64_t>());
+    EXPECT_GE(o.at("traced_events").get<uint64_t>(), kEventsPerA * n);
+    // The harness reaps the JVM as soon as it exits, often before the tool reads its CPU time at
+    // the end: then the last reading counts, up to 25 ms before the exit.
+    ASSERT_FALSE(o.at("jvm_cpu_ns").is_null()) << o.dump();
+    const double jvm_cpu = o.at("jvm_cpu_ns").get<double>();
+    const double traced_loop = double(n) * double(jmt_it::done_value(r.done_line, "traced_a_ns"));
+    const double unread = o.at("jvm_cpu_early").get<bool>() ? 25e6 : 0;
+    EXPECT_GE(jvm_cpu, traced_loop - unread - 20e6) << "the traced loop ran on a CPU (less two 10 ms ticks)";
+    EXPECT_LE(jvm_cpu, 2.0 * r.report.at("duration_ns").get<double>()) << "two CPUs at most";
+    // Trap time: every event at what the JVM paid for one, within the calibration's 40%.
+    const double paid =
+        (double(jmt_it::done_value(r.done_line, "traced_a_ns")) - double(jmt_it::done_value(r.done_line, "a_ns"))) /
+        kEventsPerA;
+    const double trap = o.at("trap_ns").get<double>();
+    EXPECT_NEAR(trap, o.at("events").get<double>() * paid, 0.40 * o.at("events").get<double>() * paid);
+    EXPECT_DOUBLE_EQ(o.at("share").get<double>(), trap / jvm_cpu);
+}
+
+}  // namespace

@@ -117,6 +117,19 @@ TEST(Capabilities, EffectiveSetIsReadFromStatus)
     EXPECT_EQ(jmt::effective_capabilities("Name:\tx\n"), 0u);
 }
 
+// utime + stime from /proc/PID/stat, counted from the last ')' (a thread name may hold both).
+TEST(ProcessCpu, StatFieldsAfterTheCommand)
+{
+    const std::string stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 52 0 0 0 1234 567 0 0 20 0 30 0 100";
+    EXPECT_EQ(jmt::stat_cpu_ticks(stat), 1801u);
+    EXPECT_FALSE(jmt::stat_cpu_ticks("4242 (java) S 1 2"));
+    EXPECT_FALSE(jmt::stat_cpu_ticks(""));
+    EXPECT_FALSE(jmt::stat_cpu_ticks("4242 (java) S 1 4242 4242 0 -1 4194560 52 0 0 0 x 567 0"));
+    // This process has run a little; a pid that does not exist has no CPU time.
+    EXPECT_TRUE(jmt::process_cpu_ns(getpid()).has_value());
+    EXPECT_FALSE(jmt::process_cpu_ns(999999999).has_value());
+}
+
 TEST(JvmList, TableAndJsonShowProbeStates)
 {
     jmt::JvmTarget on, off, missing;

@@ -297,7 +297,10 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 10u);
+    EXPECT_EQ(doc.size(), 11u);
+    // No events, no JVM CPU time: counts of 0 and nulls.
+    EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
+                                      R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null})"));
     EXPECT_EQ(doc.at("foreign"), false);
     EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
     EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
@@ -778,4 +781,50 @@ TEST(Foreign, JsonAndCsvCarryTheForeignValues)
     EXPECT_NE(lines[0].find(",probe_dominated,wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign\r"),
               std::string::npos);
     EXPECT_NE(lines[1].find(",0,150000000,40000000,321,12\r"), std::string::npos) << lines[1];
+}
+
+// What the probes cost the JVM: events, their rate, their trap time at the cost taken out,
+// and its share of the JVM's CPU time; advice from 25%; what is unknown is said.
+TEST(Overhead, LineStatesEventsTrapTimeAndShareOfTheJvmsCpu)
+{
+    jmt::Profile p = sample();  // 2.50 s
+    p.corrected = true;
+    p.probe_cost = {1000, 800};
+    p.overhead.events = 2'000'000;
+    p.overhead.traced_events = 500'000;
+    p.overhead.jvm_cpu_ns = 4'000'000'000;
+    // 500K x 1000 ns + 1.5M x 800 ns = 1.70 s of the JVM's 4.00 s: 43%.
+    EXPECT_EQ(jmt::overhead_ns(p.overhead, p.probe_cost), 1'700'000'000u);
+    auto lines = lines_of(table_of(p));
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_EQ(lines[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 43% of the JVM's 4.00 s on a "
+                        "CPU; every Java call traps, traced or not: keep such traces short");
+    std::ostringstream json;
+    jmt::write_json(json, p);
+    auto o = nlohmann::json::parse(json.str()).at("overhead");
+    EXPECT_EQ(o.at("events"), 2'000'000);
+    EXPECT_EQ(o.at("traced_events"), 500'000);
+    EXPECT_EQ(o.at("trap_ns"), 1'700'000'000);
+    EXPECT_EQ(o.at("jvm_cpu_ns"), 4'000'000'000);
+    EXPECT_DOUBLE_EQ(o.at("share").get<double>(), 0.425);
+
+    p.overhead.jvm_cpu_ns = 40'000'000'000;  // 4%: no advice
+    EXPECT_EQ(lines_of(table_of(p))[2],
+              "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 4% of the JVM's 40.0 s on a CPU");
+    p.overhead.jvm_cpu_early = true;  // gone at the end: the last reading before its exit
+    EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 4% of the JVM's "
+                                        "40.0 s on a CPU (read up to 25.0 ms before it exited)");
+    p.overhead.jvm_cpu_ns = 0;  // gone before any reading
+    EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time (the JVM's CPU "
+                                        "time is unknown: it was gone before it was read)");
+    p.corrected = false;  // --raw: no cost, so no trap time
+    p.probe_cost = {};
+    p.overhead.jvm_cpu_ns = 3'000'000'000;
+    EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); the JVM was on a CPU for 3.00 s");
+    json.str("");
+    jmt::write_json(json, p);
+    o = nlohmann::json::parse(json.str()).at("overhead");
+    EXPECT_EQ(o.at("trap_ns"), 0);
+    EXPECT_TRUE(o.at("share").is_null());
+    EXPECT_EQ(o.at("jvm_cpu_ns"), 3'000'000'000);
 }
