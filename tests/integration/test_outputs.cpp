@@ -35,6 +35,8 @@ TEST(Outputs, IntervalReportsAddUpToTheCallTree)
     uint32_t expected_interval = 0;
     size_t intervals_with_calls = 0;
     std::string last_end;
+    uint64_t events = 0, traced_events = 0;  // summed over the intervals
+    nlohmann::json last;
     for (std::string line; std::getline(lines, line);) {
         auto doc = nlohmann::json::parse(line);  // JSON Lines: one document per interval
         EXPECT_EQ(doc["interval"], ++expected_interval);
@@ -44,8 +46,19 @@ TEST(Outputs, IntervalReportsAddUpToTheCallTree)
         intervals_with_calls += !doc["methods"].empty();
         for (const auto &m : doc["methods"])
             calls[m["method"].get<std::string>()] += m["calls"].get<uint64_t>();
+        events += doc["overhead"]["events"].get<uint64_t>();
+        traced_events += doc["overhead"]["traced_events"].get<uint64_t>();
+        // A 0.1 s interval holds about one sample of the probe cost, under the 5 a window needs:
+        // each one uses every sample so far, so their number never drops.
+        const uint64_t samples = doc["probe_cost"]["calibration_samples"].get<uint64_t>();
+        EXPECT_GE(samples, last.is_null() ? 1u : last["probe_cost"]["calibration_samples"].get<uint64_t>());
+        last = doc;
     }
     EXPECT_GE(intervals_with_calls, 2u) << r.jmt_stdout;
+    // The intervals' events add up to the programs' counters at the end (cumulative).
+    EXPECT_EQ(events, last["diagnostics"]["entries"].get<uint64_t>() + last["diagnostics"]["returns"].get<uint64_t>());
+    EXPECT_EQ(traced_events, 2 * last["diagnostics"]["traced_calls"].get<uint64_t>());
+    EXPECT_GE(traced_events, 16 * kIterations);
     EXPECT_EQ(calls["a"], kIterations);
     EXPECT_EQ(calls["b"], 2 * kIterations);
     EXPECT_EQ(calls["c"], 5 * kIterations);
