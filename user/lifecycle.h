@@ -56,7 +56,7 @@ struct Woken {
 // Waits for a stop signal, the monotonic deadline_ns (0: none), or the target's exit.
 Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t deadline_ns);
 
-enum class EndReason { Signal, Duration, TargetExited };
+enum class EndReason { Signal, Duration, TargetExited, Overhead };
 
 // Waits for a stop signal, duration_s seconds (0: no limit), or the exit of pid.
 EndReason wait_for_end(const StopSignals &stop, int pid, double duration_s);

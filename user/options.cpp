@@ -103,6 +103,10 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                    "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
                    "command runs on untraced)")
         ->check(CLI::NonNegativeNumber);
+    app.add_option("--max-overhead", o.max_overhead_percent,
+                   "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
+                   "1 s windows in a row (default: never); the report covers the trace until then")
+        ->check(CLI::Range(1.0, 100.0));
     app.add_option("-i,--interval", o.interval_s,
                    "Print a report every SECONDS with the calls that completed in that interval, with a "
                    "timestamp")
@@ -177,6 +181,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         if (sort == "foreign" && !o.foreign)
             throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
                                        "measured only then): add --foreign");
+        if (o.max_overhead_percent > 0 && o.raw)
+            throw CLI::ValidationError("--max-overhead needs the calibrated cost of a probe event, which --raw "
+                                       "skips: drop one of them");
         if (o.interval_s > 0 && (o.folded || o.tree))
             throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
                                        "cover the whole trace: drop one of them");

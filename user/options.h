@@ -20,6 +20,7 @@ struct Options {
     bool per_thread = false;            // rows split by thread
     bool foreign = false;               // --foreign: time inside untraced callees per method
     double duration_s = 0;              // 0: until signal or target exit
+    double max_overhead_percent = 0;    // >0: detach when the traps take more of the JVM's CPU time
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;
     bool json = false;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <memory>
 
 #include "calibrate.h"
+#include "overhead.h"
 #include "error.h"
 #include "jvm.h"
 #include "jvm_list.h"
@@ -265,6 +267,13 @@ int run_trace(const Options &options)
     std::optional<uint64_t> window_cpu = process_cpu_ns(target.pid);
     std::optional<uint64_t> last_cpu = window_cpu;  // the latest reading, every kCpuReadPeriodNs
     uint64_t next_cpu_read = start_ns + kCpuReadPeriodNs;
+    const uint64_t start_cpu = window_cpu.value_or(0);
+    std::optional<OverheadGuard> guard;  // --max-overhead
+    if (options.max_overhead_percent > 0) {
+        guard.emplace(options.max_overhead_percent);
+        guard->start(start_ns, {});
+    }
+    double tripped_share = 0;  // the traps' share that ended the trace (EndReason::Overhead)
     auto measure_overhead = [&](Profile &p, const Diagnostics &diag, std::optional<uint64_t> cpu) {
         p.overhead.events = (diag.entries + diag.returns) - (window_diag.entries + window_diag.returns);
         p.overhead.traced_events = 2 * (diag.traced_calls - window_diag.traced_calls);
@@ -321,6 +330,19 @@ int run_trace(const Options &options)
                 last_cpu = cpu;
             while (next_cpu_read <= now)
                 next_cpu_read += kCpuReadPeriodNs;
+            if (guard && last_cpu && sampler && guard->due(now)) {
+                const Tracer::Progress events = tracer->progress();
+                Overhead totals;
+                totals.events = events.events;
+                totals.traced_events = events.traced_events;
+                totals.jvm_cpu_ns = *last_cpu - start_cpu;
+                const ProbeCost cost = estimate_probe_cost(sampler->samples(), now - kOverheadWindowNs, now).cost;
+                if (std::optional<double> share = guard->feed(now, totals, cost)) {
+                    tripped_share = *share;
+                    reason = EndReason::Overhead;
+                    break;
+                }
+            }
         }
         if (next_interval && now >= next_interval) {
             Profile p = interval_profile(tracer->snapshot(), now, process_cpu_ns(target.pid));
@@ -349,6 +371,10 @@ int run_trace(const Options &options)
         std::cerr << "Command exited with status " << exit_code << "; detached" << std::endl;
     } else if (reason == EndReason::TargetExited) {
         std::cerr << "Target pid " << target.pid << " exited; detached" << std::endl;
+    } else if (reason == EndReason::Overhead) {
+        std::cerr << "jmethodtime: the probes' traps took " << std::lround(tripped_share * 100)
+                  << "% of the JVM's CPU time for " << kOverheadTripWindows << " s in a row, over --max-overhead "
+                  << options.max_overhead_percent << "%: detached from pid " << target.pid << std::endl;
     } else {
         std::cerr << "Detached from pid " << target.pid << std::endl;
     }

@@ -92,7 +92,8 @@ public:
 
     // Cheap counters for a progress line: probe events seen, methods traced so far.
     struct Progress {
-        uint64_t events = 0;
+        uint64_t events = 0;         // entries and returns
+        uint64_t traced_events = 0;  // of them, entries and returns of traced methods
         uint64_t methods = 0;
     };
     Progress progress() const;

@@ -61,6 +61,46 @@ TEST(Lifecycle, SigintEndsWithAReport)
     EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
 }
 
+// --max-overhead: Flow busy-waits on System.nanoTime(), every call a trap, so the traps take
+// about all of the JVM's CPU time: the guard detaches after its two 1 s windows, well before -d,
+// says why in one line, and the report covers the trace until then.
+TEST(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
+{
+    JMT_REQUIRE_BPF();
+    LongJvm jvm;
+    Child jmt({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--package", "demo/abc", "--max-overhead",
+               "50", "-d", "20"},
+              false);
+    EXPECT_EQ(jmt.wait_exit(30000), 0);
+    const std::string err = jmt.drain(true, 1000);
+    EXPECT_NE(err.find("of the JVM's CPU time for 2 s in a row, over --max-overhead 50%: detached from pid " +
+                       std::to_string(jvm.java.pid())),
+              std::string::npos)
+        << err;
+    auto report = nlohmann::json::parse(jmt.drain(false, 5000));
+    const uint64_t d = report["duration_ns"];
+    EXPECT_GE(d, 2'000'000'000u);
+    EXPECT_LT(d, 6'000'000'000u);
+    EXPECT_GT(report["overhead"]["share"].get<double>(), 0.5) << report["overhead"].dump();
+    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);  // detached, the JVM runs on
+}
+
+// Under the limit the guard never ends the trace: FixedWork's traps are about 20% of its CPU.
+TEST(Lifecycle, MaxOverheadLeavesACheapTraceAlone)
+{
+    JMT_REQUIRE_BPF();
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.abc.FixedWork";
+    spec.args = {"20000", "5"};  // about 1.6 s traced
+    spec.jmt_args = {"--package", "demo/abc", "--max-overhead", "60"};
+    auto r = jmt_it::run_traced(spec);
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    EXPECT_EQ(r.jmt_stderr.find("max-overhead"), std::string::npos) << r.jmt_stderr;
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/abc/FixedWork", "c", "()V"), 5 * 20000u);
+    EXPECT_LT(r.report["overhead"]["share"].get<double>(), 0.6) << r.report["overhead"].dump();
+}
+
 // Runs the tool on bad input: non-zero exit, one line on stderr that contains `needle`.
 void expect_error(const std::vector<std::string> &args, const std::string &needle)
 {

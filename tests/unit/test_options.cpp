@@ -167,3 +167,20 @@ TEST(ParseOptions, HelpExitsZero)
 }
 
 }  // namespace
+
+TEST(ParseOptions, MaxOverheadIsAPercentAndNeedsTheCalibration)
+{
+    auto r = parse({"-p", "42", "--max-overhead", "30"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.max_overhead_percent, 30.0);
+    EXPECT_EQ(parse({"-p", "42"}).options.max_overhead_percent, 0.0);  // never
+    for (const char *bad : {"0", "101", "x"}) {
+        auto b = parse({"-p", "42", "--max-overhead", bad});
+        EXPECT_TRUE(b.exit_now) << bad;
+        EXPECT_EQ(b.exit_code, 2) << bad;
+    }
+    auto raw = parse({"-p", "42", "--max-overhead", "30", "--raw"});
+    EXPECT_TRUE(raw.exit_now);
+    EXPECT_EQ(raw.exit_code, 2);
+    EXPECT_NE(raw.message.find("--max-overhead needs the calibrated cost"), std::string::npos) << raw.message;
+}
