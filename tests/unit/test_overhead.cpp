@@ -7,14 +7,8 @@ namespace {
 
 constexpr uint64_t kS = 1'000'000'000;
 
-jmt::Overhead totals(uint64_t events, uint64_t traced, uint64_t cpu_ns)
-{
-    jmt::Overhead o;
-    o.events = events;
-    o.traced_events = traced;
-    o.jvm_cpu_ns = cpu_ns;
-    return o;
-}
+// Events, traced events and the JVM's CPU time (ns) since the trace's start.
+using Totals = jmt::Overhead;
 
 }  // namespace
 
@@ -23,12 +17,12 @@ TEST(OverheadGuard, TripsOnTheSecondWindowInARowOverTheLimit)
 {
     const jmt::ProbeCost cost{500, 400};
     jmt::OverheadGuard guard(40);
-    guard.start(10 * kS, totals(0, 0, 0));
+    guard.start(10 * kS, Totals{0, 0, 0});
     EXPECT_FALSE(guard.due(10 * kS + kS - 1));
     EXPECT_TRUE(guard.due(11 * kS));
     // 200K traced x 500 + 800K x 400 = 0.42 s of 1 s: 42%, over 40; once is not enough.
-    EXPECT_FALSE(guard.feed(11 * kS, totals(1'000'000, 200'000, kS), cost));
-    const std::optional<double> share = guard.feed(12 * kS, totals(2'000'000, 400'000, 2 * kS), cost);
+    EXPECT_FALSE(guard.feed(11 * kS, Totals{1'000'000, 200'000, kS}, cost));
+    const std::optional<double> share = guard.feed(12 * kS, Totals{2'000'000, 400'000, 2 * kS}, cost);
     ASSERT_TRUE(share);
     EXPECT_DOUBLE_EQ(*share, 0.42);
 }
@@ -38,12 +32,12 @@ TEST(OverheadGuard, AWindowUnderTheLimitOrIdleStartsTheCountAgain)
 {
     const jmt::ProbeCost cost{500, 500};
     jmt::OverheadGuard guard(40);
-    guard.start(0, totals(0, 0, 0));
-    EXPECT_FALSE(guard.feed(1 * kS, totals(1'000'000, 0, kS), cost));      // 50%
-    EXPECT_FALSE(guard.feed(2 * kS, totals(1'500'000, 0, 2 * kS), cost));  // 25%
-    EXPECT_FALSE(guard.feed(3 * kS, totals(2'500'000, 0, 3 * kS), cost));  // 50%
+    guard.start(0, Totals{0, 0, 0});
+    EXPECT_FALSE(guard.feed(1 * kS, Totals{1'000'000, 0, kS}, cost));      // 50%
+    EXPECT_FALSE(guard.feed(2 * kS, Totals{1'500'000, 0, 2 * kS}, cost));  // 25%
+    EXPECT_FALSE(guard.feed(3 * kS, Totals{2'500'000, 0, 3 * kS}, cost));  // 50%
     // 99 ms on a CPU, all of it traps: too little to count, and the count restarts.
-    EXPECT_FALSE(guard.feed(4 * kS, totals(2'698'000, 0, 3 * kS + 99'000'000), cost));
-    EXPECT_FALSE(guard.feed(5 * kS, totals(3'698'000, 0, 4 * kS + 99'000'000), cost));  // 50%
-    EXPECT_TRUE(guard.feed(6 * kS, totals(4'698'000, 0, 5 * kS + 99'000'000), cost));   // 50% again
+    EXPECT_FALSE(guard.feed(4 * kS, Totals{2'698'000, 0, 3 * kS + 99'000'000}, cost));
+    EXPECT_FALSE(guard.feed(5 * kS, Totals{3'698'000, 0, 4 * kS + 99'000'000}, cost));  // 50%
+    EXPECT_TRUE(guard.feed(6 * kS, Totals{4'698'000, 0, 5 * kS + 99'000'000}, cost));   // 50% again
 }

@@ -255,28 +255,16 @@ jmt::MethodRow bound_row(const char *method, uint64_t events, uint64_t traced, u
 
 }  // namespace
 
-namespace {
-
-jmt::CostSample cost_sample(uint64_t at_ns, double traced, double rejected)
-{
-    jmt::CostSample s;
-    s.at_ns = at_ns;
-    s.traced_event_ns = traced;
-    s.rejected_event_ns = rejected;
-    return s;
-}
-
-}  // namespace
 
 // The samples inside the window, without the outer quartiles: a batch an interrupt hit
 // (5000 ns) and one cut short (10 ns) do not move the estimate.
 TEST(CostEstimate, InterquartileMeanOfTheWindowsSamples)
 {
-    std::vector<jmt::CostSample> samples = {cost_sample(0, 3000, 3000)};  // start-up, outside the window
+    std::vector<jmt::CostSample> samples = {jmt::CostSample{0, 3000, 3000}};  // start-up, outside the window
     const double traced[] = {950, 900, 5000, 940, 910, 10, 930, 920};
     for (int i = 0; i < 8; i++)
-        samples.push_back(cost_sample(100 + i, traced[i], traced[i] - 200));
-    samples.push_back(cost_sample(500, 1, 1));  // after the window
+        samples.push_back(jmt::CostSample{100 + static_cast<uint64_t>(i), traced[i], traced[i] - 200});
+    samples.push_back(jmt::CostSample{500, 1, 1});  // after the window
     const jmt::CostEstimate e = jmt::estimate_probe_cost(samples, 100, 107);
     EXPECT_EQ(e.samples, 8u);
     EXPECT_EQ(e.cost.traced_event_ns, 925u);  // (910 + 920 + 930 + 940) / 4
@@ -286,8 +274,8 @@ TEST(CostEstimate, InterquartileMeanOfTheWindowsSamples)
 // A window with fewer than kMinWindowSamples samples (a short interval) uses them all.
 TEST(CostEstimate, ShortWindowFallsBackOnEverySample)
 {
-    std::vector<jmt::CostSample> samples = {cost_sample(0, 1000, 800), cost_sample(10, 1100, 900),
-                                            cost_sample(20, 1200, 1000)};
+    std::vector<jmt::CostSample> samples = {jmt::CostSample{0, 1000, 800}, jmt::CostSample{10, 1100, 900},
+                                            jmt::CostSample{20, 1200, 1000}};
     jmt::CostEstimate e = jmt::estimate_probe_cost(samples, 15, 25);
     EXPECT_EQ(e.samples, 3u);
     EXPECT_EQ(e.cost.traced_event_ns, 1100u);
