@@ -115,7 +115,8 @@ TEST(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
     const double jvm_cpu = o.at("jvm_cpu_ns").get<double>();
     const double traced_loop = double(n) * double(jmt_it::done_value(r.done_line, "traced_a_ns"));
     const double unread = o.at("jvm_cpu_early").get<bool>() ? 25e6 : 0;
-    EXPECT_GE(jvm_cpu, traced_loop - unread - 20e6) << "the traced loop ran on a CPU (less two 10 ms ticks)";
+    // The loop's elapsed time, less 20% for the time another task may have had its CPU.
+    EXPECT_GE(jvm_cpu, 0.8 * traced_loop - unread) << "the traced loop ran on a CPU";
     EXPECT_LE(jvm_cpu, 2.0 * r.report.at("duration_ns").get<double>()) << "two CPUs at most";
     // Trap time: every event at what the JVM paid for one, within the calibration's 40%.
     const double paid =
