@@ -43,19 +43,21 @@ void expect_between(double tool_ns, double lo_ns, double hi_ns, double calls, co
         << what << ": tracer " << tool_ns / 1e6 << " ms > JVM's upper bound " << hi_ns / 1e6 << " ms";
 }
 
-// 2. Against the nominal spin times (the seed's units). Why 10%: a spin ends at most
+// 2. Against the nominal spin times (the seed's units). Why 15%: a spin ends at most
 //    one loop iteration (about 1-2 us, more while the first calls are interpreted)
 //    after its deadline; every probe event inside a frame adds about 1 us of trap
-//    time (a() encloses 16 traced events: ~16 us of 2700 us). On an idle machine
-//    these stay under 5%; a wrong exclusive computation is off by 1.5x or more.
-//    But on a loaded machine a spin whose deadline passes while its thread is
-//    descheduled ends up to a whole time slice late (seen: +25% with a parallel
-//    build on 2 cores). That stretches the workload, not the tracer's error, so the
-//    nominal checks run only when the JVM's own timing of every checked quantity is
-//    within 9% of nominal (the point left to 10% covers the tracer's few us per
-//    call beyond the JVM's body timing); otherwise they are reported as skipped, and
-//    the checks of kind 1 still apply.
-constexpr double kTimeTolerance = 0.10;
+//    time to these raw times (a() encloses 16 traced events: ~16 us of 2700 us;
+//    FilterMain's Outer exclusive holds about 40 filtered-out events of the JDK and
+//    the untraced Middle: ~45 us of 1400 us). On an idle machine these stay under 5%;
+//    a wrong exclusive computation is off by 1.5x or more. But on a loaded machine a
+//    spin whose deadline passes while its thread is descheduled ends up to a whole
+//    time slice late (seen: +25% with a parallel build on 2 cores). That stretches
+//    the workload, not the tracer's error, so the nominal checks run only when the
+//    JVM's own timing of every checked quantity is within 9% of nominal; the 6% left
+//    to 15% covers the trap time beyond the JVM's body timing (CI once saw the JVM at
+//    +7.9% and the tracer at +11.1% for Outer's exclusive time). Otherwise they are
+//    reported as skipped, and the checks of kind 1 still apply.
+constexpr double kTimeTolerance = 0.15;
 constexpr double kNominalGate = 0.09;
 
 void expect_near_rel(double got, double want, double rel, const std::string &what)
