@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-#include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "error.h"

@@ -29,9 +29,6 @@ std::string place_point(uint64_t sig, int int_digits)
 
 }  // namespace
 
-// Three significant digits in us, ms or s, rounded half up in integers (no
-// binary fractions, so 1005 ns is "1.01 us" like 1015 ns is "1.02 us"). A
-// value that rounds up to 1000 of a unit moves to the next unit.
 std::string overhead_text(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
@@ -44,9 +41,8 @@ std::string overhead_text(const Profile &profile)
     const uint64_t trap_ns = overhead_ns(o, profile.probe_cost);
     if (profile.corrected && trap_ns > 0) {
         text += "; about " + format_duration(trap_ns) + " of trap time";
-        if (o.jvm_cpu_ns > 0) {
-            const long percent =
-                std::lround(100.0 * static_cast<double>(trap_ns) / static_cast<double>(o.jvm_cpu_ns));
+        if (const std::optional<double> share = trap_share(o, profile.probe_cost)) {
+            const long percent = std::lround(100.0 * *share);
             text += ", " + std::to_string(percent) + "% of the JVM's " + format_duration(o.jvm_cpu_ns) +
                     " on a CPU";
             if (o.jvm_cpu_early)
@@ -78,6 +74,9 @@ std::string format_count(uint64_t n)
     return buf;
 }
 
+// Three significant digits in us, ms or s, rounded half up in integers (no
+// binary fractions, so 1005 ns is "1.01 us" like 1015 ns is "1.02 us"). A
+// value that rounds up to 1000 of a unit moves to the next unit.
 std::string format_duration(uint64_t ns)
 {
     if (ns < kNsPerUs)

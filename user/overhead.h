@@ -17,8 +17,8 @@ constexpr int kOverheadTripWindows = 2;
 // JVM's share says little and its traps harm nothing.
 constexpr uint64_t kOverheadMinCpuNs = 100'000'000;
 
-// Fed with totals since the trace's start; trips when the traps' share of the
-// JVM's CPU time is over max_percent in kOverheadTripWindows windows in a row.
+// Fed with totals (events since attach, the JVM's CPU time); trips when the traps' share
+// of the JVM's CPU time is over max_percent in kOverheadTripWindows windows in a row.
 class OverheadGuard {
 public:
     explicit OverheadGuard(double max_percent) : max_share_(max_percent / 100) {}
@@ -28,15 +28,15 @@ public:
 
     // Closes the window at now_ns with the totals so far; returns the share of
     // the last window when this one trips the guard.
-    std::optional<double> feed(uint64_t now_ns, const Overhead &totals, const ProbeCost &cost);
+    std::optional<double> feed(uint64_t now_ns, const OverheadTotals &totals, const ProbeCost &cost);
 
     // The first window starts at start_ns with these totals.
-    void start(uint64_t start_ns, const Overhead &totals);
+    void start(uint64_t start_ns, const OverheadTotals &totals);
 
 private:
     double max_share_;
     uint64_t window_start_ns_ = 0;
-    Overhead at_start_;
+    OverheadTotals at_start_;
     int over_ = 0;  // windows over the limit in a row
 };
 

@@ -83,6 +83,13 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 
 namespace {
 
+// Both costs times scale, rounded down (so a row that fits the scale fits the cost).
+ProbeCost scaled_cost(const ProbeCost &cost, double scale)
+{
+    return {static_cast<uint64_t>(static_cast<double>(cost.traced_event_ns) * scale),
+            static_cast<uint64_t>(static_cast<double>(cost.rejected_event_ns) * scale)};
+}
+
 // ns per call of a one-event leaf row (see CostBound), or nullopt.
 std::optional<double> leaf_ns(const MethodStats &s)
 {
@@ -120,8 +127,7 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
         bound.method = qualified_name(*cheapest_row);
     }
     const double base = bound.scale;  // the scale the rows are checked at
-    const ProbeCost scaled = {static_cast<uint64_t>(static_cast<double>(calibrated.traced_event_ns) * base),
-                              static_cast<uint64_t>(static_cast<double>(calibrated.rejected_event_ns) * base)};
+    const ProbeCost scaled = scaled_cost(calibrated, base);
     for (const MethodRow &r : rows) {
         const MethodStats &s = r.stats;
         if (s.events_excl < kMinBoundEvents)
@@ -138,9 +144,7 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
         }
     }
     // Rounded down: every row that set or passed the bound still fits it.
-    bound.cost.traced_event_ns = static_cast<uint64_t>(static_cast<double>(calibrated.traced_event_ns) * bound.scale);
-    bound.cost.rejected_event_ns =
-        static_cast<uint64_t>(static_cast<double>(calibrated.rejected_event_ns) * bound.scale);
+    bound.cost = scaled_cost(calibrated, bound.scale);
     return bound;
 }
 
@@ -184,10 +188,36 @@ CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_
     return e;
 }
 
+OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_calls)
+{
+    OverheadTotals t;
+    t.events = entries + returns;
+    t.traced_events = 2 * traced_calls;
+    return t;
+}
+
+Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then)
+{
+    Overhead o;
+    o.events = now.events - then.events;
+    o.traced_events = now.traced_events - then.traced_events;
+    if (now.jvm_cpu_ns && then.jvm_cpu_ns && *now.jvm_cpu_ns >= *then.jvm_cpu_ns)
+        o.jvm_cpu_ns = *now.jvm_cpu_ns - *then.jvm_cpu_ns;
+    return o;
+}
+
 uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost)
 {
     const uint64_t traced = std::min(overhead.traced_events, overhead.events);
     return traced * cost.traced_event_ns + (overhead.events - traced) * cost.rejected_event_ns;
+}
+
+std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost)
+{
+    const uint64_t trap_ns = overhead_ns(overhead, cost);
+    if (overhead.jvm_cpu_ns == 0 || trap_ns == 0)
+        return std::nullopt;
+    return static_cast<double>(trap_ns) / static_cast<double>(overhead.jvm_cpu_ns);
 }
 
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,13 +100,13 @@ struct CostEstimate {
 // outer quartiles, which hold the batches an interrupt or a page fault hit.
 CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns);
 
-// What the probes cost the traced JVM over a report's window. Every Java
-// call traps once the probes are attached, whatever the filter: filtered-out
-// events cost nearly as much as traced ones.
 // The JVM's CPU time is read this often (about 20 us a reading), so that a JVM
 // reaped by its parent before the end of the trace still has a recent figure.
 constexpr uint64_t kCpuReadPeriodNs = 25'000'000;
 
+// What the probes cost the traced JVM over a report's window. Every Java
+// call traps once the probes are attached, whatever the filter: filtered-out
+// events cost nearly as much as traced ones.
 struct Overhead {
     uint64_t events = 0;         // probe events (entries and returns, traced or filtered out)
     uint64_t traced_events = 0;  // of them, events of traced methods
@@ -114,8 +115,27 @@ struct Overhead {
                                  // (up to kCpuReadPeriodNs earlier), so the share is a little high
 };
 
+// Totals at one moment, from which windows' Overhead are taken: the programs'
+// event counters since attach and a reading of the JVM's CPU time.
+struct OverheadTotals {
+    uint64_t events = 0;                // every entry and return
+    uint64_t traced_events = 0;         // of them, the traced methods' (a traced call's entry and return)
+    std::optional<uint64_t> jvm_cpu_ns; // process_cpu_ns; nullopt: not read
+};
+
+// Totals from the programs' counters (enum jmt_counter), without a CPU reading.
+OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_calls);
+
+// The window between two totals: its events, and the JVM's CPU time between
+// the two readings (0, unknown, when either is missing).
+Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then);
+
 // ns the window's events cost the JVM at cost (0 when not calibrated).
 uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);
+
+// The traps' share of the JVM's CPU time over the window at cost; nullopt
+// when the CPU time is unknown or nothing is calibrated (--raw).
+std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost);
 
 // stats with the probe events' cost taken out of its four times (clamped at 0):
 // each time loses traced events x traced cost + other events x rejected cost.

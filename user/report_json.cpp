@@ -87,11 +87,10 @@ json overhead_json(const Profile &profile)
               {"jvm_cpu_ns", nullptr},
               {"jvm_cpu_early", o.jvm_cpu_early},
               {"share", nullptr}};
-    if (o.jvm_cpu_ns > 0) {
+    if (o.jvm_cpu_ns > 0)
         j["jvm_cpu_ns"] = o.jvm_cpu_ns;
-        if (trap_ns > 0)
-            j["share"] = static_cast<double>(trap_ns) / static_cast<double>(o.jvm_cpu_ns);
-    }
+    if (const std::optional<double> share = trap_share(o, profile.probe_cost); share && profile.corrected)
+        j["share"] = *share;
     return j;
 }
 

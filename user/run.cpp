@@ -13,12 +13,12 @@
 #include <memory>
 
 #include "calibrate.h"
-#include "overhead.h"
 #include "error.h"
 #include "jvm.h"
 #include "jvm_list.h"
 #include "launch.h"
 #include "lifecycle.h"
+#include "overhead.h"
 #include "report.h"
 #include "report_flamegraph.h"
 #include "report_pprof.h"
@@ -150,7 +150,7 @@ public:
         if (!enabled_)
             return;
         std::fprintf(stderr, "\r\033[K%llu s: %s probe events, %llu methods traced",
-                     static_cast<unsigned long long>(elapsed_ns / kNsPerSec), format_count(p.events).c_str(),
+                     static_cast<unsigned long long>(elapsed_ns / kNsPerSec), format_count(p.events.events).c_str(),
                      static_cast<unsigned long long>(p.methods));
         std::fflush(stderr);
         shown_ = true;
@@ -262,28 +262,24 @@ int run_trace(const Options &options)
     ProgressLine progress(show_progress);
     uint64_t next_progress = show_progress ? start_ns + kProgressPeriodNs : 0;
 
-    // The probe events and the JVM's CPU time since the window's start (the trace's or the interval's).
-    Diagnostics window_diag;
-    std::optional<uint64_t> window_cpu = process_cpu_ns(target.pid);
-    std::optional<uint64_t> last_cpu = window_cpu;  // the latest reading, every kCpuReadPeriodNs
+    // The probe events and the JVM's CPU time where the window starts (the trace's or the interval's).
+    OverheadTotals window_start;
+    window_start.jvm_cpu_ns = process_cpu_ns(target.pid);
+    std::optional<uint64_t> last_cpu = window_start.jvm_cpu_ns;  // the latest reading, every kCpuReadPeriodNs
     uint64_t next_cpu_read = start_ns + kCpuReadPeriodNs;
-    const uint64_t start_cpu = window_cpu.value_or(0);
     std::optional<OverheadGuard> guard;  // --max-overhead
     if (options.max_overhead_percent > 0) {
         guard.emplace(options.max_overhead_percent);
-        guard->start(start_ns, {});
+        guard->start(start_ns, window_start);
     }
     double tripped_share = 0;  // the traps' share that ended the trace (EndReason::Overhead)
+    // cpu: read at the window's end; a JVM already reaped keeps the last reading.
     auto measure_overhead = [&](Profile &p, const Diagnostics &diag, std::optional<uint64_t> cpu) {
-        p.overhead.events = (diag.entries + diag.returns) - (window_diag.entries + window_diag.returns);
-        p.overhead.traced_events = 2 * (diag.traced_calls - window_diag.traced_calls);
-        if (!cpu && last_cpu) {
-            cpu = last_cpu;
-            p.overhead.jvm_cpu_early = true;
-        }
-        p.overhead.jvm_cpu_ns = cpu && window_cpu && *cpu >= *window_cpu ? *cpu - *window_cpu : 0;
-        window_diag = diag;
-        window_cpu = cpu;
+        OverheadTotals now = event_totals(diag.entries, diag.returns, diag.traced_calls);
+        now.jvm_cpu_ns = cpu ? cpu : last_cpu;
+        p.overhead = overhead_since(now, window_start);
+        p.overhead.jvm_cpu_early = !cpu && last_cpu;
+        window_start = now;
     };
 
     std::vector<MethodRow> previous;  // -i: totals at the end of the last interval
@@ -331,11 +327,8 @@ int run_trace(const Options &options)
             while (next_cpu_read <= now)
                 next_cpu_read += kCpuReadPeriodNs;
             if (guard && last_cpu && sampler && guard->due(now)) {
-                const Tracer::Progress events = tracer->progress();
-                Overhead totals;
-                totals.events = events.events;
-                totals.traced_events = events.traced_events;
-                totals.jvm_cpu_ns = *last_cpu - start_cpu;
+                OverheadTotals totals = tracer->progress().events;
+                totals.jvm_cpu_ns = last_cpu;
                 const ProbeCost cost = estimate_probe_cost(sampler->samples(), now - kOverheadWindowNs, now).cost;
                 if (std::optional<double> share = guard->feed(now, totals, cost)) {
                     tripped_share = *share;

@@ -329,8 +329,7 @@ Tracer::Progress Tracer::progress() const
 {
     const std::array<uint64_t, JMT_CNT_NR> c = counters();
     Progress p;
-    p.events = c[JMT_CNT_ENTRIES] + c[JMT_CNT_RETURNS];
-    p.traced_events = 2 * c[JMT_CNT_TRACED_CALLS];
+    p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
     p.methods = skel_->bss->last_method_id;
     return p;
 }

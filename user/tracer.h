@@ -90,10 +90,10 @@ public:
     // Totals since attach, read from the kernel maps.
     Snapshot snapshot() const;
 
-    // Cheap counters for a progress line: probe events seen, methods traced so far.
+    // Cheap counters for a progress line and --max-overhead: probe events seen
+    // (no CPU reading), methods traced so far.
     struct Progress {
-        uint64_t events = 0;         // entries and returns
-        uint64_t traced_events = 0;  // of them, entries and returns of traced methods
+        OverheadTotals events;
         uint64_t methods = 0;
     };
     Progress progress() const;

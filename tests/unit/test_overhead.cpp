@@ -7,8 +7,8 @@ namespace {
 
 constexpr uint64_t kS = 1'000'000'000;
 
-// Events, traced events and the JVM's CPU time (ns) since the trace's start.
-using Totals = jmt::Overhead;
+// Events and traced events since attach, and a reading of the JVM's CPU time (ns).
+using Totals = jmt::OverheadTotals;
 
 }  // namespace
 
