@@ -29,6 +29,15 @@ Method per_call(const nlohmann::json &report, const char *name)
             row["events_incl"].get<double>() / calls};
 }
 
+// A run in which the host took the CPU away from the JVM for tens of ms measures the
+// host, not the tracer: the stall lands in whichever frames were open and in the JVM's
+// own timing of the traced run (seen once: "one event cost the JVM 1945 ns", twice the
+// usual, with b() and c() at their usual cost). FixedWork times its traced run in 20
+// batches; a run whose slowest batch is over kMaxSlowestBatchPct of the median one is
+// run again, up to kAttempts runs in all, and the last one is judged whatever it was.
+constexpr int kAttempts = 3;
+constexpr uint64_t kMaxSlowestBatchPct = 130;
+
 jmt_it::RunResult run_fixed_work(bool raw)
 {
     jmt_it::RunSpec spec;
@@ -37,7 +46,18 @@ jmt_it::RunResult run_fixed_work(bool raw)
     spec.jmt_args = {"--package", "demo/abc"};
     if (raw)
         spec.jmt_args.push_back("--raw");
-    return jmt_it::run_traced(spec);
+    jmt_it::RunResult r;
+    for (int attempt = 1; attempt <= kAttempts; attempt++) {
+        r = jmt_it::run_traced(spec);
+        const uint64_t slowest = jmt_it::done_value(r.done_line, "slowest_batch_pct");
+        std::printf("  slowest batch of the traced run: %llu%% of the median one\n",
+                    static_cast<unsigned long long>(slowest));
+        if (slowest <= kMaxSlowestBatchPct)
+            break;
+        if (attempt < kAttempts)
+            std::printf("  NOTE: the host disturbed this run; running it again\n");
+    }
+    return r;
 }
 
 TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)

@@ -10,7 +10,8 @@ import demo.util.Harness;
  * The JVM first scales the unit so that one c() takes C_US microseconds, then measures
  * its own untraced time per call of a(), b() and c() (median of interleaved batches), prints READY
  * and waits for the tracer. Then it runs ITERATIONS calls of a() and prints
- * DONE a_ns=.. b_ns=.. c_ns=.. (untraced, per call) traced_a_ns=.. (per call, traced).
+ * DONE a_ns=.. b_ns=.. c_ns=.. (untraced, per call) traced_a_ns=.. (per call, traced)
+ * slowest_batch_pct=.. (the slowest of 20 batches of the traced run against the median one).
  * usage: FixedWork ITERATIONS C_US
  */
 public final class FixedWork {
@@ -73,9 +74,19 @@ public final class FixedWork {
         return new double[] {median(v[0]), median(v[1]), median(v[2])};
     }
 
+    static final int BATCHES = 20;
+    static final double[] batchNs = new double[BATCHES];  // ns per a() in each batch of run()
+
+    // ITERATIONS calls of a(), timed in BATCHES batches: a batch far slower than the
+    // median one is a spell in which the host took the CPU away (DONE's slowest_batch_pct).
     static void run(int iterations) {
-        for (int i = 0; i < iterations; i++) {
-            a();
+        for (int b = 0; b < BATCHES; b++) {
+            int count = iterations / BATCHES + (b < iterations % BATCHES ? 1 : 0);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                a();
+            }
+            batchNs[b] = (System.nanoTime() - t0) / (double) Math.max(1, count);
         }
     }
 
@@ -97,11 +108,17 @@ public final class FixedWork {
         long t0 = System.nanoTime();
         run(iterations);
         double tracedA = (System.nanoTime() - t0) / (double) iterations;
+        double medianBatch = median(batchNs), slowestBatch = 0;
+        for (double ns : batchNs) {
+            slowestBatch = Math.max(slowestBatch, ns);
+        }
+        long slowestPct = medianBatch > 0 ? Math.round(100 * slowestBatch / medianBatch) : 100;
         // A StringBuilder, not "+": linking a string concatenation's invokedynamic call site
         // makes about 200,000 JDK calls, which would all trap inside the trace.
         Harness.done(new StringBuilder().append("a_ns=").append(Math.round(aNs))
                 .append(" b_ns=").append(Math.round(bNs)).append(" c_ns=").append(Math.round(cNs))
-                .append(" traced_a_ns=").append(Math.round(tracedA)).append(" unit=").append(unit)
+                .append(" traced_a_ns=").append(Math.round(tracedA)).append(" slowest_batch_pct=").append(slowestPct)
+                .append(" unit=").append(unit)
                 .append(" sink=").append(sink & 1).toString());
     }
 }
