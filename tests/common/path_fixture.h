@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "paths.h"
+#include "model/paths.h"
 
 namespace jmt_test {
 

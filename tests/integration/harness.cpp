@@ -1,6 +1,6 @@
 #include "harness.h"
 
-#include "jvm.h"
+#include "target/jvm.h"
 
 #include <fcntl.h>
 #include <gelf.h>

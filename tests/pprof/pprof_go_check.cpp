@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../common/path_fixture.h"
-#include "report_pprof.h"
+#include "report/pprof.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "../common/path_fixture.h"
-#include "paths.h"
-#include "report_flamegraph.h"
+#include "model/paths.h"
+#include "report/flamegraph.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "jmethodtime.h"
-#include "report.h"
+#include "report/report.h"
 
 namespace {
 

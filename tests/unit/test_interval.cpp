@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "profile.h"
-#include "report.h"
+#include "model/profile.h"
+#include "report/report.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "jmethodtime.h"
-#include "jvm.h"
+#include "target/jvm.h"
 
 #include <unistd.h>
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "jvm.h"
-#include "jvm_list.h"
-#include "launch.h"
+#include "util/error.h"
+#include "target/jvm.h"
+#include "target/jvm_list.h"
+#include "target/launch.h"
 
 namespace {
 

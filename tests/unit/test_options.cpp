@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "options.h"
+#include "cli/options.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // --max-overhead's guard: the traps' share of the JVM's CPU time, window by window.
 #include <gtest/gtest.h>
 
-#include "overhead.h"
+#include "cost/overhead.h"
 
 namespace {
 

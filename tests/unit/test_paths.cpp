@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "../common/path_fixture.h"
-#include "paths.h"
-#include "report.h"
+#include "model/paths.h"
+#include "report/report.h"
 
 namespace {
 
@@ -123,7 +123,7 @@ TEST(Tree, MinPercentPrunesSmallSubtrees)
 }  // namespace
 
 #include "jmethodtime.h"
-#include "tracer.h"
+#include "kernel/tracer.h"
 
 namespace {
 

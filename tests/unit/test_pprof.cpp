@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "../common/path_fixture.h"
-#include "report_pprof.h"
+#include "report/pprof.h"
 
 namespace {
 

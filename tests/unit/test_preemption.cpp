@@ -1,7 +1,7 @@
 // The kernel's preemption model, from what the kernel says about itself.
 #include <gtest/gtest.h>
 
-#include "preemption.h"
+#include "kernel/preemption.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "profile.h"
+#include "model/profile.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "report.h"
+#include "report/report.h"
 
 namespace {
 

@@ -1,0 +1,15 @@
+// jmethodtime: options -> run -> exit code.
+#include <iostream>
+
+#include "cli/options.h"
+#include "cli/run.h"
+
+int main(int argc, char **argv)
+{
+    jmt::ParseOutcome parsed = jmt::parse_options(argc, argv);
+    if (parsed.exit_now) {
+        (parsed.exit_code ? std::cerr : std::cout) << parsed.message;
+        return parsed.exit_code;
+    }
+    return jmt::run(parsed.options);
+}

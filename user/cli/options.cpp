@@ -1,0 +1,220 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "jmethodtime.h"
+
+namespace jmt {
+
+std::string normalize_package(const std::string &spec)
+{
+    std::string p = spec;
+    for (char &c : p)
+        if (c == '.')
+            c = '/';
+    while (!p.empty() && p.back() == '/')
+        p.pop_back();
+    while (!p.empty() && p.front() == '/')
+        p.erase(p.begin());
+    if (p.empty())
+        throw std::invalid_argument("empty package '" + spec +
+                                    "': give a prefix such as org/postgresql or org.postgresql");
+    if (p.size() > JMT_PREFIX_LEN)
+        throw std::invalid_argument("package '" + spec + "' is longer than " +
+                                    std::to_string(JMT_PREFIX_LEN) + " bytes: give a shorter prefix");
+    for (char c : p) {
+        if (c == ';' || c == '[' || c == ' ' || c == '\t' || c == '\n' || c == '*')
+            throw std::invalid_argument("package '" + spec + "' contains '" + std::string(1, c) +
+                                        "': give a plain prefix such as org/postgresql");
+    }
+    if (p.find("//") != std::string::npos)
+        throw std::invalid_argument("package '" + spec + "' has an empty segment: give a prefix such as org/postgresql");
+    return p;
+}
+
+std::string normalize_glob(const std::string &spec, bool is_class)
+{
+    const char *what = is_class ? "--class" : "--method";
+    std::string g = spec;
+    if (is_class)
+        for (char &c : g)
+            if (c == '.')
+                c = '/';
+    if (g.empty())
+        throw std::invalid_argument(std::string("empty ") + what + " pattern: give a name or a glob such as " +
+                                    (is_class ? "'*Statement'" : "'get*'"));
+    if (g.size() >= JMT_GLOB_LEN)
+        throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' is longer than " +
+                                    std::to_string(JMT_GLOB_LEN - 1) + " bytes: shorten it with '*'");
+    for (char c : g) {
+        if (c == ';' || c == '(' || c == ')' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\n' ||
+            (!is_class && (c == '/' || c == '.')))
+            throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' contains '" +
+                                        std::string(1, c) + "': " +
+                                        (is_class ? "give a class name such as org/postgresql/jdbc/PgResultSet "
+                                                    "or a glob such as '*ResultSet'"
+                                                  : "give a method name such as getString or a glob such as "
+                                                    "'get*'; the class goes in --class"));
+    }
+    return g;
+}
+
+bool wants_call_paths(const Options &o)
+{
+    return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty();
+}
+
+ParseOutcome parse_options(int argc, const char *const argv[])
+{
+    ParseOutcome outcome;
+    Options &o = outcome.options;
+    std::vector<std::string> packages, classes, methods;
+    std::string sort = "excl", metric = "wall";
+
+    CLI::App app{"jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
+                 "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
+                 "The JVM must run with -XX:+DTraceMethodProbes; in launch mode (-- java ...)\n"
+                 "jmethodtime adds the flag itself and traces from the first Java method.\n\n"
+                 "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
+                 "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
+                 "  jmethodtime --list                            show the JVMs on this host\n",
+                 "jmethodtime"};
+    app.set_version_flag("-V,--version", "jmethodtime " JMT_VERSION);
+    auto *pid = app.add_option("-p,--pid", o.pid, "Process id of the JVM to trace")->check(CLI::PositiveNumber);
+    auto *list = app.add_flag("--list", o.list,
+                              "List the JVMs on this host (pid, command, JDK version, libjvm, whether the "
+                              "probes exist and are enabled) and exit");
+    app.add_option("--package", packages,
+                   "Trace only classes under this package prefix (org/postgresql or org.postgresql; "
+                   "whole segments; repeatable). Default: every method")
+        ->take_all();
+    app.add_option("--class", classes,
+                   "Trace only classes matching this glob ('*' any run, '?' one character; "
+                   "org.postgresql.jdbc.PgResultSet or '*ResultSet'; repeatable, with --package both must match)")
+        ->take_all();
+    app.add_option("--method", methods,
+                   "Trace only methods whose name matches this glob ('get*', '<init>'; repeatable)")
+        ->take_all();
+    app.add_option("-d,--duration", o.duration_s,
+                   "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
+                   "command runs on untraced)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--max-overhead", o.max_overhead_percent,
+                   "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
+                   "1 s windows in a row (default: never); the report covers the trace until then")
+        ->check(CLI::Range(1.0, 100.0));
+    app.add_option("-i,--interval", o.interval_s,
+                   "Print a report every SECONDS with the calls that completed in that interval, with a "
+                   "timestamp")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
+    app.add_flag("--foreign", o.foreign,
+                 "Also measure the part of each method's exclusive time spent inside untraced callees "
+                 "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
+    app.add_option("--top", o.top, "Rows in the table (0: all)")->capture_default_str();
+    app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
+        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
+        ->capture_default_str();
+    auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
+    auto *csv = app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")
+                    ->excludes(json);
+    auto *folded = app.add_flag("--folded", o.folded,
+                                "Print the call paths as collapsed stacks (a;b;c VALUE per line: FlameGraph, "
+                                "speedscope, inferno) instead of the table; VALUE per --metric")
+                       ->excludes(json)
+                       ->excludes(csv);
+    app.add_flag("--tree", o.tree, "Print the call tree (calls and times per call path, indented) instead of the table")
+        ->excludes(json)
+        ->excludes(csv)
+        ->excludes(folded);
+    app.add_option("--metric", metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
+        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+        ->capture_default_str();
+    app.add_option("--min-percent", o.min_percent,
+                   "--tree: leave out call paths under this percentage of the total elapsed time")
+        ->check(CLI::Range(0.0, 100.0))
+        ->capture_default_str();
+    app.add_option("--flamegraph", o.flamegraph,
+                   "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
+    app.add_option("--max-paths", o.max_paths,
+                   "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
+                   "65534, fewer on hosts with very many CPUs)")
+        ->check(CLI::Range(1u, static_cast<unsigned>(JMT_MAX_PATHS - 2)));
+    app.add_option("--pprof", o.pprof,
+                   "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
+                   "Pyroscope, Parca)");
+    app.add_option("--min-calls", o.min_calls, "Leave out methods with fewer calls (every output)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
+    app.add_flag("--raw", o.raw,
+                 "Show times as measured, without taking out the calibrated cost of the probe events "
+                 "inside each call");
+    app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
+    pid->excludes(list);
+
+    std::ostringstream out, err;
+    try {
+        // Launch mode: everything after the first "--" is the command, never our options.
+        int own = argc;
+        for (int i = 1; i < argc; i++)
+            if (std::string(argv[i]) == "--") {
+                own = i;
+                o.command.assign(argv + i + 1, argv + argc);
+                break;
+            }
+        app.parse(own, argv);
+        if (own < argc && o.command.empty())
+            throw CLI::ValidationError("no command after --: give one, e.g. -- java -cp app.jar Main");
+        if (!o.command.empty() && (o.pid || o.list))
+            throw CLI::ValidationError(std::string(o.pid ? "--pid" : "--list") +
+                                       " excludes a command after --: trace a running JVM or launch one");
+        if (packages.size() > JMT_MAX_PREFIXES)
+            throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
+                                                        " prefixes: use a common parent package");
+        if (o.pid == 0 && !o.list && o.command.empty())
+            throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
+                                       "(jmethodtime -- java ...), or --list");
+        if (sort == "foreign" && !o.foreign)
+            throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
+                                       "measured only then): add --foreign");
+        if (o.max_overhead_percent > 0 && o.raw)
+            throw CLI::ValidationError("--max-overhead needs the calibrated cost of a probe event, which --raw "
+                                       "skips: drop one of them");
+        if (o.interval_s > 0 && (o.folded || o.tree))
+            throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
+                                       "cover the whole trace: drop one of them");
+        if (classes.size() > JMT_MAX_GLOBS || methods.size() > JMT_MAX_GLOBS)
+            throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
+                                                               " patterns each: combine them with '*'");
+        for (const auto &p : packages)
+            o.packages.push_back(normalize_package(p));
+        for (const auto &g : classes)
+            o.class_globs.push_back(normalize_glob(g, true));
+        for (const auto &g : methods)
+            o.method_globs.push_back(normalize_glob(g, false));
+    } catch (const CLI::ParseError &e) {
+        outcome.exit_now = true;
+        outcome.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;  // 2: usage error
+        outcome.message = out.str() + err.str();
+        return outcome;
+    } catch (const std::invalid_argument &e) {
+        outcome.exit_now = true;
+        outcome.exit_code = 2;
+        outcome.message = std::string("jmethodtime: ") + e.what() + "\n";
+        return outcome;
+    }
+    static const std::map<std::string, SortKey> sort_keys = {
+        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
+        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
+    o.sort = sort_keys.at(sort);
+    static const std::map<std::string, PathMetric> metrics = {
+        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+    o.metric = metrics.at(metric);
+    return outcome;
+}
+
+}  // namespace jmt

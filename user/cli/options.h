@@ -1,0 +1,61 @@
+// Command-line options: a plain struct built by CLI11, testable without a process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/paths.h"
+#include "model/profile.h"
+
+namespace jmt {
+
+struct Options {
+    int pid = 0;                        // attach mode: the JVM to trace
+    std::vector<std::string> command;   // launch mode: the java command after "--"
+    bool list = false;                  // --list: show the JVMs on this host, trace nothing
+    std::vector<std::string> packages;  // JVM form, no trailing '/'
+    std::vector<std::string> class_globs;   // JVM form ('.' -> '/'); '*' and '?' wildcards
+    std::vector<std::string> method_globs;  // method names; '*' and '?' wildcards
+    double interval_s = 0;              // >0: a report per interval of this many seconds
+    bool per_thread = false;            // rows split by thread
+    bool foreign = false;               // --foreign: time inside untraced callees per method
+    double duration_s = 0;              // 0: until signal or target exit
+    double max_overhead_percent = 0;    // >0: detach when the traps take more of the JVM's CPU time
+    size_t top = 20;                    // 0: all rows
+    SortKey sort = SortKey::Excl;
+    bool json = false;
+    bool csv = false;
+    bool folded = false;                // collapsed stacks of the call paths instead of the table
+    bool tree = false;                  // the call tree instead of the table
+    PathMetric metric = PathMetric::Wall;  // --folded's value (and the flame graph's default)
+    double min_percent = 0.5;           // --tree: leave out subtrees under this % of the total
+    std::string flamegraph;             // --flamegraph FILE.html, besides the report
+    std::string pprof;                  // --pprof FILE.pb.gz, besides the report
+    uint32_t max_paths = 0;             // call paths the kernel keeps (0: as many as fit, up to 65534)
+    uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
+    std::string output;                 // report file; empty: stdout
+    bool raw = false;                   // times as measured, probe cost left in
+    bool verbose = false;               // libbpf's own messages on stderr
+};
+
+// Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof).
+bool wants_call_paths(const Options &o);
+
+struct ParseOutcome {
+    Options options;
+    bool exit_now = false;  // --help, --version or an error: print `message`, exit
+    int exit_code = 0;
+    std::string message;
+};
+
+ParseOutcome parse_options(int argc, const char *const argv[]);
+
+// "org.postgresql" or "org/postgresql/" -> "org/postgresql".
+// Throws std::invalid_argument naming the problem for empty or malformed input.
+std::string normalize_package(const std::string &spec);
+
+// A --class or --method glob, checked and in JVM form ('.' -> '/' for classes).
+// Throws std::invalid_argument naming the problem.
+std::string normalize_glob(const std::string &spec, bool is_class);
+
+}  // namespace jmt

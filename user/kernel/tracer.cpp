@@ -1,0 +1,509 @@
+#include "kernel/tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "util/error.h"
+#include "jmethodtime.h"
+#include "jmethodtime.skel.h"
+#include "target/jvm.h"
+#include "kernel/preemption.h"
+
+namespace jmt {
+
+namespace {
+
+bool g_verbose = false;
+
+int print_libbpf(enum libbpf_print_level level, const char *format, va_list args)
+{
+    if (!g_verbose && level != LIBBPF_WARN)
+        return 0;
+    if (!g_verbose)
+        return 0;  // warnings become jmt::Error messages instead
+    return vfprintf(stderr, format, args);
+}
+
+std::string errno_text(int err)
+{
+    return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")";
+}
+
+// A name as the kernel stored it, completed from the target's memory when the
+// kernel buffer was too short or the kernel's read failed.
+std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const char *buf, uint32_t buf_len,
+                            bool read_ok, uint64_t &truncated)
+{
+    if (full_len <= buf_len && read_ok)
+        return std::string(buf, full_len);
+    std::string full = read_target_memory(pid, addr, full_len);
+    if (!full.empty())
+        return full;
+    truncated++;
+    return std::string(buf, buf_len) + "...";
+}
+
+MethodStats to_method_stats(const jmt_method_stats &s)
+{
+    MethodStats m;
+    m.calls = s.calls;
+    m.wall_incl_ns = s.wall_incl_ns;
+    m.wall_excl_ns = s.wall_excl_ns;
+    m.cpu_incl_ns = s.cpu_incl_ns;
+    m.cpu_excl_ns = s.cpu_excl_ns;
+    m.unreturned = s.unreturned;
+    m.events_incl = s.events_incl;
+    m.events_excl = s.events_excl;
+    m.traced_incl = s.traced_incl;
+    m.traced_excl = s.traced_excl;
+    m.wall_foreign_ns = s.wall_foreign_ns;
+    m.cpu_foreign_ns = s.cpu_foreign_ns;
+    m.events_foreign = s.events_foreign;
+    m.traced_foreign = s.traced_foreign;
+    return m;
+}
+
+// Every entry of the per-thread table, in batches (one syscall per
+// kBatch rows); falls back to key-by-key iteration where batches are refused.
+std::vector<std::pair<jmt_thread_key, jmt_method_stats>> read_thread_stats(int fd)
+{
+    std::vector<std::pair<jmt_thread_key, jmt_method_stats>> out;
+    constexpr __u32 kBatch = 4096;
+    std::vector<jmt_thread_key> keys(kBatch);
+    std::vector<jmt_method_stats> values(kBatch);
+    jmt_thread_key in_batch{}, out_batch{};  // the kernel's position token (at most a key's size)
+    bool first = true;
+    for (;;) {
+        __u32 count = kBatch;
+        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), values.data(),
+                                       &count, nullptr);
+        const int e = err ? errno : 0;
+        if (err && e != ENOENT) {
+            if (!first || (e != EINVAL && e != ENOTSUP && e != EOPNOTSUPP))
+                break;  // a concurrent change of a bucket: what was read stays
+            // No batch operations: key by key.
+            jmt_thread_key key{}, next{};
+            jmt_method_stats value{};
+            bool have = false;
+            while (bpf_map_get_next_key(fd, have ? &key : nullptr, &next) == 0) {
+                key = next;
+                have = true;
+                if (bpf_map_lookup_elem(fd, &key, &value) == 0)
+                    out.emplace_back(key, value);
+            }
+            return out;
+        }
+        for (__u32 i = 0; i < count && i < kBatch; i++)
+            out.emplace_back(keys[i], values[i]);
+        if (err)  // ENOENT: the last batch
+            break;
+        in_batch = out_batch;
+        first = false;
+    }
+    return out;
+}
+
+// The thread's current name (/proc: JVM threads rename themselves), or the
+// comm the kernel recorded when the thread first ran a traced method (the
+// thread has exited), or "".
+std::string thread_name(int pid, uint32_t tid, int names_fd)
+{
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+    std::string name;
+    if (comm && std::getline(comm, name))
+        return name;
+    char buf[JMT_COMM_LEN] = {};
+    if (bpf_map_lookup_elem(names_fd, &tid, buf) == 0)
+        return std::string(buf, strnlen(buf, sizeof(buf)));
+    return "";
+}
+
+}  // namespace
+
+const char *const kUnsplitThread = "[not split: thread table full]";
+
+namespace {
+
+// Possible CPUs: the value count of a per-CPU map lookup; throws when unknown.
+size_t possible_cpus()
+{
+    const int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        throw Error("cannot count the possible CPUs", -ncpu);
+    return static_cast<size_t>(ncpu);
+}
+
+// Reads entries of a per-CPU array of jmt_method_stats, summed over the CPUs.
+class PercpuTotals {
+public:
+    explicit PercpuTotals(int fd) : fd_(fd), per_cpu_(possible_cpus()) {}
+    // False when key has no entry.
+    bool read(__u32 key, MethodStats &out)
+    {
+        if (bpf_map_lookup_elem(fd_, &key, per_cpu_.data()))
+            return false;
+        out = MethodStats{};
+        for (const auto &s : per_cpu_)
+            out += to_method_stats(s);
+        return true;
+    }
+
+private:
+    int fd_;
+    std::vector<jmt_method_stats> per_cpu_;
+};
+
+}  // namespace
+
+void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
+{
+    jmethodtime_bpf__destroy(skel);
+}
+
+void LinkDeleter::operator()(bpf_link *link) const
+{
+    bpf_link__destroy(link);
+}
+
+uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
+{
+    if (ncpu <= 0 || value_size == 0)
+        return limit;
+    const uint64_t fit = JMT_PERCPU_BUDGET / (value_size * static_cast<uint64_t>(ncpu));
+    return static_cast<uint32_t>(std::max<uint64_t>(2, std::min<uint64_t>(limit, fit)));
+}
+
+SkeletonPtr load_programs(const ProgramConfig &config)
+{
+    g_verbose = config.verbose;
+    libbpf_set_print(print_libbpf);
+
+    SkeletonPtr skel(jmethodtime_bpf__open());
+    if (!skel) {
+        int err = errno;
+        throw Error("cannot open the BPF object: " + errno_text(err), err);
+    }
+    auto *ro = skel->rodata;
+    ro->target_tgid = static_cast<__u32>(config.pid);
+    ro->n_prefixes = static_cast<__u32>(config.packages.size());
+    for (size_t i = 0; i < config.packages.size() && i < JMT_MAX_PREFIXES; i++) {
+        const std::string &p = config.packages[i];
+        ro->prefixes[i].len = static_cast<__u32>(p.size());
+        for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
+            const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
+    }
+    auto set_globs = [ro](int kind, const std::vector<std::string> &globs, const char *what) {
+        if (globs.size() > JMT_MAX_GLOBS)
+            throw Error(std::string("at most ") + std::to_string(JMT_MAX_GLOBS) + " " + what + " globs");
+        for (size_t i = 0; i < globs.size(); i++) {
+            const std::string &g = globs[i];
+            if (g.size() >= JMT_GLOB_LEN)
+                throw Error(std::string(what) + " glob '" + g + "' is longer than " +
+                            std::to_string(JMT_GLOB_LEN - 1) + " bytes");
+            const_cast<__u32 &>(ro->globs[kind][i].len) = static_cast<__u32>(g.size());
+            for (size_t j = 0; j < g.size(); j++)
+                const_cast<char &>(ro->globs[kind][i].s[j]) = g[j];
+        }
+    };
+    set_globs(JMT_GLOB_CLASS, config.class_globs, "--class");
+    set_globs(JMT_GLOB_METHOD, config.method_globs, "--method");
+    ro->n_class_globs = static_cast<__u32>(config.class_globs.size());
+    ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
+    ro->per_thread = config.per_thread ? 1 : 0;
+    bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
+    bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
+    // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
+    const int ncpu = libbpf_num_possible_cpus();
+    const uint32_t methods = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_METHODS);
+    // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
+    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
+                                          config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
+                                                           : JMT_MAX_PATHS);
+    bpf_map__set_max_entries(skel->maps.stats, methods);
+    ro->max_method_ids = methods;
+    ro->max_path_ids = paths;
+    if (config.call_paths)
+        bpf_map__set_max_entries(skel->maps.path_stats, paths);
+    ro->call_paths = config.call_paths ? 1 : 0;
+    ro->foreign = config.foreign ? 1 : 0;
+    if (!config.call_paths) {
+        bpf_map__set_max_entries(skel->maps.path_ids, 1);
+        bpf_map__set_max_entries(skel->maps.path_stats, 1);
+        bpf_map__set_max_entries(skel->maps.path_cache, 1);
+    }
+    if (!config.per_thread) {
+        // Unused: keep their bucket arrays (MBs) from being allocated.
+        bpf_map__set_max_entries(skel->maps.thread_stats, 1);
+        bpf_map__set_max_entries(skel->maps.thread_names, 1);
+    }
+    static const bool atomic_totals = kernel_preemption() != Preemption::Off;
+    ro->atomic_totals = atomic_totals ? 1 : 0;
+    if (config.verbose)
+        std::fprintf(stderr, "jmethodtime: per-CPU totals use %s adds (kernel preemption %s)\n",
+                     atomic_totals ? "atomic" : "plain", atomic_totals ? "on or unknown" : "off");
+    if (config.arg_regs) {
+        ro->fast_args = 1;
+        for (size_t i = 0; i < config.arg_regs->size(); i++)
+            const_cast<__u8 &>(ro->arg_reg[i]) = (*config.arg_regs)[i];
+    }
+
+    if (jmethodtime_bpf__load(skel.get())) {
+        int err = errno;
+        if (err == EPERM || err == EACCES)
+            throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
+                        "CAP_PERFMON and CAP_SYS_PTRACE)", err);
+        throw Error("the kernel refused the BPF programs: " + errno_text(err) +
+                        "; a kernel >= 5.15 with BTF is needed (run with -v for the verifier log)",
+                    err);
+    }
+    return skel;
+}
+
+bpf_program *return_program(jmethodtime_bpf *skel)
+{
+    return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t
+                                                               : skel->progs.handle_return;
+}
+
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
+                    const char *probe)
+{
+    bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
+    if (link)
+        return LinkPtr(link);
+    int err = errno;
+    const std::string what = std::string("attaching ") + provider + ":" + probe;
+    if (err == EINVAL)
+        throw Error(what + " failed with EINVAL: another tracer (a bcc tool such as ucalls or trace) "
+                           "probably holds this probe with a different semaphore offset; stop it and retry",
+                    err);
+    if (err == ESRCH || err == ENOENT)
+        throw Error(what + " failed: the process exited or " + binary + " is gone (" + errno_text(err) + ")",
+                    err);
+    throw Error(what + " in " + binary + " failed: " + errno_text(err), err);
+}
+
+Tracer::Tracer(const TracerConfig &config) : config_(config)
+{
+    const int pid = config.programs.pid;
+    skel_ = load_programs(config.programs);
+    links_.push_back(attach_usdt(skel_->progs.handle_entry, pid, config.libjvm, "hotspot", "method__entry"));
+    links_.push_back(attach_usdt(return_program(skel_.get()), pid, config.libjvm, "hotspot", "method__return"));
+    bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
+    if (!sw) {
+        int err = errno;
+        throw Error("cannot attach to the sched_switch BTF tracepoint: " + errno_text(err), err);
+    }
+    links_.emplace_back(sw);
+    bpf_link *exit_link = bpf_program__attach(skel_->progs.handle_exit);
+    if (!exit_link) {
+        int err = errno;
+        throw Error("cannot attach to the sched_process_exit BTF tracepoint: " + errno_text(err), err);
+    }
+    links_.emplace_back(exit_link);
+}
+
+Tracer::~Tracer() = default;
+
+std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
+{
+    std::array<uint64_t, JMT_CNT_NR> sum{};
+    std::vector<jmt_cpu> per_cpu(possible_cpus());
+    const __u32 zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+        for (const jmt_cpu &cpu : per_cpu)
+            for (int c = 0; c < JMT_CNT_NR; c++)
+                sum[c] += cpu.counters[c];
+    return sum;
+}
+
+Tracer::Progress Tracer::progress() const
+{
+    const std::array<uint64_t, JMT_CNT_NR> c = counters();
+    Progress p;
+    p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
+    p.methods = skel_->bss->last_method_id;
+    return p;
+}
+
+Snapshot Tracer::snapshot() const
+{
+    Snapshot snap;
+    const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
+    Diagnostics &d = snap.diag;
+    d.entries = counters[JMT_CNT_ENTRIES];
+    d.returns = counters[JMT_CNT_RETURNS];
+    d.traced_calls = counters[JMT_CNT_TRACED_CALLS];
+    d.depth_overflow = counters[JMT_CNT_DEPTH_OVERFLOW];
+    d.unmatched_returns = counters[JMT_CNT_UNMATCHED_RETURNS];
+    d.dropped_frames = counters[JMT_CNT_DROPPED_FRAMES];
+    d.thread_state_fail = counters[JMT_CNT_THREAD_STATE_FAIL];
+    d.method_table_full = counters[JMT_CNT_METHOD_TABLE_FULL];
+    d.names_fail = counters[JMT_CNT_NAMES_FAIL];
+    d.arg_fail = counters[JMT_CNT_ARG_FAIL];
+    d.threads_traced = counters[JMT_CNT_THREADS_TRACED];
+    d.threads_ended = counters[JMT_CNT_THREADS_ENDED];
+    d.glob_budget_out = counters[JMT_CNT_GLOB_BUDGET_OUT];
+    d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
+    d.paths_full = counters[JMT_CNT_PATHS_FULL];
+    d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
+    d.switch_unseen = counters[JMT_CNT_SWITCH_UNSEEN];
+    d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
+
+    // All-thread totals per method id, read before the per-thread rows: a
+    // frame closing meanwhile is then at most in the rows, never only in the totals.
+    PercpuTotals totals_of(bpf_map__fd(skel_->maps.stats));
+    __u32 last = skel_->bss->last_method_id;
+    if (last >= skel_->rodata->max_method_ids)
+        last = skel_->rodata->max_method_ids - 1;
+    std::vector<std::pair<uint32_t, MethodStats>> totals;
+    for (__u32 id = 1; id <= last; id++) {
+        MethodStats total;
+        if (!totals_of.read(id, total))
+            continue;
+        if (total.calls != 0)
+            totals.emplace_back(id, total);
+    }
+    if (config_.programs.per_thread) {
+        add_thread_rows(snap, totals);
+        return snap;
+    }
+    for (const auto &[id, total] : totals) {
+        MethodRow row;
+        row.stats = total;
+        set_names(row, id, d.truncated_names);
+        snap.methods.push_back(std::move(row));
+    }
+    return snap;
+}
+
+CallTree Tracer::call_tree() const
+{
+    CallTree tree;
+    if (!config_.programs.call_paths)
+        return tree;
+    // Path ids are handed out parent first, so sorting by id puts parents before children.
+    std::vector<std::pair<__u32, jmt_path_key>> paths;
+    const int ids_fd = bpf_map__fd(skel_->maps.path_ids);
+    jmt_path_key key{}, next{};
+    bool have = false;
+    while (bpf_map_get_next_key(ids_fd, have ? &key : nullptr, &next) == 0) {
+        key = next;
+        have = true;
+        __u32 path = 0;
+        if (bpf_map_lookup_elem(ids_fd, &key, &path) == 0)
+            paths.emplace_back(path, key);
+    }
+    paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
+    std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+
+    PercpuTotals totals_of(bpf_map__fd(skel_->maps.path_stats));
+    uint64_t truncated_names = 0;
+    for (const auto &[path, k] : paths) {
+        PathNode node;
+        if (!totals_of.read(path, node.stats))
+            continue;
+        node.id = path;
+        node.parent = k.parent;
+        node.truncated = path == JMT_PATH_TRUNCATED;
+        if (node.truncated) {
+            if (node.stats.calls == 0)
+                continue;
+            tree.truncated_calls = node.stats.calls;
+        } else {
+            MethodRow names;
+            set_names(names, k.id, truncated_names);
+            node.klass = std::move(names.klass);
+            node.method = std::move(names.method);
+            node.signature = std::move(names.signature);
+        }
+        tree.nodes.push_back(std::move(node));
+    }
+    return tree;
+}
+
+const Tracer::MethodNames *Tracer::method_names(uint32_t id) const
+{
+    auto it = names_.find(id);
+    if (it != names_.end())
+        return &it->second;
+    jmt_names n;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.names), &id, &n) != 0)
+        return nullptr;  // not cached: the kernel may store it later
+    const int pid = config_.programs.pid;
+    MethodNames m;
+    m.klass = bytes_or_memory(pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF, n.read_ok, m.truncated);
+    m.method = bytes_or_memory(pid, n.method_addr, n.method_len, n.method, JMT_METHOD_BUF, n.read_ok, m.truncated);
+    m.signature = bytes_or_memory(pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF, n.read_ok, m.truncated);
+    return &names_.emplace(id, std::move(m)).first->second;
+}
+
+void Tracer::set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const
+{
+    if (const MethodNames *m = method_names(id)) {
+        row.klass = m->klass;
+        row.method = m->method;
+        row.signature = m->signature;
+        truncated += m->truncated;
+    } else {
+        row.klass = "[unknown method #" + std::to_string(id) + "]";
+    }
+}
+
+void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
+{
+    const std::vector<std::pair<jmt_thread_key, jmt_method_stats>> entries =
+        read_thread_stats(bpf_map__fd(skel_->maps.thread_stats));
+    std::unordered_map<uint32_t, std::string> thread_names;
+    std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
+    std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted
+    // Names a row of method id; a method's truncated names count once, not once per thread.
+    auto name_row = [&](MethodRow &row, uint32_t id) {
+        uint64_t truncated = 0;
+        set_names(row, id, truncated);
+        if (!counted[id])
+            snap.diag.truncated_names += truncated;
+        counted[id] = true;
+    };
+    const int names_fd = bpf_map__fd(skel_->maps.thread_names);
+    for (const auto &[key, stats] : entries) {
+        if (stats.calls == 0)
+            continue;
+        MethodRow row;
+        row.stats = to_method_stats(stats);
+        split[key.id] += row.stats;
+        name_row(row, key.id);
+        row.tid = key.tid;
+        auto name = thread_names.find(key.tid);
+        if (name == thread_names.end())
+            name = thread_names.emplace(key.tid, thread_name(config_.programs.pid, key.tid, names_fd)).first;
+        row.thread = name->second;
+        snap.methods.push_back(std::move(row));
+    }
+    // Frames closed while the per-thread table was full are only in the totals:
+    // one row per method keeps the sum over the rows equal to the totals.
+    if (snap.diag.thread_rows_full == 0)
+        return;
+    for (const auto &[id, total] : totals) {
+        MethodStats rest = total;
+        rest -= split[id];  // saturating: the rows were read after the totals
+        if (rest.calls == 0)
+            continue;
+        MethodRow row;
+        row.stats = rest;
+        name_row(row, id);
+        row.tid = 0;
+        row.thread = kUnsplitThread;
+        snap.methods.push_back(std::move(row));
+    }
+}
+
+}  // namespace jmt

@@ -1,0 +1,127 @@
+// Tracer lifecycle: open -> set rodata -> load -> attach -> snapshot -> detach.
+// RAII: destroying the Tracer detaches every probe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jmethodtime.h"
+#include "model/paths.h"
+#include "model/profile.h"
+
+struct jmethodtime_bpf;
+struct bpf_link;
+struct bpf_program;
+
+namespace jmt {
+
+struct SkeletonDeleter {
+    void operator()(jmethodtime_bpf *skel) const;
+};
+struct LinkDeleter {
+    void operator()(bpf_link *link) const;
+};
+using SkeletonPtr = std::unique_ptr<jmethodtime_bpf, SkeletonDeleter>;
+using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
+
+// What the BPF programs are told before load (rodata).
+struct ProgramConfig {
+    int pid = 0;                                    // threads of this process are traced
+    std::vector<std::string> packages;              // JVM form; empty = all
+    std::vector<std::string> class_globs;           // --class, JVM form; empty = all
+    std::vector<std::string> method_globs;          // --method; empty = all
+    bool per_thread = false;                        // --per-thread: totals per (thread, method) too
+    bool call_paths = false;                        // totals per call path too (flame graphs)
+    bool foreign = false;                           // --foreign: time inside untraced callees
+    uint32_t max_paths = 0;                         // call paths kept (0: as many as fit)
+    std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
+    bool verbose = false;                           // libbpf's log on stderr
+};
+// The kernel's preemption model (kernel/preemption.h) picks atomic or plain adds
+// for the per-CPU totals at load time.
+
+// Entries of a per-CPU array of value_size-byte values that fit
+// JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.
+uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit);
+
+// Opens and loads the programs (nothing attached); throws jmt::Error.
+SkeletonPtr load_programs(const ProgramConfig &config);
+
+// The return probe's program that load_programs loaded: handle_return, or
+// handle_return_t with per_thread (the same body plus per-thread rows, so the
+// program without them is exactly the one without the option).
+bpf_program *return_program(jmethodtime_bpf *skel);
+
+// Attaches prog to provider:probe of binary for pid; throws jmt::Error.
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
+                    const char *probe);
+
+struct TracerConfig {
+    ProgramConfig programs;  // programs.pid is the JVM
+    std::string libjvm;      // path usable from here
+};
+
+struct Snapshot {
+    // calls > 0. With per_thread: one row per (thread, method), tid and thread
+    // set; plus, when the per-thread table filled up (diag.thread_rows_full),
+    // one row per method with tid 0 and thread kUnsplitThread holding the calls
+    // not split by thread, so the rows still sum to the totals.
+    std::vector<MethodRow> methods;
+    Diagnostics diag;
+};
+
+// The thread name of the rows of calls not split by thread (tid 0).
+extern const char *const kUnsplitThread;
+
+class Tracer {
+public:
+    // Loads and attaches; throws jmt::Error naming the cause and the fix.
+    explicit Tracer(const TracerConfig &config);
+    ~Tracer();
+    Tracer(const Tracer &) = delete;
+    Tracer &operator=(const Tracer &) = delete;
+
+    // Totals since attach, read from the kernel maps.
+    Snapshot snapshot() const;
+
+    // Cheap counters for a progress line and --max-overhead: probe events seen
+    // (no CPU reading), methods traced so far.
+    struct Progress {
+        OverheadTotals events;
+        uint64_t methods = 0;
+    };
+    Progress progress() const;
+
+    // Totals per call path since attach (call_paths on), parents before children.
+    CallTree call_tree() const;
+
+private:
+    // Names of one method id, resolved once: ids are never reused while the
+    // programs are loaded, and snapshot() runs every interval with -i.
+    struct MethodNames {
+        std::string klass, method, signature;
+        uint64_t truncated = 0;  // of the three, names left truncated
+    };
+    // The names of id, or nullptr when the kernel stored none.
+    const MethodNames *method_names(uint32_t id) const;
+    // The diagnostic counters (enum jmt_counter) summed over the CPUs.
+    std::array<uint64_t, JMT_CNT_NR> counters() const;
+    // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
+    void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
+    // --per-thread rows, from the thread_stats map; totals are the
+    // all-thread totals of the same snapshot, per method id.
+    void add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const;
+
+    TracerConfig config_;
+    SkeletonPtr skel_;
+    std::vector<LinkPtr> links_;
+    mutable std::unordered_map<uint32_t, MethodNames> names_;
+};
+
+}  // namespace jmt

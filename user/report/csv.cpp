@@ -1,0 +1,53 @@
+#include <sstream>
+
+#include "report/report.h"
+
+namespace jmt {
+
+namespace {
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv_field(const std::string &s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+// Column names match the JSON keys (README); times in ns. With --foreign, the
+// foreign columns follow probe_dominated; split by thread, each line ends with
+// the thread's tid and name.
+void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
+{
+    const bool per_thread = per_thread_profile(profile);
+    const std::string interval =
+        profile.interval ? std::to_string(profile.interval) + "," + format_utc(profile.end_unix_ns) + "," : "";
+    if (profile.interval <= 1)
+        out << (profile.interval ? "interval,end_time," : "") << "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
+           "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated"
+            << (profile.foreign ? ",wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign" : "")
+            << (per_thread ? ",tid,thread" : "") << "\r\n";
+    for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
+        const MethodStats &s = m.stats;
+        out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature) << ','
+            << s.calls << ',' << s.wall_incl_ns << ',' << s.wall_excl_ns << ',' << s.cpu_incl_ns << ','
+            << s.cpu_excl_ns << ',' << s.unreturned << ',' << s.events_incl << ',' << s.events_excl << ','
+            << s.traced_incl << ',' << s.traced_excl << ',' << (m.probe_dominated ? 1 : 0);
+        if (profile.foreign)
+            out << ',' << s.wall_foreign_ns << ',' << s.cpu_foreign_ns << ',' << s.events_foreign << ','
+                << s.traced_foreign;
+        if (per_thread)
+            out << ',' << m.tid << ',' << csv_field(m.thread);
+        out << "\r\n";
+    }
+}
+
+}  // namespace jmt

@@ -1,0 +1,132 @@
+#include <nlohmann/json.hpp>
+
+#include "report/report.h"
+
+namespace jmt {
+
+namespace {
+
+using nlohmann::json;
+
+// Key names are a stable contract (README); times in ns.
+// With per_thread (--per-thread), also the thread's "tid" and "thread" name.
+// With foreign (--foreign), also the part of the exclusive values inside untraced callees.
+json method_json(const MethodRow &m, bool per_thread, bool foreign)
+{
+    json row = {{"class", m.klass},
+                {"method", m.method},
+                {"signature", m.signature},
+                {"calls", m.stats.calls},
+                {"wall_incl_ns", m.stats.wall_incl_ns},
+                {"wall_excl_ns", m.stats.wall_excl_ns},
+                {"cpu_incl_ns", m.stats.cpu_incl_ns},
+                {"cpu_excl_ns", m.stats.cpu_excl_ns},
+                {"unreturned", m.stats.unreturned},
+                {"events_incl", m.stats.events_incl},
+                {"events_excl", m.stats.events_excl},
+                {"traced_events_incl", m.stats.traced_incl},
+                {"traced_events_excl", m.stats.traced_excl},
+                {"probe_dominated", m.probe_dominated}};
+    if (foreign) {
+        row["wall_foreign_ns"] = m.stats.wall_foreign_ns;
+        row["cpu_foreign_ns"] = m.stats.cpu_foreign_ns;
+        row["events_foreign"] = m.stats.events_foreign;
+        row["traced_events_foreign"] = m.stats.traced_foreign;
+    }
+    if (per_thread) {
+        row["tid"] = m.tid;
+        row["thread"] = m.thread;
+    }
+    return row;
+}
+
+const char *cost_source_name(CostSource source)
+{
+    switch (source) {
+    case CostSource::Calibrated: return "calibrated";
+    case CostSource::Leaves: return "leaves";
+    case CostSource::Bounded: return "bounded";
+    }
+    return "";
+}
+
+// Every counter, zero or not (unlike the table's diagnostic lines).
+json diagnostics_json(const Diagnostics &d)
+{
+    return {{"entries", d.entries},
+            {"returns", d.returns},
+            {"traced_calls", d.traced_calls},
+            {"depth_overflow", d.depth_overflow},
+            {"unmatched_returns", d.unmatched_returns},
+            {"dropped_frames", d.dropped_frames},
+            {"thread_state_fail", d.thread_state_fail},
+            {"method_table_full", d.method_table_full},
+            {"names_fail", d.names_fail},
+            {"arg_fail", d.arg_fail},
+            {"truncated_names", d.truncated_names},
+            {"threads_traced", d.threads_traced},
+            {"threads_ended", d.threads_ended},
+            {"glob_budget_out", d.glob_budget_out},
+            {"thread_rows_full", d.thread_rows_full},
+            {"paths_full", d.paths_full},
+            {"cpu_clamped", d.cpu_clamped},
+            {"switch_unseen", d.switch_unseen},
+            {"foreign_lost", d.foreign_lost}};
+}
+
+// What the probes cost the JVM; jvm_cpu_ns and share are null when unknown
+// (share also without a calibrated cost, under --raw); jvm_cpu_early: the
+// JVM's CPU time ends at the last reading before it exited.
+json overhead_json(const Profile &profile)
+{
+    const Overhead &o = profile.overhead;
+    const uint64_t trap_ns = profile.corrected ? overhead_ns(o, profile.probe_cost) : 0;
+    json j = {{"events", o.events},
+              {"traced_events", o.traced_events},
+              {"trap_ns", trap_ns},
+              {"jvm_cpu_ns", nullptr},
+              {"jvm_cpu_early", o.jvm_cpu_early},
+              {"share", nullptr}};
+    if (o.jvm_cpu_ns > 0)
+        j["jvm_cpu_ns"] = o.jvm_cpu_ns;
+    if (const std::optional<double> share = trap_share(o, profile.probe_cost); share && profile.corrected)
+        j["share"] = *share;
+    return j;
+}
+
+}  // namespace
+
+void write_json(std::ostream &out, const Profile &profile)
+{
+    json methods = json::array();
+    const bool per_thread = per_thread_profile(profile);
+    for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
+        methods.push_back(method_json(m, per_thread, profile.foreign));
+    json doc = {{"pid", profile.pid},
+                      {"duration_ns", profile.duration_ns},
+                      {"packages", profile.packages},
+                      {"class_globs", profile.class_globs},
+                      {"method_globs", profile.method_globs},
+                      {"times", profile.corrected ? "corrected" : "raw"},
+                      {"foreign", profile.foreign},
+                      {"probe_cost",
+                       {{"traced_event_ns", profile.probe_cost.traced_event_ns},
+                        {"rejected_event_ns", profile.probe_cost.rejected_event_ns},
+                        {"calibrated_traced_event_ns", profile.calibrated_cost.traced_event_ns},
+                        {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
+                        {"calibration_samples", profile.cost_samples},
+                        {"source", cost_source_name(profile.cost_source)},
+                        {"decided_by", profile.cost_method}}},
+                      {"overhead", overhead_json(profile)},
+                      {"methods", std::move(methods)},
+                      {"diagnostics", diagnostics_json(profile.diag)}};
+    // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
+    // invalid byte becomes U+FFFD instead of throwing.
+    if (profile.interval) {
+        doc["interval"] = profile.interval;
+        doc["end_time"] = format_utc(profile.end_unix_ns);
+    }
+    out << doc.dump(profile.interval ? -1 : 2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace jmt

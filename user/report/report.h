@@ -1,0 +1,59 @@
+// Formatters: Profile -> text. They never touch BPF.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/paths.h"
+#include "model/profile.h"
+
+namespace jmt {
+
+struct TableOptions {
+    size_t top = 20;
+    SortKey sort = SortKey::Excl;
+};
+
+// "987", "12.3K", "4.56M": three significant digits above 9999.
+std::string format_count(uint64_t n);
+
+// "950 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
+std::string format_duration(uint64_t ns);
+
+// "2026-11-21T20:51:03.123Z": ns since the epoch as UTC, millisecond precision.
+std::string format_utc(uint64_t unix_ns);
+
+// "Probe events: 2.59M (841K/s); about 2.37 s of trap time, 58% of the JVM's
+// 4.10 s on a CPU": what the probes cost the JVM over the profile's window,
+// with advice to keep the trace short from 25% on.
+std::string overhead_text(const Profile &profile);
+
+// "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
+std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
+                        const std::vector<std::string> &method_globs);
+
+// The seed-style table: header with total elapsed time, aligned columns,
+// top N rows by the sort key, then the diagnostic lines that are non-zero.
+void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts);
+
+// The call tree: the table's header lines, then one line per call path,
+// indented by depth under its parent, children by inclusive elapsed time;
+// subtrees under min_percent of the roots' inclusive elapsed total are left
+// out (and counted in a last line).
+void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree, double min_percent);
+
+// One JSON document with every method (not just the top N). An interval's
+// report (profile.interval > 0) is one line (JSON Lines) with "interval" and "end_time".
+void write_json(std::ostream &out, const Profile &profile);
+
+// RFC 4180 CSV: a header, then every method sorted by sort (columns named
+// like the JSON keys). An interval's report starts each line with its
+// interval and end_time, and only interval 1 has the header.
+void write_csv(std::ostream &out, const Profile &profile, SortKey sort);
+
+// One line per non-zero diagnostic counter, in words a user understands.
+std::vector<std::string> diagnostic_lines(const Diagnostics &diag);
+
+}  // namespace jmt

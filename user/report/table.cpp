@@ -1,0 +1,306 @@
+#include <algorithm>
+#include <unordered_map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "report/report.h"
+
+namespace jmt {
+
+namespace {
+
+// Separates columns; the Method column follows the last numeric column.
+constexpr const char *kGap = "  ";
+// The numeric columns of a line: the five times, then with --foreign the part
+// of the exclusive times inside untraced callees.
+using Cells = std::vector<std::string>;
+using Widths = std::vector<size_t>;
+
+Cells header_cells(bool foreign)
+{
+    Cells h = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
+    if (foreign) {
+        h.push_back("Foreign");
+        h.push_back("CPU Foreign");
+    }
+    return h;
+}
+
+const char *sort_description(SortKey key)
+{
+    switch (key) {
+    case SortKey::Calls: return "calls";
+    case SortKey::Incl: return "inclusive elapsed time";
+    case SortKey::Excl: return "exclusive elapsed time";
+    case SortKey::CpuIncl: return "inclusive on-CPU time";
+    case SortKey::CpuExcl: return "exclusive on-CPU time";
+    case SortKey::Foreign: return "elapsed time in untraced callees";
+    }
+    return "";
+}
+
+Cells cells_of(const MethodStats &s, bool foreign)
+{
+    Cells c = {std::to_string(s.calls), format_duration(s.wall_incl_ns), format_duration(s.wall_excl_ns),
+               format_duration(s.cpu_incl_ns), format_duration(s.cpu_excl_ns)};
+    if (foreign) {
+        c.push_back(format_duration(s.wall_foreign_ns));
+        c.push_back(format_duration(s.cpu_foreign_ns));
+    }
+    return c;
+}
+
+// "class.method(signature)", never truncated: it is the last column.
+// A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
+std::string method_text(const MethodRow &r)
+{
+    return qualified_name(r) + (r.probe_dominated ? " *" : "");
+}
+
+// Each numeric column is as wide as its widest cell, header included.
+Widths widths_of(const Cells &header, const std::vector<Cells> &body)
+{
+    Widths w(header.size());
+    for (size_t c = 0; c < header.size(); c++)
+        w[c] = header[c].size();
+    for (const Cells &cells : body)
+        for (size_t c = 0; c < header.size(); c++)
+            w[c] = std::max(w[c], cells[c].size());
+    return w;
+}
+
+// Right-aligns each cell to its column; every line's last column starts at sum(w) + columns * gap.
+void write_line(std::ostream &out, const Cells &cells, const Widths &w, const std::string &last)
+{
+    for (size_t c = 0; c < w.size(); c++)
+        out << std::string(w[c] - cells[c].size(), ' ') << cells[c] << kGap;
+    out << last << "\n";
+}
+
+// --per-thread: "worker-1 (4242)"; the row of the calls not split by thread
+// (tid 0) shows its name alone.
+std::string thread_text(const MethodRow &r)
+{
+    if (r.tid == 0)
+        return r.thread;
+    return (r.thread.empty() ? "?" : r.thread) + " (" + std::to_string(r.tid) + ")";
+}
+
+// Split by thread, a left-aligned Thread column (as wide as its widest cell)
+// comes between the numeric columns and Method.
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool foreign)
+{
+    const Cells header = header_cells(foreign);
+    std::vector<Cells> body;
+    body.reserve(rows.size());
+    for (const MethodRow &r : rows)
+        body.push_back(cells_of(r.stats, foreign));
+    const Widths w = widths_of(header, body);
+    if (!per_thread) {
+        write_line(out, header, w, "Method");
+        for (size_t i = 0; i < rows.size(); i++)
+            write_line(out, body[i], w, method_text(rows[i]));
+        return;
+    }
+    size_t thread_width = std::string("Thread").size();
+    for (const MethodRow &r : rows)
+        thread_width = std::max(thread_width, thread_text(r).size());
+    auto last = [&](const std::string &thread, const std::string &method) {
+        return thread + std::string(thread_width - thread.size(), ' ') + kGap + method;
+    };
+    write_line(out, header, w, last("Thread", "Method"));
+    for (size_t i = 0; i < rows.size(); i++)
+        write_line(out, body[i], w, last(thread_text(rows[i]), method_text(rows[i])));
+}
+
+void write_methods(std::ostream &out, const Profile &profile, const TableOptions &opts)
+{
+    uint64_t calls = 0;
+    for (const MethodRow &m : profile.methods)
+        calls += m.stats.calls;
+    std::vector<MethodRow> rows = sorted_rows(profile.methods, opts.sort);
+    if (opts.top != 0 && rows.size() > opts.top)
+        rows.resize(opts.top);
+    const bool per_thread = per_thread_profile(profile);
+    if (per_thread) {
+        std::set<std::tuple<std::string, std::string, std::string>> methods;
+        std::set<uint32_t> threads;
+        for (const MethodRow &m : profile.methods) {
+            methods.emplace(m.klass, m.method, m.signature);
+            if (m.tid)
+                threads.insert(m.tid);
+        }
+        out << profile.methods.size() << " rows: " << methods.size()
+            << (methods.size() == 1 ? " method in " : " methods in ") << threads.size()
+            << (threads.size() == 1 ? " thread, " : " threads, ") << calls << " calls; top " << rows.size() << " by " << sort_description(opts.sort)
+            << "\n\n";
+    } else {
+        out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
+            << sort_description(opts.sort) << "\n\n";
+    }
+    write_rows(out, rows, per_thread, profile.foreign);
+    if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
+        out << "\n* The probes' own cost was over half of these calls' measured time: their corrected times are "
+               "below what per-call probes resolve (--raw shows the times as measured; trace fewer, larger "
+               "methods to see into them)\n";
+}
+
+// The probe cost behind the times: taken out, or left in with --raw.
+void write_probe_cost(std::ostream &out, const Profile &profile)
+{
+    const ProbeCost &c = profile.probe_cost, &cal = profile.calibrated_cost;
+    const std::string when = profile.cost_samples > 1
+                                 ? "during the trace (" + std::to_string(profile.cost_samples) + " samples)"
+                                 : "at start-up";
+    auto costs = [&out, &c] {
+        out << format_duration(c.traced_event_ns) << " per traced event, " << format_duration(c.rejected_event_ns)
+            << " per filtered-out event (--raw to keep it)";
+    };
+    auto calibrated = [&out, &cal, &when] {
+        out << "calibrated " << when << " at " << format_duration(cal.traced_event_ns) << " and "
+            << format_duration(cal.rejected_event_ns);
+    };
+    if (profile.corrected && profile.cost_source == CostSource::Leaves) {
+        out << "Times exclude the probes' own cost: ";
+        costs();
+        out << "; measured in this trace on its cheapest one-event method, " << profile.cost_method << " (";
+        calibrated();
+        out << ")\n";
+    } else if (profile.corrected && profile.cost_source == CostSource::Bounded) {
+        out << "Times exclude the probes' own cost: ";
+        costs();
+        out << "; ";
+        calibrated();
+        out << ", lowered because " << profile.cost_method << " took less than that per event\n";
+    } else if (profile.corrected) {
+        out << "Times exclude the probes' own cost, calibrated " << when << ": ";
+        costs();
+        out << "\n";
+    } else
+        out << "Times as measured (--raw): each probe event inside a call adds its cost to it\n";
+}
+
+void write_diagnostics(std::ostream &out, const Diagnostics &diag)
+{
+    const std::vector<std::string> lines = diagnostic_lines(diag);
+    if (lines.empty())
+        return;
+    out << "\nDiagnostics:\n";
+    for (const std::string &line : lines)
+        out << "  " << line << "\n";
+}
+
+// What was traced, for how long, and how the times were corrected.
+void write_header(std::ostream &out, const Profile &profile)
+{
+    const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
+    if (profile.interval)
+        out << "Interval " << profile.interval << " ending " << format_utc(profile.end_unix_ns) << " ("
+            << format_duration(profile.duration_ns) << "), pid " << profile.pid << ": " << filter << "\n";
+    else
+        out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": " << filter
+            << "\n";
+    write_probe_cost(out, profile);
+    if (profile.overhead.events > 0)
+        out << overhead_text(profile) << "\n";
+}
+
+// Depth-first lines of the call tree under parent (0: the roots), children by
+// inclusive elapsed time, pruned below min_ns; hidden counts what was left out.
+void collect_tree(const std::unordered_map<uint32_t, std::vector<const PathNode *>> &children, uint32_t parent,
+                  size_t depth, uint64_t min_ns, std::vector<std::pair<size_t, const PathNode *>> &lines,
+                  size_t &hidden)
+{
+    auto it = children.find(parent);
+    if (it == children.end())
+        return;
+    std::vector<const PathNode *> kids = it->second;
+    std::stable_sort(kids.begin(), kids.end(), [](const PathNode *a, const PathNode *b) {
+        return a->stats.wall_incl_ns > b->stats.wall_incl_ns;
+    });
+    for (const PathNode *k : kids) {
+        if (k->stats.wall_incl_ns < min_ns || (k->stats.calls == 0 && !children.count(k->id))) {
+            hidden++;
+            continue;
+        }
+        lines.emplace_back(depth, k);
+        // Depth is bounded by the kernel's stack (JMT_MAX_DEPTH) and ids only grow along a path.
+        if (k->id > parent)
+            collect_tree(children, k->id, depth + 1, min_ns, lines, hidden);
+    }
+}
+
+}  // namespace
+
+void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree, double min_percent)
+{
+    write_header(out, profile);
+    std::unordered_map<uint32_t, std::vector<const PathNode *>> children;
+    uint64_t total = 0, calls = 0;
+    for (const PathNode &n : tree.nodes) {
+        children[n.parent].push_back(&n);
+        calls += n.stats.calls;
+        if (n.parent == 0)
+            total += n.stats.wall_incl_ns;
+    }
+    const uint64_t min_ns = static_cast<uint64_t>(static_cast<long double>(total) * min_percent / 100.0L);
+    std::vector<std::pair<size_t, const PathNode *>> lines;
+    size_t hidden = 0;
+    collect_tree(children, 0, 0, min_ns, lines, hidden);
+    if (tree.nodes.empty()) {
+        out << "No call path was recorded. Check --package (org/postgresql or org.postgresql), that the code "
+               "ran while tracing, and that the JVM runs with -XX:+DTraceMethodProbes.\n";
+    } else {
+        out << tree.nodes.size() << " call paths, " << calls << " calls; " << lines.size() << " shown";
+        if (min_percent > 0)
+            out << " (paths under " << min_percent << "% of the elapsed total left out: --min-percent)";
+        out << "\n\n";
+        // With --foreign the time in untraced callees is in "[untraced callees]" lines (with_untraced_nodes).
+        const Cells header = header_cells(false);
+        std::vector<Cells> body;
+        for (const auto &line : lines)
+            body.push_back(cells_of(line.second->stats, false));
+        const Widths w = widths_of(header, body);
+        write_line(out, header, w, "Call tree");
+        for (size_t i = 0; i < lines.size(); i++)
+            write_line(out, body[i], w, std::string(2 * lines[i].first, ' ') + frame_label(*lines[i].second));
+        if (hidden)
+            out << "(" << hidden << " smaller call paths and their callees not shown)\n";
+    }
+    write_diagnostics(out, profile.diag);
+}
+
+std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
+                        const std::vector<std::string> &method_globs)
+{
+    std::string s;
+    auto add = [&s](const char *one, const char *many, const std::vector<std::string> &items) {
+        if (items.empty())
+            return;
+        s += s.empty() ? "" : "; ";
+        s += items.size() == 1 ? one : many;
+        for (size_t i = 0; i < items.size(); i++)
+            s += (i ? ", " : " ") + items[i];
+    };
+    add("package", "packages", packages);
+    add("class", "classes", class_globs);
+    add("method", "methods", method_globs);
+    return s.empty() ? "all methods" : s;
+}
+
+void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
+{
+    write_header(out, profile);
+    if (profile.methods.empty() && profile.interval)
+        out << "No traced method completed a call in this interval.\n";
+    else if (profile.methods.empty())
+        out << "No traced method completed a call during the trace. Check --package (org/postgresql or "
+               "org.postgresql), that the code ran while tracing, and that the JVM runs with "
+               "-XX:+DTraceMethodProbes.\n";
+    else
+        write_methods(out, profile, opts);
+    write_diagnostics(out, profile.diag);
+}
+
+}  // namespace jmt

@@ -1,0 +1,21 @@
+// --list: the JVMs of the host as a table or JSON.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "target/jvm.h"
+
+namespace jmt {
+
+// "enabled", "off" or "missing": whether a JVM can be traced as it runs.
+const char *probe_state(const JvmTarget &jvm);
+
+// One line per JVM: PID, JDK, PROBES, LIBJVM, COMMAND (the command cut at
+// 100 bytes), or a sentence when there is none.
+void write_jvm_table(std::ostream &out, const std::vector<JvmTarget> &jvms);
+
+// A JSON array of objects: pid, comm, command, jdk_version, libjvm, probes ("enabled", "off", "missing").
+void write_jvm_json(std::ostream &out, const std::vector<JvmTarget> &jvms);
+
+}  // namespace jmt
