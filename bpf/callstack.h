@@ -83,6 +83,9 @@ struct jmt_thread {
 	__u32 initialized;
 	__u32 on_cpu;         /* 1 from a switch-in (or a probe) to the next switch-out */
 	__u32 pad;
+	__u64 gap_prev_ns;        /* ktime (ns) of the last clocked event (gaps.h), 0 before one */
+	__u64 gap_prev_events;    /* its events count (struct jmt_clock.events) */
+	__u64 gap_prev_switch_ns; /* switch_in_ns then: another value means a switch came between */
 	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */

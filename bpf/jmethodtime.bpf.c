@@ -12,6 +12,7 @@
 #include "jmethodtime.h"
 #include "callstack.h"
 #include "glob.h"
+#include "gaps.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -59,6 +60,13 @@ const volatile __u8 arg_reg[7] = {};
  * then two events on one CPU can interleave, and the per-CPU method totals
  * take atomic adds; 0 (no preemption in the kernel) allows plain adds. */
 const volatile __u32 atomic_totals = 1;
+/*
+ * Tests only: ns every probe event spins before its work (JMT_TEST_TRAP_NS), so
+ * that one host stands in for hosts whose traps cost more (page-table
+ * isolation: 5 us and up). Only the tool's programs spin, the calibration's
+ * instance too, as a slower trap would. 0 in use: the verifier removes the spin.
+ */
+const volatile __u64 test_trap_ns = 0;
 
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;
@@ -511,9 +519,27 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->traced_total = 0;
 		t->depth = 0;
 		t->on_cpu = 1;
+		t->gap_prev_ns = 0;
 		t->initialized = 1;
 	}
 	return t;
+}
+
+/* The gap since the thread's last clocked event when nothing came between:
+ * no other probe event (a filtered-out one reads no clock) and no switch. */
+static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu,
+				       const struct jmt_clock *c)
+{
+	if (t->gap_prev_ns && c->events == t->gap_prev_events + 1 &&
+	    t->gap_prev_switch_ns == t->switch_in_ns) {
+		__u32 b = jmt_gap_bucket(c->wall_ns - t->gap_prev_ns);
+
+		if (b < JMT_GAP_BUCKETS)
+			cpu->gap_hist[b] += 1;
+	}
+	t->gap_prev_ns = c->wall_ns;
+	t->gap_prev_events = c->events;
+	t->gap_prev_switch_ns = t->switch_in_ns;
 }
 
 /* The running thread's clocks now. A thread at a probe is on a CPU: if its
@@ -531,6 +557,7 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
 	c->events = t->events_total + cpu->slice_events;
 	c->traced = t->traced_total;
+	record_gap(t, cpu, c);
 }
 
 /* Plain adds of a closed frame into totals (exact when only one program at a
@@ -755,6 +782,22 @@ static long drop_one(__u32 i, void *data)
 	return 0;
 }
 
+static long spin_until(__u64 index, void *deadline_ns)
+{
+	return bpf_ktime_get_ns() >= *(__u64 *)deadline_ns;
+}
+
+static __always_inline void test_trap(void)
+{
+	__u64 deadline_ns;
+
+	if (!test_trap_ns)
+		return;
+	deadline_ns = bpf_ktime_get_ns() + test_trap_ns;
+	/* Each iteration reads the clock: 1 << 20 of them outlast any test_trap_ns used. */
+	bpf_loop(1 << 20, spin_until, &deadline_ns, 0);
+}
+
 SEC("usdt")
 int handle_entry(struct pt_regs *ctx)
 {
@@ -766,6 +809,7 @@ int handle_entry(struct pt_regs *ctx)
 	__u64 sp, call_site = 0;
 	__u32 fp, path;
 
+	test_trap();
 	if (!cpu)
 		return 0;
 	cpu->slice_events += 1;
@@ -895,12 +939,14 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 SEC("usdt")
 int handle_return(struct pt_regs *ctx)
 {
+	test_trap();
 	return on_return(ctx, 0);
 }
 
 SEC("usdt")
 int handle_return_t(struct pt_regs *ctx)
 {
+	test_trap();
 	return on_return(ctx, 1);
 }
 

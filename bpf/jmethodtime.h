@@ -137,12 +137,19 @@ enum jmt_counter {
 	JMT_CNT_NR,
 };
 
-/* Per-CPU record: one lookup per probe event serves both fields. */
+/* Histogram of the gaps between consecutive probe events of a thread (gaps.h):
+ * 32 buckets per power of two up to 2^JMT_GAP_TOP_LOG2 ns, then one overflow bucket. */
+#define JMT_GAP_SUB_BITS 5
+#define JMT_GAP_TOP_LOG2 17
+#define JMT_GAP_BUCKETS (((JMT_GAP_TOP_LOG2 - JMT_GAP_SUB_BITS) << JMT_GAP_SUB_BITS) + (1 << JMT_GAP_SUB_BITS) + 1)
+
+/* Per-CPU record: one lookup per probe event serves every field. */
 struct jmt_cpu {
 	/* Probe events of the target thread running on this CPU since it
 	 * switched in; added to its events_total at switch-out. */
 	__u64 slice_events;
 	__u64 counters[JMT_CNT_NR];
+	__u64 gap_hist[JMT_GAP_BUCKETS]; /* gaps (gaps.h) of the threads that ran on this CPU */
 };
 
 /* x86-64 registers by number, for USDT arguments read straight from pt_regs. */

@@ -181,6 +181,20 @@ uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
     return static_cast<uint32_t>(std::max<uint64_t>(2, std::min<uint64_t>(limit, fit)));
 }
 
+uint64_t test_trap_ns()
+{
+    const char *value = getenv("JMT_TEST_TRAP_NS");
+    if (!value || !*value)
+        return 0;
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long ns = strtoull(value, &end, 10);
+    if (errno || *end || ns > kMaxTestTrapNs)
+        throw Error(std::string("JMT_TEST_TRAP_NS='") + value + "' is not a whole number of ns from 0 to " +
+                    std::to_string(kMaxTestTrapNs) + " (a test setting: unset it)");
+    return ns;
+}
+
 SkeletonPtr load_programs(const ProgramConfig &config)
 {
     g_verbose = config.verbose;
@@ -218,6 +232,7 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->n_class_globs = static_cast<__u32>(config.class_globs.size());
     ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
     ro->per_thread = config.per_thread ? 1 : 0;
+    ro->test_trap_ns = test_trap_ns();
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
     bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
     // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
@@ -325,6 +340,18 @@ std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
     return sum;
 }
 
+std::vector<uint64_t> Tracer::gap_histogram() const
+{
+    std::vector<uint64_t> sum(JMT_GAP_BUCKETS, 0);
+    std::vector<jmt_cpu> per_cpu(possible_cpus());
+    const __u32 zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+        for (const jmt_cpu &cpu : per_cpu)
+            for (int b = 0; b < JMT_GAP_BUCKETS; b++)
+                sum[b] += cpu.gap_hist[b];
+    return sum;
+}
+
 Tracer::Progress Tracer::progress() const
 {
     const std::array<uint64_t, JMT_CNT_NR> c = counters();
@@ -357,6 +384,7 @@ Snapshot Tracer::snapshot() const
     d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
     d.switch_unseen = counters[JMT_CNT_SWITCH_UNSEEN];
     d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
+    snap.gap_hist = gap_histogram();
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.

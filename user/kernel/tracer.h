@@ -50,6 +50,12 @@ struct ProgramConfig {
 // JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.
 uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit);
 
+// Tests only: JMT_TEST_TRAP_NS, ns every probe event of the tool's programs
+// spins, so one host stands in for hosts with slower traps (0 when unset);
+// throws jmt::Error for a value that is not 0..kMaxTestTrapNs.
+constexpr uint64_t kMaxTestTrapNs = 20000;
+uint64_t test_trap_ns();
+
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
 
@@ -74,6 +80,9 @@ struct Snapshot {
     // not split by thread, so the rows still sum to the totals.
     std::vector<MethodRow> methods;
     Diagnostics diag;
+    // Gaps between consecutive clocked probe events of a thread, all CPUs
+    // (JMT_GAP_BUCKETS buckets, bpf/gaps.h): the JVM's own cost per event.
+    std::vector<uint64_t> gap_hist;
 };
 
 // The thread name of the rows of calls not split by thread (tid 0).
@@ -112,6 +121,8 @@ private:
     const MethodNames *method_names(uint32_t id) const;
     // The diagnostic counters (enum jmt_counter) summed over the CPUs.
     std::array<uint64_t, JMT_CNT_NR> counters() const;
+    // The gap histogram (bpf/gaps.h) summed over the CPUs.
+    std::vector<uint64_t> gap_histogram() const;
     // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
     void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
     // --per-thread rows, from the thread_stats map; totals are the

@@ -1,0 +1,119 @@
+// The gap histogram's buckets (bpf/gaps.h, shared with the kernel), its
+// summary, and the cost range every corrected time is bounded with.
+#include <gtest/gtest.h>
+
+#include "cost/cost_range.h"
+#include "gaps.h"
+
+namespace jmt {
+namespace {
+
+TEST(GapBuckets, EveryGapFallsInTheBucketWhoseRangeHoldsIt)
+{
+    for (uint64_t gap = 0; gap < (1ULL << JMT_GAP_TOP_LOG2); gap++) {
+        const uint32_t b = jmt_gap_bucket(gap);
+        ASSERT_LT(b, static_cast<uint32_t>(JMT_GAP_BUCKETS - 1)) << gap;
+        ASSERT_LE(jmt_gap_bucket_low_ns(b), gap) << gap;
+        if (b + 2 < JMT_GAP_BUCKETS)
+            ASSERT_GT(jmt_gap_bucket_low_ns(b + 1), gap) << gap;
+    }
+    EXPECT_EQ(jmt_gap_bucket(1ULL << JMT_GAP_TOP_LOG2), static_cast<uint32_t>(JMT_GAP_BUCKETS - 1));
+    EXPECT_EQ(jmt_gap_bucket(~0ULL), static_cast<uint32_t>(JMT_GAP_BUCKETS - 1));
+}
+
+TEST(GapBuckets, AreAtMostAThirtySecondOfTheirValueWide)
+{
+    for (uint32_t b = 32; b + 2 < JMT_GAP_BUCKETS; b++) {
+        const double lo = static_cast<double>(jmt_gap_bucket_low_ns(b));
+        const double width = static_cast<double>(jmt_gap_bucket_low_ns(b + 1)) - lo;
+        EXPECT_LE(width / lo, 1.0 / 32 + 1e-9) << b;
+    }
+}
+
+std::vector<uint64_t> histogram(std::initializer_list<std::pair<uint64_t, uint64_t>> gaps_and_counts)
+{
+    std::vector<uint64_t> h(JMT_GAP_BUCKETS, 0);
+    for (auto [gap, count] : gaps_and_counts)
+        h[jmt_gap_bucket(gap)] += count;
+    return h;
+}
+
+TEST(GapSummary, EdgeIsTheFirstPercentileAndTheOverflowIsLeftOut)
+{
+    // 10 stray short gaps (0.5%), the one-trap bulk from 5400 ns, longer Java work above.
+    const auto h = histogram({{300, 10}, {5400, 1500}, {9000, 490}, {1ULL << 20, 5000}});
+    const GapSummary s = summarize_gaps(h);
+    EXPECT_EQ(s.samples, 2000u);
+    EXPECT_EQ(s.edge_ns, jmt_gap_bucket_low_ns(jmt_gap_bucket(5400)));
+    EXPECT_NEAR(static_cast<double>(s.edge_ns), 5400, 5400 / 32.0);
+    EXPECT_EQ(s.median_ns, s.edge_ns);
+    EXPECT_EQ(summarize_gaps(std::vector<uint64_t>(JMT_GAP_BUCKETS, 0)).samples, 0u);
+    EXPECT_EQ(summarize_gaps({}).samples, 0u);
+}
+
+TEST(GapSummary, AnIntervalsGapsAreTheDifferenceOfTwoReadings)
+{
+    const auto before = histogram({{600, 10}});
+    const auto now = histogram({{600, 25}, {700, 3}});
+    const auto delta = gaps_since(now, before);
+    EXPECT_EQ(delta[jmt_gap_bucket(600)], 15u);
+    EXPECT_EQ(delta[jmt_gap_bucket(700)], 3u);
+}
+
+TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveTheHigherOfEdgeAndCalibration)
+{
+    GapSummary gaps;
+    gaps.samples = kMinGapSamples;
+    gaps.edge_ns = 5400;
+    const CostRange r = cost_range(gaps, {5000, 4000});
+    EXPECT_EQ(r.basis, CostBasis::Gaps);
+    EXPECT_EQ(r.lo.traced_event_ns, 5400u);
+    EXPECT_EQ(r.lo.rejected_event_ns, 4320u);  // the calibration's 0.8 of a traced event
+    EXPECT_EQ(r.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
+    EXPECT_EQ(r.point.traced_event_ns, (r.lo.traced_event_ns + r.hi.traced_event_ns) / 2);
+    // A calibration above the edge lifts the top, never the bottom.
+    const CostRange high = cost_range(gaps, {6000, 6000});
+    EXPECT_EQ(high.lo.traced_event_ns, 5400u);
+    EXPECT_EQ(high.hi.traced_event_ns, static_cast<uint64_t>(6000 * (1 + kRefillMargin)));
+}
+
+TEST(CostRange, FallsBackOnTheCalibrationWithFewGaps)
+{
+    GapSummary gaps;
+    gaps.samples = kMinGapSamples - 1;
+    gaps.edge_ns = 5400;
+    const CostRange r = cost_range(gaps, {1000, 800});
+    EXPECT_EQ(r.basis, CostBasis::Calibration);
+    EXPECT_LT(r.lo.traced_event_ns, 1000u);
+    EXPECT_GT(r.hi.traced_event_ns, 1000u);
+}
+
+TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
+{
+    MethodStats raw;
+    raw.calls = 100;
+    raw.wall_incl_ns = 100 * (50'000 + 46 * 5'800);  // 50 us of work, 46 events of 5.8 us each
+    raw.cpu_incl_ns = raw.wall_incl_ns;
+    raw.events_incl = 4600;
+    raw.traced_incl = 4600;
+    raw.wall_excl_ns = raw.wall_incl_ns;
+    raw.cpu_excl_ns = raw.cpu_incl_ns;
+    raw.events_excl = raw.events_incl;
+    raw.traced_excl = raw.traced_incl;
+    GapSummary gaps;
+    gaps.samples = 5000;
+    gaps.edge_ns = 5400;
+    const CostRange range = cost_range(gaps, {5300, 5000});
+    const TimeBounds b = time_bounds(raw, range);
+    const uint64_t truth = 100 * 50'000;
+    EXPECT_LE(b.wall_incl_ns[0], truth);
+    EXPECT_GE(b.wall_incl_ns[1], truth);
+    EXPECT_EQ(b.wall_incl_ns[1], raw.wall_incl_ns - 4600 * 5400);
+    EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
+    // The range's width is at most half the probe time taken out at its middle.
+    EXPECT_LE(static_cast<double>(b.wall_incl_ns[1] - b.wall_incl_ns[0]),
+              0.5 * 4600 * static_cast<double>(range.point.traced_event_ns));
+}
+
+}  // namespace
+}  // namespace jmt
