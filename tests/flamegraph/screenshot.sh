@@ -2,7 +2,7 @@
 # --flamegraph in a real browser: the page of a known tree (jmt_flamegraph_sample: the A/B/C
 # flow, a N calls, a;b 2N, a;b;c 4N, a;c N, N = 5000) is opened by headless Chromium from
 # file:// (no server, no network), which takes a screenshot and dumps the DOM after the page's
-# script ran. The DOM must hold the SVG frames d3 drew: the expected labels, each frame as wide
+# script ran. The DOM must hold the SVG frames the page drew: the expected labels, each frame as wide
 # as its inclusive value, and the zoom, search and metric switch (set through the page's
 # #metric=..&search=..&zoom=.. address) must change them as they should.
 #
