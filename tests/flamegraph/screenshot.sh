@@ -60,14 +60,14 @@ note "screenshot $png (${png_w}x${png_h})"
 
 # --- the DOM after the script ran ----------------------------------------------------------------
 # Prints "WIDTH<TAB>LEFT<TAB>TOP<TAB>CLASS<TAB>LABEL" for each frame drawn in the SVG, after a
-# line "svg<TAB>WIDTH".
+# line "svg<TAB>WIDTH". A frame too narrow for any label has no <text>: its LABEL is empty.
 frames_of() {
   local dom=$1
   local svg
   svg=$(grep -o '<svg class="flamegraph[^"]*"[^>]*>.*</svg>' "$dom") || fail "no flame graph SVG in the DOM ($dom)"
   printf 'svg\t%s\n' "$(sed -n 's/^<svg[^>]* width="\([0-9.]*\)".*/\1/p' <<<"$svg")"
   sed 's/<g /\n<g /g' <<<"$svg" | grep '^<g ' |
-    sed -n 's/^<g transform="translate(\([0-9.e-]*\),\([0-9.e-]*\))" class="\([^"]*\)"><rect[^>]* width="\([0-9.e-]*\)"[^>]*><\/rect><text[^>]*>\([^<]*\)<\/text>.*/\4\t\1\t\2\t\3\t\5/p'
+    sed -n 's/^<g transform="translate(\([0-9.e-]*\),\([0-9.e-]*\))" class="\([^"]*\)"><rect[^>]* width="\([0-9.e-]*\)"[^>]*><\/rect>\(<text[^>]*>\([^<]*\)<\/text>\)\{0,1\}<\/g>.*/\4\t\1\t\2\t\3\t\6/p'
 }
 
 dump() {  # dump URL_SUFFIX OUT

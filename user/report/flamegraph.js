@@ -177,9 +177,12 @@
       });
       g.jmtNode = n;
       g.appendChild(svgElement("rect", { height: ROW - 1, fill: colour(n), width: right - left }));
-      var text = svgElement("text", { x: PAD, y: ROW - 5.5 });
-      text.textContent = fitLabel(n, right - left - 2 * PAD);
-      g.appendChild(text);
+      var label = fitLabel(n, right - left - 2 * PAD);
+      if (label) {  // most frames of a big tree are too narrow for one
+        var text = svgElement("text", { x: PAD, y: ROW - 5.5 });
+        text.textContent = label;
+        g.appendChild(text);
+      }
       fragment.appendChild(g);
       for (var i = 0; i < n.children.length; i++) draw(n.children[i]);
     })(data);
