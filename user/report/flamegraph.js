@@ -170,11 +170,7 @@
     (function draw(n) {
       var left = Math.max(0, (n.x - x0) * k), right = Math.min(width, (n.x + n.value - x0) * k);
       if (!(n.value > 0) || right - left < MIN_PX) return;
-      var ancestor = n !== focus && n.x <= focus.x && n.depth < focus.depth && isAncestor(n, focus);
-      var g = svgElement("g", {
-        transform: "translate(" + left + "," + (maxDepth - n.depth) * ROW + ")",
-        "class": "frame" + (n.matched ? " match" : "") + (ancestor ? " ancestor" : "")
-      });
+      var g = svgElement("g", { transform: "translate(" + left + "," + (maxDepth - n.depth) * ROW + ")", "class": frameClass(n) });
       g.jmtNode = n;
       g.appendChild(svgElement("rect", { height: ROW - 1, fill: colour(n), width: right - left }));
       var label = fitLabel(n, right - left - 2 * PAD);
@@ -189,6 +185,11 @@
     svg.textContent = "";
     svg.appendChild(fragment);
     showSummary();
+  }
+  // "frame", plus "match" when the search matches it, "ancestor" when it is above the focus.
+  function frameClass(n) {
+    var ancestor = n !== focus && n.depth < focus.depth && isAncestor(n, focus);
+    return "frame" + (n.matched ? " match" : "") + (ancestor ? " ancestor" : "");
   }
   function isAncestor(n, of) {
     for (var a = of.parent; a; a = a.parent) if (a === n) return true;
@@ -300,7 +301,8 @@
     nodes.forEach(function (n) { n.matched = !!re && !n.root && re.test(n.name); });
     svg.classList.toggle("searching", !!re);
     showMatch();
-    render();
+    // The frames stay where they are: only their classes change.
+    for (var g = svg.firstChild; g; g = g.nextSibling) g.setAttribute("class", frameClass(g.jmtNode));
     saveState();
   }
   function showMatch() {
