@@ -3,10 +3,17 @@
 // a(); per call a 66 us inclusive / 21 us exclusive, b 20/10, c 5/5; on-CPU 96% of elapsed):
 //   a        N calls     a;b    2N calls     a;b;c  4N calls     a;c    N calls
 // The page is what tests/flamegraph/screenshot.sh renders in a browser, and docs/flamegraph.png.
+//
+// jmt_flamegraph_sample --frames N OUT.html: the page of a made-up tree of N call paths
+// (deterministic: 8 packages, up to 24 deep, exclusive values spread over four decades), for
+// tests/flamegraph/loadtime.sh, which times the page in a browser with many frames.
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "../common/path_fixture.h"
 #include "model/paths.h"
@@ -25,12 +32,72 @@ jmt::PathNode node(uint32_t id, uint32_t parent, const char *method, uint64_t ca
                                {incl, excl, incl / 100 * 96, excl / 100 * 96});
 }
 
+// A made-up tree of n paths: each new path hangs under one of the recent ones (so paths grow
+// deep) or, now and then, under any earlier one or the root; times and calls from a fixed LCG.
+jmt::CallTree synthetic_tree(uint32_t n)
+{
+    static const char *const kPackages[] = {"org/postgresql/jdbc", "org/postgresql/core", "java/util",
+                                            "java/lang",           "com/example/app",     "com/example/dao",
+                                            "io/netty/buffer",     "jdk/internal/misc"};
+    static const char *const kClasses[] = {"PgResultSet", "QueryExecutor", "HashMap", "StringBuilder",
+                                           "OrderService", "Repository", "ByteBuf", "Unsafe"};
+    static const char *const kMethods[] = {"get", "put", "execute", "read", "write", "apply", "next", "close",
+                                           "append", "toString", "parse", "handle"};
+    uint64_t state = 0x2545f4914f6cdd1dULL;
+    auto rnd = [&state](uint64_t bound) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (state >> 33) % bound;
+    };
+    jmt::CallTree tree;
+    std::vector<uint32_t> depth(n + 2, 0);
+    std::vector<uint64_t> excl(n + 2, 0), calls(n + 2, 0);
+    std::vector<uint32_t> parent(n + 2, 0);
+    for (uint32_t id = 2; id < n + 2; id++) {
+        uint32_t p = 0;
+        const uint64_t r = rnd(100);
+        if (id > 2 && r < 85)
+            p = id - 1 - static_cast<uint32_t>(rnd(std::min<uint64_t>(id - 2, 6)));
+        else if (id > 2 && r < 98)
+            p = 2 + static_cast<uint32_t>(rnd(id - 2));
+        if (p && depth[p] >= 23)
+            p = parent[p];
+        parent[id] = p;
+        depth[id] = p ? depth[p] + 1 : 0;
+        static const uint64_t kScale[] = {1, 10, 100, 1000};
+        calls[id] = 1 + rnd(50);
+        excl[id] = calls[id] * (200 + rnd(2000)) * kScale[rnd(4)];
+    }
+    std::vector<uint64_t> incl(excl);
+    for (uint32_t id = n + 1; id >= 2; id--)
+        if (parent[id])
+            incl[parent[id]] += incl[id];
+    for (uint32_t id = 2; id < n + 2; id++) {
+        const size_t pkg = rnd(8);
+        const std::string klass = std::string(kPackages[pkg]) + "/" + kClasses[(pkg + rnd(3)) % 8];
+        tree.nodes.push_back(jmt_test::path_node(id, parent[id], klass, kMethods[rnd(12)], rnd(2) ? "()V" : "(I)V",
+                                                 calls[id], {incl[id], excl[id], incl[id] / 10 * 7, excl[id] / 10 * 7}));
+    }
+    return tree;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && std::string(argv[1]) == "--frames") {
+        const long n = std::atol(argv[2]);
+        if (n < 1 || n > 10000000) {
+            std::cerr << "jmt_flamegraph_sample: --frames takes 1..10000000\n";
+            return 2;
+        }
+        std::ofstream out(argv[3]);
+        jmt::write_flamegraph_html(out, synthetic_tree(static_cast<uint32_t>(n)),
+                                   "jmethodtime: " + std::to_string(n) + " made-up call paths");
+        out.close();
+        return out ? 0 : 1;
+    }
     if (argc < 2 || argc > 3) {
-        std::cerr << "usage: jmt_flamegraph_sample OUT.html [calls|wall|cpu]\n";
+        std::cerr << "usage: jmt_flamegraph_sample OUT.html [calls|wall|cpu] | --frames N OUT.html\n";
         return 2;
     }
     jmt::PathMetric metric = jmt::PathMetric::Wall;

@@ -2,7 +2,7 @@
 # --flamegraph in a real browser: the page of a known tree (jmt_flamegraph_sample: the A/B/C
 # flow, a N calls, a;b 2N, a;b;c 4N, a;c N, N = 5000) is opened by headless Chromium from
 # file:// (no server, no network), which takes a screenshot and dumps the DOM after the page's
-# script ran. The DOM must hold the SVG frames d3 drew: the expected labels, each frame as wide
+# script ran. The DOM must hold the SVG frames the page drew: the expected labels, each frame as wide
 # as its inclusive value, and the zoom, search and metric switch (set through the page's
 # #metric=..&search=..&zoom=.. address) must change them as they should.
 #
@@ -60,14 +60,14 @@ note "screenshot $png (${png_w}x${png_h})"
 
 # --- the DOM after the script ran ----------------------------------------------------------------
 # Prints "WIDTH<TAB>LEFT<TAB>TOP<TAB>CLASS<TAB>LABEL" for each frame drawn in the SVG, after a
-# line "svg<TAB>WIDTH".
+# line "svg<TAB>WIDTH". A frame too narrow for any label has no <text>: its LABEL is empty.
 frames_of() {
   local dom=$1
   local svg
   svg=$(grep -o '<svg class="flamegraph[^"]*"[^>]*>.*</svg>' "$dom") || fail "no flame graph SVG in the DOM ($dom)"
   printf 'svg\t%s\n' "$(sed -n 's/^<svg[^>]* width="\([0-9.]*\)".*/\1/p' <<<"$svg")"
   sed 's/<g /\n<g /g' <<<"$svg" | grep '^<g ' |
-    sed -n 's/^<g transform="translate(\([0-9.e-]*\),\([0-9.e-]*\))" class="\([^"]*\)"><rect[^>]* width="\([0-9.e-]*\)"[^>]*><\/rect><text[^>]*>\([^<]*\)<\/text>.*/\4\t\1\t\2\t\3\t\5/p'
+    sed -n 's/^<g transform="translate(\([0-9.e-]*\),\([0-9.e-]*\))" class="\([^"]*\)"><rect[^>]* width="\([0-9.e-]*\)"[^>]*><\/rect>\(<text[^>]*>\([^<]*\)<\/text>\)\{0,1\}<\/g>.*/\4\t\1\t\2\t\3\t\6/p'
 }
 
 dump() {  # dump URL_SUFFIX OUT

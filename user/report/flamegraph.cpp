@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "flamegraph_html.h"  // generated: kFlamegraphHtml, the template with d3 inlined
+#include "flamegraph_html.h"  // generated: kFlamegraphHtml, the template with flamegraph.js inlined
 
 namespace jmt {
 
@@ -144,7 +144,7 @@ void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::s
     const Placeholder placeholders[] = {
         {"@JMT_TITLE@", &safe_title}, {"@JMT_METRIC@", &metric_value}, {"/*@JMT_DATA@*/", &data}};
 
-    // kFlamegraphHtml with each placeholder replaced; the inlined d3 has none (checked at build time).
+    // kFlamegraphHtml with each placeholder replaced; the inlined script has none (checked at build time).
     const char *at = kFlamegraphHtml;
     for (;;) {
         const char *next = nullptr;

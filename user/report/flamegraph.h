@@ -8,8 +8,8 @@
 
 namespace jmt {
 
-// Writes an HTML page that draws tree as a flame graph in a browser, offline (d3 is
-// inlined): a frame per call path, its width the path's inclusive value of the metric
+// Writes an HTML page that draws tree as a flame graph in a browser, offline (its script,
+// user/report/flamegraph.js, is inlined; no library): a frame per call path, its width the path's inclusive value of the metric
 // chosen in the page (elapsed, on-CPU or calls; metric is the one shown first), with zoom,
 // regex search, a tooltip of every number of the frame, and colours by top-level package.
 // The tree is embedded as JSON between the markers below: nested
