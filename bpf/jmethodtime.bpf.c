@@ -102,46 +102,17 @@ static __always_inline void foreign_event(struct jmt_cpu *cpu, const int is_entr
 	}
 }
 
-struct drop_ctx {
-	struct jmt_thread *t;
-	__u32 match;   /* on return: 1-based depth of the frame that returned */
-	__u32 id;      /* on entry: the entering method ... */
-	__u64 sp;      /* ... its stack pointer ... */
-	__u64 call_site; /* ... and call site */
-	__u32 on_entry;
-};
-
-struct find_ctx {
-	const struct jmt_thread *t;
-	__u32 id;
-	__u32 match; /* 1-based depth of the topmost frame of id, 0 when none */
-};
-
-/* bpf_loop callback of jmt_find: verified once, whatever the stack's depth,
- * so the code after the search is not verified once per depth. */
-static long find_one(__u32 i, void *data)
+/* callstack.h's hooks: closed frames go to the maps (no sink). */
+static __always_inline void jmt_account(struct jmt_sink *sink, const struct jmt_closed *c,
+					const int with_threads)
 {
-	struct find_ctx *fc = data;
-
-	return jmt_find_step(fc->t, fc->id, i, &fc->match);
+	account(c, with_threads);
 }
 
-/* bpf_loop callback: drops the top frame while it is dead (entry) or above
- * the frame that returned (return). */
-static long drop_one(__u32 i, void *data)
+static __always_inline void jmt_dropped(struct jmt_sink *sink, const struct jmt_closed *c)
 {
-	struct drop_ctx *dc = data;
-	struct jmt_thread *t = dc->t;
-	struct jmt_closed closed = {};
-
-	if (t->depth == 0 || t->depth > JMT_MAX_DEPTH)
-		return 1;
-	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
-		return 1;
-	jmt_drop_top(t, &closed, foreign);
-	account(&closed, per_thread); /* rodata: pruned at load when off */
+	account(c, per_thread); /* rodata: pruned at load when off */
 	count(JMT_CNT_DROPPED_FRAMES);
-	return 0;
 }
 
 SEC("usdt")
@@ -194,10 +165,10 @@ int handle_entry(struct pt_regs *ctx)
 		}
 	}
 	if (jmt_top_is_stale(t, info.id, sp, call_site)) {
-		struct drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .call_site = call_site,
-				       .on_entry = 1 };
+		struct jmt_drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .call_site = call_site,
+					   .on_entry = 1, .foreign = foreign };
 
-		bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
+		jmt_loop(JMT_MAX_DEPTH, jmt_drop_one, &dc);
 	}
 	/* Before the clock: the lookup's time is the caller's, like the trap's. */
 	path = call_paths ? path_of(jmt_parent_path(t), info.id) : 0;
@@ -215,11 +186,10 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 {
 	struct jmt_method_key k;
 	struct jmt_method_info info;
-	struct jmt_closed closed = {};
 	struct jmt_thread *t;
 	struct jmt_clock now;
 	struct jmt_cpu *cpu = this_cpu();
-	__u32 d, match, fp;
+	__u32 fp;
 
 	if (!cpu)
 		return 0;
@@ -244,39 +214,11 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
 		return 0;
 	}
-	d = t->depth;
 	t->traced_total += 1;
 	thread_clock(t, cpu, &now);
 
-	/* The return of the top stored frame: the common case. */
-	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
-		jmt_close_top(t, &now, &closed, foreign);
-		account(&closed, with_threads);
-		return 0;
-	}
-	if (d > JMT_MAX_DEPTH) {
-		/* Unstored frame: count the call, its time stays in the deepest stored frame. */
-		t->depth = d - 1;
-		closed.id = info.id;
-		account(&closed, with_threads);
-		return 0;
-	}
-	struct find_ctx fc = { .t = t, .id = info.id };
-
-	bpf_loop(JMT_MAX_DEPTH, find_one, &fc, 0);
-	match = fc.match;
-	if (!match) {
+	if (jmt_return(t, info.id, fp, &now, 0, foreign, with_threads))
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
-		return 0;
-	}
-	/* Frames above the match lost their return (C1-inlined callee exiting by exception). */
-	struct drop_ctx dc = { .t = t, .match = match };
-
-	bpf_loop(JMT_MAX_DEPTH, drop_one, &dc, 0);
-	if (t->depth != match || match == 0)
-		return 0;
-	jmt_close_top(t, &now, &closed, foreign);
-	account(&closed, with_threads);
 	return 0;
 }
 

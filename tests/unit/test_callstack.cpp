@@ -6,41 +6,56 @@
 
 #include "callstack.h"
 
-namespace {
-
 struct Totals {
     uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
     uint64_t events_incl = 0, events_excl = 0, traced_incl = 0, traced_excl = 0;
     uint64_t wall_foreign = 0, cpu_foreign = 0, events_foreign = 0, traced_foreign = 0, foreign_lost = 0;
 };
 
+// callstack.h's sink: where the kernel's return path puts closed frames (the
+// BPF programs' maps), here a map of totals by method id.
+struct jmt_sink {
+    std::map<uint32_t, Totals> totals;
+    uint64_t dropped = 0;  // the kernel's dropped_frames counter
+};
+
+static void jmt_account(jmt_sink *sink, const jmt_closed *c, const int)
+{
+    Totals &s = sink->totals[c->id];
+    s.calls++;
+    s.unreturned += c->unreturned;
+    s.wall_incl += c->wall_incl_ns;
+    s.wall_excl += c->wall_excl_ns;
+    s.cpu_incl += c->cpu_incl_ns;
+    s.cpu_excl += c->cpu_excl_ns;
+    s.events_incl += c->events_incl;
+    s.events_excl += c->events_excl;
+    s.traced_incl += c->traced_incl;
+    s.traced_excl += c->traced_excl;
+    s.wall_foreign += c->wall_foreign_ns;
+    s.cpu_foreign += c->cpu_foreign_ns;
+    s.events_foreign += c->events_foreign;
+    s.traced_foreign += c->traced_foreign;
+    s.foreign_lost += c->foreign_lost;
+}
+
+static void jmt_dropped(jmt_sink *sink, const jmt_closed *c)
+{
+    jmt_account(sink, c, 0);
+    sink->dropped++;
+}
+
+namespace {
+
 // Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2;
 // foreign: as under --foreign.
 struct Thread {
     std::unique_ptr<jmt_thread> t = std::make_unique<jmt_thread>();
     int foreign = 0;
-    std::map<uint32_t, Totals> totals;
+    jmt_sink sink;
+    std::map<uint32_t, Totals> &totals = sink.totals;
     uint64_t sp = 1 << 20;  // each entry one byte deeper: nested calls
 
-    void account(const jmt_closed &c)
-    {
-        Totals &s = totals[c.id];
-        s.calls++;
-        s.unreturned += c.unreturned;
-        s.wall_incl += c.wall_incl_ns;
-        s.wall_excl += c.wall_excl_ns;
-        s.cpu_incl += c.cpu_incl_ns;
-        s.cpu_excl += c.cpu_excl_ns;
-        s.events_incl += c.events_incl;
-        s.events_excl += c.events_excl;
-        s.traced_incl += c.traced_incl;
-        s.traced_excl += c.traced_excl;
-        s.wall_foreign += c.wall_foreign_ns;
-        s.cpu_foreign += c.cpu_foreign_ns;
-        s.events_foreign += c.events_foreign;
-        s.traced_foreign += c.traced_foreign;
-        s.foreign_lost += c.foreign_lost;
-    }
     uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
     uint64_t traced = 0;  // of those, events of traced methods (all of them here, unless rejected())
     jmt_clock clock(uint64_t now) { return {now, now / 2, ++events, ++traced}; }
@@ -62,37 +77,20 @@ struct Thread {
             jmt_foreign_close(t.get(), &c);
         }
     }
+    static uint32_t fingerprint(uint32_t id) { return id * 7919u; }
     int enter(uint32_t id, uint64_t now)
     {
         jmt_clock c = clock(now);
-        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0, id + 100, foreign);
+        return jmt_push(t.get(), id, fingerprint(id), &c, sp--, 0, id + 100, foreign);
     }
-    // Mirrors handle_return: fast path on the top frame, else find + drop + close.
+    // As handle_return: no frame open is an unmatched return; otherwise the
+    // kernel's own return path (top frame, unstored frame, find + drop + close).
     bool leave(uint32_t id, uint64_t now)
     {
         const jmt_clock now_clock = clock(now);
-        uint32_t d = t->depth;
-        if (d == 0)
+        if (t->depth == 0)
             return false;
-        if (d > JMT_MAX_DEPTH) {
-            t->depth = d - 1;
-            jmt_closed c{};
-            c.id = id;
-            account(c);
-            return true;
-        }
-        uint32_t match = jmt_find(t.get(), id);
-        if (!match)
-            return false;
-        while (t->depth > match) {
-            jmt_closed c{};
-            jmt_drop_top(t.get(), &c, foreign);
-            account(c);
-        }
-        jmt_closed c{};
-        jmt_close_top(t.get(), &now_clock, &c, foreign);
-        account(c);
-        return true;
+        return jmt_return(t.get(), id, fingerprint(id), &now_clock, &sink, foreign, 0) == 0;
     }
 };
 
@@ -273,6 +271,7 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[X].calls, 1u);
     EXPECT_EQ(th.totals[X].unreturned, 1u);
+    EXPECT_EQ(th.sink.dropped, 1u);  // counted as the kernel's dropped_frames
     EXPECT_EQ(th.totals[X].wall_incl, 0u);
     EXPECT_EQ(th.totals[A].wall_incl, 100u);
     EXPECT_EQ(th.totals[A].wall_excl, 90u);  // only C's 10 ns is a traced callee
