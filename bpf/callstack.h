@@ -88,32 +88,23 @@ struct jmt_thread {
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
 };
 
-/* What closing one frame contributes to its method's totals. */
+/* What closing one frame contributes to its method's totals: the VALUE and
+ * FOREIGN fields of JMT_METHOD_STATS (jmethodtime.h), added by jmt_add_closed.
+ * Inclusive values are 0 for a recursive frame; every value is 0 for a dropped
+ * one but unreturned (1); traced_* are of events_*, events of traced methods;
+ * the --foreign ones are of the exclusive values, those inside untraced callees. */
 struct jmt_closed {
 	__u32 id;
-	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
 	__u32 path;           /* the frame's call path id */
 	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
 	__u32 foreign_lost;   /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
-	__u32 pad;
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
 	__u64 frame_cpu_ns;
 	__u64 frame_events;
 	__u64 frame_traced;
-	__u64 wall_incl_ns;   /* 0 for a recursive frame or a dropped one */
-	__u64 wall_excl_ns;
-	__u64 cpu_incl_ns;
-	__u64 cpu_excl_ns;
-	__u64 events_incl;    /* 0 for a recursive frame or a dropped one */
-	__u64 events_excl;
-	__u64 traced_incl;    /* of events_incl, events of traced methods */
-	__u64 traced_excl;
-	__u64 wall_foreign_ns; /* --foreign: of the exclusive values, those inside untraced callees */
-	__u64 cpu_foreign_ns;
-	__u64 events_foreign;
-	__u64 traced_foreign;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
@@ -419,20 +410,15 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
 
 	out->id = f->id;
-	out->unreturned = 1;
 	out->path = f->path;
 	out->frame_wall_ns = 0;
 	out->frame_cpu_ns = 0;
 	out->frame_events = 0;
 	out->frame_traced = 0;
-	out->wall_incl_ns = 0;
-	out->cpu_incl_ns = 0;
-	out->wall_excl_ns = 0;
-	out->cpu_excl_ns = 0;
-	out->events_incl = 0;
-	out->events_excl = 0;
-	out->traced_incl = 0;
-	out->traced_excl = 0;
+#define JMT_ZERO(name) out->name = 0;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_ZERO, JMT_NO_FIELD)
+#undef JMT_ZERO
+	out->unreturned = 1;
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
@@ -451,6 +437,25 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 		}
 	}
 	t->depth = d - 1;
+}
+
+/* Plain adds of closed frame c into totals s (exact when only one program at
+ * a time writes them): the call and its values, then, under --foreign only,
+ * its foreign values (jmt_add_foreign). */
+static __always_inline void jmt_add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+#define JMT_ADD_ONE(name) s->name += 1;
+#define JMT_ADD(name) s->name += c->name;
+	JMT_METHOD_STATS(JMT_ADD_ONE, JMT_ADD, JMT_NO_FIELD)
+#undef JMT_ADD_ONE
+#undef JMT_ADD
+}
+
+static __always_inline void jmt_add_foreign(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+#define JMT_ADD(name) s->name += c->name;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ADD)
+#undef JMT_ADD
 }
 
 /*

@@ -38,22 +38,9 @@ struct {
  * time writes them: see account and account_thread). */
 static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
 {
-	s->calls += 1;
-	s->unreturned += c->unreturned;
-	s->wall_incl_ns += c->wall_incl_ns;
-	s->wall_excl_ns += c->wall_excl_ns;
-	s->cpu_incl_ns += c->cpu_incl_ns;
-	s->cpu_excl_ns += c->cpu_excl_ns;
-	s->events_incl += c->events_incl;
-	s->events_excl += c->events_excl;
-	s->traced_incl += c->traced_incl;
-	s->traced_excl += c->traced_excl;
-	if (foreign) {
-		s->wall_foreign_ns += c->wall_foreign_ns;
-		s->cpu_foreign_ns += c->cpu_foreign_ns;
-		s->events_foreign += c->events_foreign;
-		s->traced_foreign += c->traced_foreign;
-	}
+	jmt_add_closed(s, c);
+	if (foreign)
+		jmt_add_foreign(s, c);
 }
 
 /*
@@ -85,22 +72,14 @@ static __always_inline void account_thread(const struct jmt_closed *c)
 static __always_inline void add_totals(struct jmt_method_stats *s, const struct jmt_closed *c)
 {
 	if (atomic_totals) {
-		__sync_fetch_and_add(&s->calls, 1);
-		__sync_fetch_and_add(&s->unreturned, c->unreturned);
-		__sync_fetch_and_add(&s->wall_incl_ns, c->wall_incl_ns);
-		__sync_fetch_and_add(&s->wall_excl_ns, c->wall_excl_ns);
-		__sync_fetch_and_add(&s->cpu_incl_ns, c->cpu_incl_ns);
-		__sync_fetch_and_add(&s->cpu_excl_ns, c->cpu_excl_ns);
-		__sync_fetch_and_add(&s->events_incl, c->events_incl);
-		__sync_fetch_and_add(&s->events_excl, c->events_excl);
-		__sync_fetch_and_add(&s->traced_incl, c->traced_incl);
-		__sync_fetch_and_add(&s->traced_excl, c->traced_excl);
+#define JMT_ATOMIC_ONE(name) __sync_fetch_and_add(&s->name, 1);
+#define JMT_ATOMIC_ADD(name) __sync_fetch_and_add(&s->name, c->name);
+		JMT_METHOD_STATS(JMT_ATOMIC_ONE, JMT_ATOMIC_ADD, JMT_NO_FIELD)
 		if (foreign) {
-			__sync_fetch_and_add(&s->wall_foreign_ns, c->wall_foreign_ns);
-			__sync_fetch_and_add(&s->cpu_foreign_ns, c->cpu_foreign_ns);
-			__sync_fetch_and_add(&s->events_foreign, c->events_foreign);
-			__sync_fetch_and_add(&s->traced_foreign, c->traced_foreign);
+			JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ATOMIC_ADD)
 		}
+#undef JMT_ATOMIC_ONE
+#undef JMT_ATOMIC_ADD
 		return;
 	}
 	add_closed(s, c);
