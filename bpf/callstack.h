@@ -91,32 +91,23 @@ struct jmt_thread {
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
 };
 
-/* What closing one frame contributes to its method's totals. */
+/* What closing one frame contributes to its method's totals: the VALUE and
+ * FOREIGN fields of JMT_METHOD_STATS (jmethodtime.h), added by jmt_add_closed.
+ * Inclusive values are 0 for a recursive frame; every value is 0 for a dropped
+ * one but unreturned (1); traced_* are of events_*, events of traced methods;
+ * the --foreign ones are of the exclusive values, those inside untraced callees. */
 struct jmt_closed {
 	__u32 id;
-	__u32 unreturned;     /* 1 when the frame was dropped, not returned */
 	__u32 path;           /* the frame's call path id */
 	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
 	__u32 foreign_lost;   /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
-	__u32 pad;
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
 	__u64 frame_cpu_ns;
 	__u64 frame_events;
 	__u64 frame_traced;
-	__u64 wall_incl_ns;   /* 0 for a recursive frame or a dropped one */
-	__u64 wall_excl_ns;
-	__u64 cpu_incl_ns;
-	__u64 cpu_excl_ns;
-	__u64 events_incl;    /* 0 for a recursive frame or a dropped one */
-	__u64 events_excl;
-	__u64 traced_incl;    /* of events_incl, events of traced methods */
-	__u64 traced_excl;
-	__u64 wall_foreign_ns; /* --foreign: of the exclusive values, those inside untraced callees */
-	__u64 cpu_foreign_ns;
-	__u64 events_foreign;
-	__u64 traced_foreign;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
@@ -422,20 +413,15 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
 
 	out->id = f->id;
-	out->unreturned = 1;
 	out->path = f->path;
 	out->frame_wall_ns = 0;
 	out->frame_cpu_ns = 0;
 	out->frame_events = 0;
 	out->frame_traced = 0;
-	out->wall_incl_ns = 0;
-	out->cpu_incl_ns = 0;
-	out->wall_excl_ns = 0;
-	out->cpu_excl_ns = 0;
-	out->events_incl = 0;
-	out->events_excl = 0;
-	out->traced_incl = 0;
-	out->traced_excl = 0;
+#define JMT_ZERO(name) out->name = 0;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_ZERO, JMT_NO_FIELD)
+#undef JMT_ZERO
+	out->unreturned = 1;
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
@@ -456,6 +442,62 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	t->depth = d - 1;
 }
 
+/* Plain adds of closed frame c into totals s (exact when only one program at
+ * a time writes them): the call and its values, then, under --foreign only,
+ * its foreign values (jmt_add_foreign). */
+static __always_inline void jmt_add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+#define JMT_ADD_ONE(name) s->name += 1;
+#define JMT_ADD(name) s->name += c->name;
+	JMT_METHOD_STATS(JMT_ADD_ONE, JMT_ADD, JMT_NO_FIELD)
+#undef JMT_ADD_ONE
+#undef JMT_ADD
+}
+
+static __always_inline void jmt_add_foreign(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+#define JMT_ADD(name) s->name += c->name;
+	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ADD)
+#undef JMT_ADD
+}
+
+/*
+ * The loops over a thread's stack and the return path, run by the BPF programs
+ * and by the unit tests alike. A loop steps a callback: through bpf_loop in
+ * the BPF programs (the callback is verified once, whatever the stack's depth,
+ * so the code after the loop is not verified once per depth), through a plain
+ * loop in userspace.
+ */
+#ifdef __BPF__
+#define jmt_loop(n, fn, ctx) bpf_loop((n), (fn), (ctx), 0)
+#else
+static inline void jmt_loop(__u32 n, long (*fn)(__u32, void *), void *ctx)
+{
+	for (__u32 i = 0; i < n; i++)
+		if (fn(i, ctx))
+			break;
+}
+#endif
+
+/*
+ * Hooks the file including callstack.h defines (after including it): where
+ * closed frames go. sink is that file's own (0 in the BPF programs, whose
+ * totals are maps).
+ * - jmt_account: a frame closed by its return, or counted beyond
+ *   JMT_MAX_DEPTH; with_threads as passed to jmt_return.
+ * - jmt_dropped: a frame dropped by jmt_drop_one (its return never fired).
+ */
+struct jmt_sink;
+static __always_inline void jmt_account(struct jmt_sink *sink, const struct jmt_closed *c,
+					const int with_threads);
+static __always_inline void jmt_dropped(struct jmt_sink *sink, const struct jmt_closed *c);
+
+struct jmt_find_ctx {
+	const struct jmt_thread *t;
+	__u32 id;
+	__u32 match; /* 1-based depth of the topmost frame of id, 0 when none */
+};
+
 /* Step i (0 = the top) of the search for the topmost stored frame of method
  * id: 1 when the search ends, with *match its depth (1-based) if found. */
 static __always_inline int jmt_find_step(const struct jmt_thread *t, __u32 id, __u32 i, __u32 *match)
@@ -472,16 +514,92 @@ static __always_inline int jmt_find_step(const struct jmt_thread *t, __u32 id, _
 	return 1;
 }
 
-/* Depth (1-based) of the topmost stored frame of method id, 0 when none
- * (the BPF programs step it through bpf_loop: see find_one). */
+static long jmt_find_one(__u32 i, void *data)
+{
+	struct jmt_find_ctx *fc = (struct jmt_find_ctx *)data;
+
+	return jmt_find_step(fc->t, fc->id, i, &fc->match);
+}
+
+/* Depth (1-based) of the topmost stored frame of method id, 0 when none. */
 static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
 {
-	__u32 match = 0;
+	struct jmt_find_ctx fc = { .t = t, .id = id };
 
-	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
-		if (jmt_find_step(t, id, i, &match))
-			break;
-	return match;
+	jmt_loop(JMT_MAX_DEPTH, jmt_find_one, &fc);
+	return fc.match;
+}
+
+struct jmt_drop_ctx {
+	struct jmt_thread *t;
+	struct jmt_sink *sink;
+	__u32 match;     /* on return: 1-based depth of the frame that returned */
+	__u32 id;        /* on entry: the entering method ... */
+	__u64 sp;        /* ... its stack pointer ... */
+	__u64 call_site; /* ... and call site */
+	__u32 on_entry;
+	int foreign;     /* as in jmt_push */
+};
+
+/* Loop step: drops the top frame while it is dead (on entry: see
+ * jmt_top_is_stale) or above the frame that returned (on return). */
+static long jmt_drop_one(__u32 i, void *data)
+{
+	struct jmt_drop_ctx *dc = (struct jmt_drop_ctx *)data;
+	struct jmt_thread *t = dc->t;
+	struct jmt_closed closed = {};
+
+	if (t->depth == 0 || t->depth > JMT_MAX_DEPTH)
+		return 1;
+	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
+		return 1;
+	jmt_drop_top(t, &closed, dc->foreign);
+	jmt_dropped(dc->sink, &closed);
+	return 0;
+}
+
+/* jmt_return's result when no stored frame of the method is open (it was
+ * entered before attach). */
+#define JMT_RETURN_UNMATCHED 1
+
+/*
+ * The return of traced method id (key fingerprint fp) at now, on a thread
+ * with a traced frame open (depth > 0). The common case is the return of the
+ * top stored frame. A frame beyond JMT_MAX_DEPTH is only counted: its time
+ * stays in the deepest stored frame. Otherwise the topmost stored frame of id
+ * is found, the frames above it, whose returns never fired (C1-inlined callees
+ * exiting by exception), are dropped, and it is closed. Returns 0 or
+ * JMT_RETURN_UNMATCHED. foreign, with_threads: constants (jmt_push, jmt_account).
+ */
+static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
+				      const struct jmt_clock *now, struct jmt_sink *sink,
+				      const int foreign, const int with_threads)
+{
+	struct jmt_closed closed = {};
+	__u32 d = t->depth, match;
+
+	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
+		jmt_close_top(t, now, &closed, foreign);
+		jmt_account(sink, &closed, with_threads);
+		return 0;
+	}
+	if (d > JMT_MAX_DEPTH) {
+		t->depth = d - 1;
+		closed.id = id;
+		jmt_account(sink, &closed, with_threads);
+		return 0;
+	}
+	match = jmt_find(t, id);
+	if (!match)
+		return JMT_RETURN_UNMATCHED;
+	struct jmt_drop_ctx dc = { .t = t, .sink = sink, .match = match, .foreign = foreign };
+
+	jmt_loop(JMT_MAX_DEPTH, jmt_drop_one, &dc);
+	if (t->depth != match || match == 0)
+		return 0;
+	jmt_close_top(t, now, &closed, foreign);
+	jmt_account(sink, &closed, with_threads);
+	return 0;
 }
 
 #endif /* JMT_CALLSTACK_H */

@@ -69,24 +69,37 @@ struct jmt_names {
 
 /* Per-method totals, per CPU; all times in ns. Inclusive times count only
  * the outermost active frame of the method on its thread (no double
- * counting under recursion); exclusive times count every frame. */
+ * counting under recursion); exclusive times count every frame.
+ *
+ * The fields, written once: JMT_METHOD_STATS(CALLS, VALUE, FOREIGN) names
+ * each field of struct jmt_method_stats, in order, through the macro of its
+ * kind: CALLS(calls), one per closed frame; VALUE(name), a value a closed
+ * frame adds (struct jmt_closed, callstack.h, has the same field); FOREIGN(name),
+ * likewise, under --foreign only. Expanded by the record itself, the closed
+ * frame, the kernel's adds and userspace's MethodStats (JMT_NO_FIELD: skip a kind). */
+#define JMT_METHOD_STATS(CALLS, VALUE, FOREIGN)                                         \
+	CALLS(calls)                                                                    \
+	VALUE(wall_incl_ns)                                                             \
+	VALUE(wall_excl_ns)                                                             \
+	VALUE(cpu_incl_ns)                                                              \
+	VALUE(cpu_excl_ns)                                                              \
+	VALUE(unreturned)  /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */ \
+	VALUE(events_incl) /* probe events inside the outermost frames (each costs one trap) */ \
+	VALUE(events_excl) /* probe events inside frames, less those inside traced callees */ \
+	VALUE(traced_incl) /* of events_incl, events of traced methods */                \
+	VALUE(traced_excl) /* of events_excl, events of traced methods */                \
+	/* --foreign (0 otherwise): of the exclusive values, the part spent inside      \
+	 * untraced callees (time in traced methods they call back excluded). */        \
+	FOREIGN(wall_foreign_ns)                                                        \
+	FOREIGN(cpu_foreign_ns)                                                         \
+	FOREIGN(events_foreign)                                                         \
+	FOREIGN(traced_foreign)
+
+#define JMT_NO_FIELD(name)
+#define JMT_U64_FIELD(name) __u64 name;
+
 struct jmt_method_stats {
-	__u64 calls;
-	__u64 wall_incl_ns;
-	__u64 wall_excl_ns;
-	__u64 cpu_incl_ns;
-	__u64 cpu_excl_ns;
-	__u64 unreturned; /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */
-	__u64 events_incl; /* probe events inside the outermost frames (each costs one trap) */
-	__u64 events_excl; /* probe events inside frames, less those inside traced callees */
-	__u64 traced_incl; /* of events_incl, events of traced methods */
-	__u64 traced_excl; /* of events_excl, events of traced methods */
-	/* --foreign (0 otherwise): of the exclusive values, the part spent inside
-	 * untraced callees (time in traced methods they call back excluded). */
-	__u64 wall_foreign_ns;
-	__u64 cpu_foreign_ns;
-	__u64 events_foreign;
-	__u64 traced_foreign;
+	JMT_METHOD_STATS(JMT_U64_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
 /* --per-thread: totals of one method on one thread (value: struct jmt_method_stats). */
@@ -114,26 +127,85 @@ struct jmt_thread_key {
 	__u32 id;  /* method id */
 };
 
-/* Diagnostic counters, one u64 each in the per-CPU record below. */
+/*
+ * The diagnostic counters, written once, in the order of the JSON report:
+ * JMT_DIAGNOSTICS(K, U) calls K(NAME, name, n, text) for each counter the
+ * kernel keeps (enum jmt_counter: JMT_CNT_NAME, one u64 each in the per-CPU
+ * record below) and U(name, n, text) for each one userspace adds. text (0 for
+ * the counters that are not problems) follows "name: count " in the report's
+ * diagnostic lines, with n in place of its "{}". Expanded by the enum,
+ * userspace's Diagnostics, its copy of the kernel's counters, and the reports.
+ */
+#define JMT_DIAGNOSTICS(K, U)                                                              \
+	/* method__entry events seen */                                                    \
+	K(ENTRIES, entries, 0, 0)                                                          \
+	/* method__return events seen */                                                   \
+	K(RETURNS, returns, 0, 0)                                                          \
+	/* traced frames pushed */                                                         \
+	K(TRACED_CALLS, traced_calls, 0, 0)                                                \
+	/* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */ \
+	K(DEPTH_OVERFLOW, depth_overflow, JMT_MAX_DEPTH,                                   \
+	  "calls ran deeper than the {}-frame stack bound; they are counted, their time is charged to " \
+	  "the deepest recorded caller")                                                   \
+	/* returns of traced methods with no open frame (entered before attach) */         \
+	K(UNMATCHED_RETURNS, unmatched_returns, 0,                                         \
+	  "returns of traced methods entered before tracing started were ignored")         \
+	/* frames whose return never fired, closed at the next matching return */          \
+	K(DROPPED_FRAMES, dropped_frames, 0,                                               \
+	  "calls ended without a return event (an exception thrown out of a C1-inlined method); they are " \
+	  "counted, their own time is charged to their caller")                            \
+	/* per-thread state could not be allocated: event ignored */                       \
+	K(THREAD_STATE_FAIL, thread_state_fail, 0,                                         \
+	  "events were ignored: per-thread state could not be allocated (kernel memory); some calls are " \
+	  "missing")                                                                       \
+	/* method table or id space full: method not traced */                             \
+	K(METHOD_TABLE_FULL, method_table_full, 0,                                         \
+	  "times a method was not traced because the method table was full; its calls are missing (narrow " \
+	  "--package)")                                                                    \
+	/* names of a traced method could not be stored or read */                         \
+	K(NAMES_FAIL, names_fail, 0,                                                       \
+	  "method names could not be read in the kernel; events of a class not yet readable were skipped, " \
+	  "other names were read from the JVM's memory instead")                           \
+	/* probe arguments could not be read */                                            \
+	K(ARG_FAIL, arg_fail, 0, "probe events had unreadable arguments and were ignored") \
+	/* userspace: names longer than the kernel buffer (or unreadable), not completed from the JVM's memory */ \
+	U(truncated_names, 0,                                                              \
+	  "names were longer than the kernel buffer (or unreadable) and could not be completed from the " \
+	  "JVM's memory; they are shown truncated, ending in \"...\"")                     \
+	/* per-thread states created */                                                    \
+	K(THREADS_TRACED, threads_traced, 0, 0)                                            \
+	/* per-thread states freed when their thread exited */                             \
+	K(THREADS_ENDED, threads_ended, 0, 0)                                              \
+	/* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */ \
+	K(GLOB_BUDGET_OUT, glob_budget_out, JMT_GLOB_STEPS,                                \
+	  "methods were not traced because a --class or --method pattern took more than {} steps to " \
+	  "match their name; use fewer '*' or a literal part")                             \
+	/* --per-thread: closed frames not split by thread (table full); global totals still have them */ \
+	K(THREAD_ROWS_FULL, thread_rows_full, JMT_MAX_THREAD_ROWS,                         \
+	  "calls could not be split by thread (the per-thread table of {} rows was full); they are in " \
+	  "the row of thread \"[not split: thread table full]\"")                          \
+	/* call paths not stored (path table full): counted under [truncated] */           \
+	K(PATHS_FULL, paths_full, JMT_MAX_PATHS,                                           \
+	  "frames were counted under the call path [truncated] (the table of {} call paths was full); " \
+	  "per-method totals are exact")                                                   \
+	/* frames whose on-CPU time ran ahead of elapsed time: clamped to it */            \
+	K(CPU_CLAMPED, cpu_clamped, 0,                                                     \
+	  "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); " \
+	  "their on-CPU time was cut to their elapsed time")                               \
+	/* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */ \
+	K(SWITCH_UNSEEN, switch_unseen, 0,                                                 \
+	  "context switches of traced threads were not seen by the kernel program; the on-CPU clock of " \
+	  "each such thread restarted at its next probe event (on-CPU time may be a little low)") \
+	/* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */ \
+	K(FOREIGN_LOST, foreign_lost, 0,                                                   \
+	  "calls had an untraced callee whose return never fired (an exception out of a C1-inlined " \
+	  "method): their time after it counts as foreign")
+
+#define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
+#define JMT_CNT_NONE(name, n, text)
+
 enum jmt_counter {
-	JMT_CNT_ENTRIES = 0,         /* method__entry events seen */
-	JMT_CNT_RETURNS,             /* method__return events seen */
-	JMT_CNT_TRACED_CALLS,        /* traced frames pushed */
-	JMT_CNT_DEPTH_OVERFLOW,      /* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */
-	JMT_CNT_UNMATCHED_RETURNS,   /* returns of traced methods with no open frame (entered before attach) */
-	JMT_CNT_DROPPED_FRAMES,      /* frames whose return never fired, closed at the next matching return */
-	JMT_CNT_THREAD_STATE_FAIL,   /* per-thread state could not be allocated: event ignored */
-	JMT_CNT_METHOD_TABLE_FULL,   /* method table or id space full: method not traced */
-	JMT_CNT_NAMES_FAIL,          /* names of a traced method could not be stored or read */
-	JMT_CNT_ARG_FAIL,            /* probe arguments could not be read */
-	JMT_CNT_THREADS_TRACED,      /* per-thread states created */
-	JMT_CNT_THREADS_ENDED,       /* per-thread states freed when their thread exited */
-	JMT_CNT_GLOB_BUDGET_OUT,     /* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */
-	JMT_CNT_THREAD_ROWS_FULL,    /* --per-thread: closed frames not split by thread (table full); global totals still have them */
-	JMT_CNT_PATHS_FULL,          /* call paths not stored (path table full): counted under [truncated] */
-	JMT_CNT_CPU_CLAMPED,         /* frames whose on-CPU time ran ahead of elapsed time: clamped to it */
-	JMT_CNT_SWITCH_UNSEEN,       /* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */
-	JMT_CNT_FOREIGN_LOST,        /* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */
+	JMT_DIAGNOSTICS(JMT_CNT_ENUM, JMT_CNT_NONE)
 	JMT_CNT_NR,
 };
 

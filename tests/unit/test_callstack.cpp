@@ -6,41 +6,48 @@
 
 #include "callstack.h"
 
-namespace {
-
-struct Totals {
-    uint64_t calls = 0, wall_incl = 0, wall_excl = 0, cpu_incl = 0, cpu_excl = 0, unreturned = 0;
-    uint64_t events_incl = 0, events_excl = 0, traced_incl = 0, traced_excl = 0;
-    uint64_t wall_foreign = 0, cpu_foreign = 0, events_foreign = 0, traced_foreign = 0, foreign_lost = 0;
+// A method's totals as the kernel adds them (jmt_add_closed, jmt_add_foreign: the
+// foreign values are 0 unless the thread runs as under --foreign), and its
+// frames with a lost foreign segment (the kernel's foreign_lost counter).
+struct Totals : jmt_method_stats {
+    Totals() : jmt_method_stats{} {}
+    uint64_t foreign_lost = 0;
 };
+
+// callstack.h's sink: where the kernel's return path puts closed frames (the
+// BPF programs' maps), here a map of totals by method id.
+struct jmt_sink {
+    std::map<uint32_t, Totals> totals;
+    int foreign = 0;
+    uint64_t dropped = 0;  // the kernel's dropped_frames counter
+};
+
+static void jmt_account(jmt_sink *sink, const jmt_closed *c, const int)
+{
+    Totals &s = sink->totals[c->id];
+    jmt_add_closed(&s, c);
+    if (sink->foreign)
+        jmt_add_foreign(&s, c);
+    s.foreign_lost += c->foreign_lost;
+}
+
+static void jmt_dropped(jmt_sink *sink, const jmt_closed *c)
+{
+    jmt_account(sink, c, 0);
+    sink->dropped++;
+}
+
+namespace {
 
 // Drives callstack.h the way jmethodtime.bpf.c does, with cpu time = wall / 2;
 // foreign: as under --foreign.
 struct Thread {
     std::unique_ptr<jmt_thread> t = std::make_unique<jmt_thread>();
-    int foreign = 0;
-    std::map<uint32_t, Totals> totals;
+    jmt_sink sink;
+    int &foreign = sink.foreign;
+    std::map<uint32_t, Totals> &totals = sink.totals;
     uint64_t sp = 1 << 20;  // each entry one byte deeper: nested calls
 
-    void account(const jmt_closed &c)
-    {
-        Totals &s = totals[c.id];
-        s.calls++;
-        s.unreturned += c.unreturned;
-        s.wall_incl += c.wall_incl_ns;
-        s.wall_excl += c.wall_excl_ns;
-        s.cpu_incl += c.cpu_incl_ns;
-        s.cpu_excl += c.cpu_excl_ns;
-        s.events_incl += c.events_incl;
-        s.events_excl += c.events_excl;
-        s.traced_incl += c.traced_incl;
-        s.traced_excl += c.traced_excl;
-        s.wall_foreign += c.wall_foreign_ns;
-        s.cpu_foreign += c.cpu_foreign_ns;
-        s.events_foreign += c.events_foreign;
-        s.traced_foreign += c.traced_foreign;
-        s.foreign_lost += c.foreign_lost;
-    }
     uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
     uint64_t traced = 0;  // of those, events of traced methods (all of them here, unless rejected())
     jmt_clock clock(uint64_t now) { return {now, now / 2, ++events, ++traced}; }
@@ -62,37 +69,20 @@ struct Thread {
             jmt_foreign_close(t.get(), &c);
         }
     }
+    static uint32_t fingerprint(uint32_t id) { return id * 7919u; }
     int enter(uint32_t id, uint64_t now)
     {
         jmt_clock c = clock(now);
-        return jmt_push(t.get(), id, id * 7919u, &c, sp--, 0, id + 100, foreign);
+        return jmt_push(t.get(), id, fingerprint(id), &c, sp--, 0, id + 100, foreign);
     }
-    // Mirrors handle_return: fast path on the top frame, else find + drop + close.
+    // As handle_return: no frame open is an unmatched return; otherwise the
+    // kernel's own return path (top frame, unstored frame, find + drop + close).
     bool leave(uint32_t id, uint64_t now)
     {
         const jmt_clock now_clock = clock(now);
-        uint32_t d = t->depth;
-        if (d == 0)
+        if (t->depth == 0)
             return false;
-        if (d > JMT_MAX_DEPTH) {
-            t->depth = d - 1;
-            jmt_closed c{};
-            c.id = id;
-            account(c);
-            return true;
-        }
-        uint32_t match = jmt_find(t.get(), id);
-        if (!match)
-            return false;
-        while (t->depth > match) {
-            jmt_closed c{};
-            jmt_drop_top(t.get(), &c, foreign);
-            account(c);
-        }
-        jmt_closed c{};
-        jmt_close_top(t.get(), &now_clock, &c, foreign);
-        account(c);
-        return true;
+        return jmt_return(t.get(), id, fingerprint(id), &now_clock, &sink, foreign, 0) == 0;
     }
 };
 
@@ -112,14 +102,14 @@ TEST(CallStack, SeedFlowInclusiveExclusive)
 
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[A].calls, 1u);
-    EXPECT_EQ(th.totals[A].wall_incl, 135u);
-    EXPECT_EQ(th.totals[A].wall_excl, 45u);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 135u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 45u);
     EXPECT_EQ(th.totals[B].calls, 2u);
-    EXPECT_EQ(th.totals[B].wall_incl, 80u);
-    EXPECT_EQ(th.totals[B].wall_excl, 40u);
+    EXPECT_EQ(th.totals[B].wall_incl_ns, 80u);
+    EXPECT_EQ(th.totals[B].wall_excl_ns, 40u);
     EXPECT_EQ(th.totals[C].calls, 5u);
-    EXPECT_EQ(th.totals[C].wall_incl, 50u);
-    EXPECT_EQ(th.totals[C].wall_excl, 50u);
+    EXPECT_EQ(th.totals[C].wall_incl_ns, 50u);
+    EXPECT_EQ(th.totals[C].wall_excl_ns, 50u);
     // Probe events inside each frame, its own return included, its entry not: a() encloses
     // 2 x b (entry, 2 x c entry+return, return) + c (entry, return) + its return = 15.
     EXPECT_EQ(th.totals[A].events_incl, 15u);
@@ -131,8 +121,8 @@ TEST(CallStack, SeedFlowInclusiveExclusive)
     EXPECT_EQ(th.totals[A].traced_incl, 15u);
     EXPECT_EQ(th.totals[B].traced_excl, 6u);
     // On-CPU follows the same arithmetic on its own clock.
-    EXPECT_EQ(th.totals[A].cpu_incl, 67u);  // (1135/2) - (1000/2)
-    EXPECT_EQ(th.totals[C].cpu_excl, th.totals[C].cpu_incl);
+    EXPECT_EQ(th.totals[A].cpu_incl_ns, 67u);  // (1135/2) - (1000/2)
+    EXPECT_EQ(th.totals[C].cpu_excl_ns, th.totals[C].cpu_incl_ns);
 }
 
 // Rejected events count among a frame's events but not its traced events.
@@ -167,8 +157,8 @@ TEST(CallStack, RecursionIsNotDoubleCounted)
         th.leave(A, now);
     }
     EXPECT_EQ(th.totals[A].calls, 5u);
-    EXPECT_EQ(th.totals[A].wall_incl, 100u);
-    EXPECT_EQ(th.totals[A].wall_excl, 100u);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 100u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 100u);
 }
 
 // A call path's inclusive time is each frame's own, recursive or not: A;A;A is its own path.
@@ -242,10 +232,10 @@ TEST(CallStack, MutualRecursion)
     th.leave(A, 50);
     th.leave(B, 60);
     th.leave(A, 70);
-    EXPECT_EQ(th.totals[A].wall_incl, 70u);
-    EXPECT_EQ(th.totals[B].wall_incl, 50u);
-    EXPECT_EQ(th.totals[A].wall_excl, 10u + 10u + 10u + 10u);
-    EXPECT_EQ(th.totals[B].wall_excl, 10u + 10u + 10u);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 70u);
+    EXPECT_EQ(th.totals[B].wall_incl_ns, 50u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 10u + 10u + 10u + 10u);
+    EXPECT_EQ(th.totals[B].wall_excl_ns, 10u + 10u + 10u);
 }
 
 // Recursion detection survives bloom-filter collisions (ids equal modulo 64).
@@ -256,8 +246,8 @@ TEST(CallStack, BloomCollisionIsNotRecursion)
     th.enter(A + 64, 10);
     th.leave(A + 64, 30);
     th.leave(A, 40);
-    EXPECT_EQ(th.totals[A + 64].wall_incl, 20u);
-    EXPECT_EQ(th.totals[A].wall_incl, 40u);
+    EXPECT_EQ(th.totals[A + 64].wall_incl_ns, 20u);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 40u);
 }
 
 // A callee whose return never fires: resync on the caller's return, count the call,
@@ -273,10 +263,11 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[X].calls, 1u);
     EXPECT_EQ(th.totals[X].unreturned, 1u);
-    EXPECT_EQ(th.totals[X].wall_incl, 0u);
-    EXPECT_EQ(th.totals[A].wall_incl, 100u);
-    EXPECT_EQ(th.totals[A].wall_excl, 90u);  // only C's 10 ns is a traced callee
-    EXPECT_EQ(th.totals[C].wall_incl, 10u);
+    EXPECT_EQ(th.sink.dropped, 1u);  // counted as the kernel's dropped_frames
+    EXPECT_EQ(th.totals[X].wall_incl_ns, 0u);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 100u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 90u);  // only C's 10 ns is a traced callee
+    EXPECT_EQ(th.totals[C].wall_incl_ns, 10u);
 }
 
 // Call sites are cached per (method, stack pointer, parent method), and an entry that
@@ -333,7 +324,7 @@ TEST(CallStack, ReturnWithoutEntryIsIgnored)
     EXPECT_FALSE(th.leave(A, 25));  // A is not on the stack: stack unchanged
     EXPECT_EQ(th.t->depth, 1u);
     EXPECT_TRUE(th.leave(B, 30));
-    EXPECT_EQ(th.totals[B].wall_incl, 10u);
+    EXPECT_EQ(th.totals[B].wall_incl_ns, 10u);
     EXPECT_EQ(th.totals.count(A), 0u);
 }
 
@@ -351,7 +342,7 @@ TEST(CallStack, OverflowKeepsLowerFramesIntact)
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[A].calls, JMT_MAX_DEPTH + extra);
     // Outermost frame entered at 0, left at 1000 + 265.
-    EXPECT_EQ(th.totals[A].wall_incl, 1000u + JMT_MAX_DEPTH + extra - 1);
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 1000u + JMT_MAX_DEPTH + extra - 1);
 }
 
 // Mutual recursion A -> B -> A ... far past the bound: every call counted, outermost
@@ -367,8 +358,8 @@ TEST(CallStack, DeepMutualRecursionPastTheBound)
         EXPECT_TRUE(th.leave(i % 2 ? B : A, now++));
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[A].calls + th.totals[B].calls, levels);
-    EXPECT_EQ(th.totals[A].wall_incl, 2 * levels - 1);  // entered at 0, left last
-    EXPECT_EQ(th.totals[B].wall_incl, 2 * levels - 3);  // entered at 1, left second to last
+    EXPECT_EQ(th.totals[A].wall_incl_ns, 2 * levels - 1);  // entered at 0, left last
+    EXPECT_EQ(th.totals[B].wall_incl_ns, 2 * levels - 3);  // entered at 1, left second to last
 }
 
 TEST(CallStack, FingerprintSeparatesKeys)
@@ -400,11 +391,11 @@ TEST(CallStack, ForeignTimeIsTheUntracedCalleesLessTracedCallbacks)
     th.untraced_leave(75);   // (5)
     th.leave(A, 100);
     EXPECT_EQ(th.t->depth, 0u);
-    EXPECT_EQ(th.totals[A].wall_excl, 80u);
-    EXPECT_EQ(th.totals[A].wall_foreign, 20u + 10u + 5u);
-    EXPECT_EQ(th.totals[A].cpu_foreign, 10u + 5u + 2u);  // cpu = wall / 2 at each clock read: 5..15, 25..30, 35..37
-    EXPECT_EQ(th.totals[B].wall_foreign, 10u);
-    EXPECT_EQ(th.totals[B].wall_excl, 20u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 80u);
+    EXPECT_EQ(th.totals[A].wall_foreign_ns, 20u + 10u + 5u);
+    EXPECT_EQ(th.totals[A].cpu_foreign_ns, 10u + 5u + 2u);  // cpu = wall / 2 at each clock read: 5..15, 25..30, 35..37
+    EXPECT_EQ(th.totals[B].wall_foreign_ns, 10u);
+    EXPECT_EQ(th.totals[B].wall_excl_ns, 20u);
     EXPECT_EQ(th.totals[A].foreign_lost, 0u);
     // Events inside A's segments, each segment's end included, its start not:
     // V entry, V return, B entry | U return | W return.
@@ -421,8 +412,8 @@ TEST(CallStack, ForeignOffMeasuresNothing)
     th.untraced_enter(10);
     th.untraced_leave(60);
     th.leave(A, 100);
-    EXPECT_EQ(th.totals[A].wall_excl, 100u);
-    EXPECT_EQ(th.totals[A].wall_foreign, 0u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 100u);
+    EXPECT_EQ(th.totals[A].wall_foreign_ns, 0u);
     EXPECT_EQ(th.totals[A].events_foreign, 0u);
 }
 
@@ -437,9 +428,9 @@ TEST(CallStack, ForeignSegmentWithoutReturnEndsWithTheFrame)
     th.untraced_leave(8);    // a return of a call entered before A: ignored
     th.untraced_enter(10);   // inlined, throws: no return
     th.leave(A, 50);
-    EXPECT_EQ(th.totals[A].wall_foreign, 40u);
+    EXPECT_EQ(th.totals[A].wall_foreign_ns, 40u);
     EXPECT_EQ(th.totals[A].foreign_lost, 1u);
-    EXPECT_EQ(th.totals[A].wall_excl, 45u);
+    EXPECT_EQ(th.totals[A].wall_excl_ns, 45u);
     // A dropped frame's closed segments move to its caller; an open one is given up.
     th.enter(A, 100);
     th.enter(X, 110);
@@ -448,7 +439,7 @@ TEST(CallStack, ForeignSegmentWithoutReturnEndsWithTheFrame)
     th.untraced_enter(140);  // X throws out of this one: neither returns
     th.leave(A, 200);        // X dropped
     EXPECT_EQ(th.totals[X].unreturned, 1u);
-    EXPECT_EQ(th.totals[A].wall_foreign, 40u + 10u);
+    EXPECT_EQ(th.totals[A].wall_foreign_ns, 40u + 10u);
     EXPECT_EQ(th.totals[A].foreign_lost, 1u);  // the first call's
     EXPECT_EQ(th.totals[X].foreign_lost, 1u);
 }

@@ -54,20 +54,9 @@ std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const cha
 MethodStats to_method_stats(const jmt_method_stats &s)
 {
     MethodStats m;
-    m.calls = s.calls;
-    m.wall_incl_ns = s.wall_incl_ns;
-    m.wall_excl_ns = s.wall_excl_ns;
-    m.cpu_incl_ns = s.cpu_incl_ns;
-    m.cpu_excl_ns = s.cpu_excl_ns;
-    m.unreturned = s.unreturned;
-    m.events_incl = s.events_incl;
-    m.events_excl = s.events_excl;
-    m.traced_incl = s.traced_incl;
-    m.traced_excl = s.traced_excl;
-    m.wall_foreign_ns = s.wall_foreign_ns;
-    m.cpu_foreign_ns = s.cpu_foreign_ns;
-    m.events_foreign = s.events_foreign;
-    m.traced_foreign = s.traced_foreign;
+#define JMT_COPY(name) m.name = s.name;
+    JMT_METHOD_STATS(JMT_COPY, JMT_COPY, JMT_COPY)
+#undef JMT_COPY
     return m;
 }
 
@@ -366,24 +355,9 @@ Snapshot Tracer::snapshot() const
     Snapshot snap;
     const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
     Diagnostics &d = snap.diag;
-    d.entries = counters[JMT_CNT_ENTRIES];
-    d.returns = counters[JMT_CNT_RETURNS];
-    d.traced_calls = counters[JMT_CNT_TRACED_CALLS];
-    d.depth_overflow = counters[JMT_CNT_DEPTH_OVERFLOW];
-    d.unmatched_returns = counters[JMT_CNT_UNMATCHED_RETURNS];
-    d.dropped_frames = counters[JMT_CNT_DROPPED_FRAMES];
-    d.thread_state_fail = counters[JMT_CNT_THREAD_STATE_FAIL];
-    d.method_table_full = counters[JMT_CNT_METHOD_TABLE_FULL];
-    d.names_fail = counters[JMT_CNT_NAMES_FAIL];
-    d.arg_fail = counters[JMT_CNT_ARG_FAIL];
-    d.threads_traced = counters[JMT_CNT_THREADS_TRACED];
-    d.threads_ended = counters[JMT_CNT_THREADS_ENDED];
-    d.glob_budget_out = counters[JMT_CNT_GLOB_BUDGET_OUT];
-    d.thread_rows_full = counters[JMT_CNT_THREAD_ROWS_FULL];
-    d.paths_full = counters[JMT_CNT_PATHS_FULL];
-    d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
-    d.switch_unseen = counters[JMT_CNT_SWITCH_UNSEEN];
-    d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
+#define JMT_KERNEL_COUNTER(NAME, name, n, text) d.name = counters[JMT_CNT_##NAME];
+    JMT_DIAGNOSTICS(JMT_KERNEL_COUNTER, JMT_CNT_NONE)
+#undef JMT_KERNEL_COUNTER
     snap.gap_hist = gap_histogram();
 
     // All-thread totals per method id, read before the per-thread rows: a

@@ -16,40 +16,18 @@ std::string qualified_name(const MethodRow &r)
 
 MethodStats &MethodStats::operator+=(const MethodStats &o)
 {
-    calls += o.calls;
-    wall_incl_ns += o.wall_incl_ns;
-    wall_excl_ns += o.wall_excl_ns;
-    cpu_incl_ns += o.cpu_incl_ns;
-    cpu_excl_ns += o.cpu_excl_ns;
-    unreturned += o.unreturned;
-    events_incl += o.events_incl;
-    events_excl += o.events_excl;
-    traced_incl += o.traced_incl;
-    traced_excl += o.traced_excl;
-    wall_foreign_ns += o.wall_foreign_ns;
-    cpu_foreign_ns += o.cpu_foreign_ns;
-    events_foreign += o.events_foreign;
-    traced_foreign += o.traced_foreign;
+#define JMT_PLUS(name) name += o.name;
+    JMT_METHOD_STATS(JMT_PLUS, JMT_PLUS, JMT_PLUS)
+#undef JMT_PLUS
     return *this;
 }
 
 MethodStats &MethodStats::operator-=(const MethodStats &o)
 {
     auto minus = [](uint64_t &a, uint64_t b) { a = a > b ? a - b : 0; };
-    minus(calls, o.calls);
-    minus(wall_incl_ns, o.wall_incl_ns);
-    minus(wall_excl_ns, o.wall_excl_ns);
-    minus(cpu_incl_ns, o.cpu_incl_ns);
-    minus(cpu_excl_ns, o.cpu_excl_ns);
-    minus(unreturned, o.unreturned);
-    minus(events_incl, o.events_incl);
-    minus(events_excl, o.events_excl);
-    minus(traced_incl, o.traced_incl);
-    minus(traced_excl, o.traced_excl);
-    minus(wall_foreign_ns, o.wall_foreign_ns);
-    minus(cpu_foreign_ns, o.cpu_foreign_ns);
-    minus(events_foreign, o.events_foreign);
-    minus(traced_foreign, o.traced_foreign);
+#define JMT_MINUS(name) minus(name, o.name);
+    JMT_METHOD_STATS(JMT_MINUS, JMT_MINUS, JMT_MINUS)
+#undef JMT_MINUS
     return *this;
 }
 

@@ -6,27 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "jmethodtime.h"
+
 namespace jmt {
 
 // Totals of one method; all times in ns. Inclusive times count only the
 // outermost frame of the method on its thread (recursion is not double
 // counted); exclusive times count every frame.
 struct MethodStats {
-    uint64_t calls = 0;
-    uint64_t wall_incl_ns = 0;
-    uint64_t wall_excl_ns = 0;
-    uint64_t cpu_incl_ns = 0;
-    uint64_t cpu_excl_ns = 0;
-    uint64_t unreturned = 0;  // calls closed without a return probe
-    uint64_t events_incl = 0; // probe events inside the outermost frames (one trap each)
-    uint64_t events_excl = 0; // probe events inside frames, less those inside traced callees
-    uint64_t traced_incl = 0; // of events_incl, events of traced methods
-    uint64_t traced_excl = 0; // of events_excl, events of traced methods
-    // --foreign: of the exclusive values, the part inside untraced callees (0 without it)
-    uint64_t wall_foreign_ns = 0;
-    uint64_t cpu_foreign_ns = 0;
-    uint64_t events_foreign = 0;
-    uint64_t traced_foreign = 0;
+    // The fields of the kernel's struct jmt_method_stats (JMT_METHOD_STATS, jmethodtime.h).
+#define JMT_STATS_FIELD(name) uint64_t name = 0;
+    JMT_METHOD_STATS(JMT_STATS_FIELD, JMT_STATS_FIELD, JMT_STATS_FIELD)
+#undef JMT_STATS_FIELD
 
     MethodStats &operator+=(const MethodStats &o);
     MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
@@ -47,25 +38,12 @@ std::string qualified_name(const MethodRow &r);
 
 // Counters the tracer keeps for what it could not measure exactly.
 struct Diagnostics {
-    uint64_t entries = 0;            // method__entry events seen
-    uint64_t returns = 0;            // method__return events seen
-    uint64_t traced_calls = 0;       // traced frames pushed
-    uint64_t depth_overflow = 0;     // traced frames beyond the stack bound
-    uint64_t unmatched_returns = 0;  // traced returns without a seen entry
-    uint64_t dropped_frames = 0;     // frames whose return probe never fired
-    uint64_t thread_state_fail = 0;  // events lost: no per-thread state
-    uint64_t method_table_full = 0;  // methods not traced: table full
-    uint64_t names_fail = 0;         // names that could not be read
-    uint64_t arg_fail = 0;           // probe arguments that could not be read
-    uint64_t truncated_names = 0;    // names longer than the kernel buffer, not recoverable
-    uint64_t threads_traced = 0;     // threads that hit a traced method
-    uint64_t threads_ended = 0;      // of those, threads that exited (state freed)
-    uint64_t glob_budget_out = 0;    // methods not traced: a --class/--method glob ran out of steps
-    uint64_t thread_rows_full = 0;   // --per-thread: closed calls not split by thread (table full)
-    uint64_t paths_full = 0;         // call paths: frames counted under [truncated] (path table full)
-    uint64_t cpu_clamped = 0;        // frames whose on-CPU time ran ahead of elapsed time (clamped)
-    uint64_t switch_unseen = 0;      // context switches of traced threads the kernel program missed
-    uint64_t foreign_lost = 0;       // --foreign: frames with an untraced callee's return missing
+    // Every counter of JMT_DIAGNOSTICS (jmethodtime.h): the kernel's and userspace's.
+#define JMT_DIAG_FIELD(NAME, name, n, text) uint64_t name = 0;
+#define JMT_DIAG_USER_FIELD(name, n, text) uint64_t name = 0;
+    JMT_DIAGNOSTICS(JMT_DIAG_FIELD, JMT_DIAG_USER_FIELD)
+#undef JMT_DIAG_FIELD
+#undef JMT_DIAG_USER_FIELD
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap

@@ -117,50 +117,25 @@ std::string format_utc(uint64_t unix_ns)
 
 std::vector<std::string> diagnostic_lines(const Diagnostics &d)
 {
+    // The counters of JMT_DIAGNOSTICS that have a text, the kernel's first, then userspace's.
     std::vector<std::string> lines;
-    auto add = [&lines](const char *name, uint64_t n, const std::string &text) {
-        if (n)
-            lines.push_back(std::string(name) + ": " + std::to_string(n) + " " + text);
+    auto add = [&lines](const char *name, uint64_t count, uint64_t n, const char *text) {
+        if (!text || !count)
+            return;
+        std::string line = std::string(name) + ": " + std::to_string(count) + " " + text;
+        const size_t at = line.find("{}");
+        if (at != std::string::npos)
+            line.replace(at, 2, std::to_string(n));
+        lines.push_back(line);
     };
-    add("depth_overflow", d.depth_overflow,
-        "calls ran deeper than the " + std::to_string(JMT_MAX_DEPTH) +
-            "-frame stack bound; they are counted, their time is charged to the deepest recorded caller");
-    add("unmatched_returns", d.unmatched_returns,
-        "returns of traced methods entered before tracing started were ignored");
-    add("dropped_frames", d.dropped_frames,
-        "calls ended without a return event (an exception thrown out of a C1-inlined method); they are "
-        "counted, their own time is charged to their caller");
-    add("thread_state_fail", d.thread_state_fail,
-        "events were ignored: per-thread state could not be allocated (kernel memory); some calls are "
-        "missing");
-    add("method_table_full", d.method_table_full,
-        "times a method was not traced because the method table was full; its calls are missing (narrow "
-        "--package)");
-    add("names_fail", d.names_fail,
-        "method names could not be read in the kernel; events of a class not yet readable were skipped, "
-        "other names were read from the JVM's memory instead");
-    add("arg_fail", d.arg_fail, "probe events had unreadable arguments and were ignored");
-    add("glob_budget_out", d.glob_budget_out,
-        "methods were not traced because a --class or --method pattern took more than " +
-            std::to_string(JMT_GLOB_STEPS) + " steps to match their name; use fewer '*' or a literal part");
-    add("thread_rows_full", d.thread_rows_full,
-        "calls could not be split by thread (the per-thread table of " + std::to_string(JMT_MAX_THREAD_ROWS) +
-            " rows was full); they are in the row of thread \"[not split: thread table full]\"");
-    add("paths_full", d.paths_full,
-        "frames were counted under the call path [truncated] (the table of " + std::to_string(JMT_MAX_PATHS) +
-            " call paths was full); per-method totals are exact");
-    add("cpu_clamped", d.cpu_clamped,
-        "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); their "
-        "on-CPU time was cut to their elapsed time");
-    add("switch_unseen", d.switch_unseen,
-        "context switches of traced threads were not seen by the kernel program; the on-CPU clock of each "
-        "such thread restarted at its next probe event (on-CPU time may be a little low)");
-    add("foreign_lost", d.foreign_lost,
-        "calls had an untraced callee whose return never fired (an exception out of a C1-inlined method): "
-        "their time after it counts as foreign");
-    add("truncated_names", d.truncated_names,
-        "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
-        "JVM's memory; they are shown truncated, ending in \"...\"");
+#define JMT_LINE_KERNEL(NAME, name, n, text) add(#name, d.name, n, text);
+#define JMT_LINE_USER(name, n, text) add(#name, d.name, n, text);
+#define JMT_SKIP_KERNEL(NAME, name, n, text)
+    JMT_DIAGNOSTICS(JMT_LINE_KERNEL, JMT_CNT_NONE)
+    JMT_DIAGNOSTICS(JMT_SKIP_KERNEL, JMT_LINE_USER)
+#undef JMT_LINE_KERNEL
+#undef JMT_LINE_USER
+#undef JMT_SKIP_KERNEL
     return lines;
 }
 

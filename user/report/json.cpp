@@ -53,25 +53,15 @@ const char *cost_source_name(CostSource source)
 // Every counter, zero or not (unlike the table's diagnostic lines).
 json diagnostics_json(const Diagnostics &d)
 {
-    return {{"entries", d.entries},
-            {"returns", d.returns},
-            {"traced_calls", d.traced_calls},
-            {"depth_overflow", d.depth_overflow},
-            {"unmatched_returns", d.unmatched_returns},
-            {"dropped_frames", d.dropped_frames},
-            {"thread_state_fail", d.thread_state_fail},
-            {"method_table_full", d.method_table_full},
-            {"names_fail", d.names_fail},
-            {"arg_fail", d.arg_fail},
-            {"truncated_names", d.truncated_names},
-            {"threads_traced", d.threads_traced},
-            {"threads_ended", d.threads_ended},
-            {"glob_budget_out", d.glob_budget_out},
-            {"thread_rows_full", d.thread_rows_full},
-            {"paths_full", d.paths_full},
-            {"cpu_clamped", d.cpu_clamped},
-            {"switch_unseen", d.switch_unseen},
-            {"foreign_lost", d.foreign_lost}};
+    json j = json::object();
+#define JMT_DIAG_KEY(name) j[#name] = d.name;
+#define JMT_DIAG_KERNEL(NAME, name, n, text) JMT_DIAG_KEY(name)
+#define JMT_DIAG_USER(name, n, text) JMT_DIAG_KEY(name)
+    JMT_DIAGNOSTICS(JMT_DIAG_KERNEL, JMT_DIAG_USER)
+#undef JMT_DIAG_KEY
+#undef JMT_DIAG_KERNEL
+#undef JMT_DIAG_USER
+    return j;
 }
 
 // What the probes cost the JVM; jvm_cpu_ns and share are null when unknown

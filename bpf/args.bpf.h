@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The probes' arguments: USDT arguments read straight from pt_regs registers
+ * (fast_args) or through libbpf's bpf_usdt_arg, packed into a method key.
+ * Part of jmethodtime.bpf.c, which includes it after its tunables.
+ */
+#ifndef JMT_ARGS_BPF_H
+#define JMT_ARGS_BPF_H
+
+/* One load at a constant pt_regs offset. Inline asm keeps clang from merging
+ * the cases into a computed offset, which the verifier rejects for ctx. */
+#define JMT_CTX_LOAD(ctx, field)                                                  \
+	({                                                                        \
+		__u64 __v;                                                        \
+		asm volatile("%[v] = *(u64 *)(%[c] + %[o])"                       \
+			     : [v] "=r"(__v)                                      \
+			     : [c] "r"(ctx), [o] "i"(offsetof(struct pt_regs, field))); \
+		__v;                                                              \
+	})
+
+/* reg is rodata: the verifier prunes every case but one at load time. */
+static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
+{
+	switch (reg) {
+	case JMT_REG_AX: return JMT_CTX_LOAD(ctx, ax);
+	case JMT_REG_BX: return JMT_CTX_LOAD(ctx, bx);
+	case JMT_REG_CX: return JMT_CTX_LOAD(ctx, cx);
+	case JMT_REG_DX: return JMT_CTX_LOAD(ctx, dx);
+	case JMT_REG_SI: return JMT_CTX_LOAD(ctx, si);
+	case JMT_REG_DI: return JMT_CTX_LOAD(ctx, di);
+	case JMT_REG_BP: return JMT_CTX_LOAD(ctx, bp);
+	case JMT_REG_SP: return JMT_CTX_LOAD(ctx, sp);
+	case JMT_REG_R8: return JMT_CTX_LOAD(ctx, r8);
+	case JMT_REG_R9: return JMT_CTX_LOAD(ctx, r9);
+	case JMT_REG_R10: return JMT_CTX_LOAD(ctx, r10);
+	case JMT_REG_R11: return JMT_CTX_LOAD(ctx, r11);
+	case JMT_REG_R12: return JMT_CTX_LOAD(ctx, r12);
+	case JMT_REG_R13: return JMT_CTX_LOAD(ctx, r13);
+	case JMT_REG_R14: return JMT_CTX_LOAD(ctx, r14);
+	default: return JMT_CTX_LOAD(ctx, r15);
+	}
+}
+
+static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)
+{
+	long v = 0;
+	int err;
+
+	if (fast_args) {
+		*out = reg_value(ctx, arg_reg[i]);
+		return 0;
+	}
+	err = bpf_usdt_arg(ctx, i, &v);
+	*out = v;
+	return err;
+}
+
+#define JMT_LEN_SHIFT 48
+#define JMT_ADDR_MASK ((1ULL << JMT_LEN_SHIFT) - 1)
+
+/* Reads (class, method, signature) as packed address|length words. */
+static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *k)
+{
+	__u64 cp, cl, mp, ml, sp, sl;
+
+	if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) ||
+	    usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl))
+		return -1;
+	k->klass = (cp & JMT_ADDR_MASK) | ((cl & 0xffff) << JMT_LEN_SHIFT);
+	k->method = (mp & JMT_ADDR_MASK) | ((ml & 0xffff) << JMT_LEN_SHIFT);
+	k->sig = (sp & JMT_ADDR_MASK) | ((sl & 0xffff) << JMT_LEN_SHIFT);
+	return 0;
+}
+
+static __always_inline __u32 key_len(__u64 word) { return word >> JMT_LEN_SHIFT; }
+static __always_inline const void *key_addr(__u64 word) { return (const void *)(word & JMT_ADDR_MASK); }
+
+#endif /* JMT_ARGS_BPF_H */

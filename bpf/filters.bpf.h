@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The filters that decide whether a method is traced: --package prefixes
+ * (class_kept) and --class / --method globs (globs_kept, stepping glob.h).
+ * Run once per method, on the method table's slow path (methods.bpf.h).
+ * Part of jmethodtime.bpf.c, which includes it after its tunables.
+ */
+#ifndef JMT_FILTERS_BPF_H
+#define JMT_FILTERS_BPF_H
+
+/* Whole-segment prefix match of a class name against --package prefixes. */
+static __always_inline int class_kept(const char *cls, __u32 len)
+{
+	if (n_prefixes == 0)
+		return 1;
+	for (__u32 i = 0; i < JMT_MAX_PREFIXES; i++) {
+		__u32 plen, j;
+
+		if (i >= n_prefixes)
+			break;
+		plen = prefixes[i].len;
+		if (plen > len || plen > JMT_PREFIX_LEN)
+			continue;
+		if (plen < len && cls[plen & (JMT_CLASS_BUF - 1)] != '/')
+			continue;
+		for (j = 0; j < JMT_PREFIX_LEN; j++) {
+			if (j >= plen || cls[j] != prefixes[i].s[j])
+				break;
+		}
+		if (j >= plen)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
+
+/*
+ * The state of the glob being matched lives in a map value, not on the stack:
+ * the verifier then sees its indices as unknown scalars and checks the
+ * bpf_loop callback once for all steps, instead of following constant
+ * indices step by step through a known rodata pattern (which, for a long
+ * pattern, exceeds its instruction budget). Per CPU, like names_scratch: only
+ * a program preempted midway (preempt=full/lazy/RT) and another one matching
+ * on the same CPU meanwhile could mix two matches' states, very rarely.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jmt_glob_state);
+} glob_scratch SEC(".maps");
+
+/* One glob against one name, stepped by bpf_loop (glob.h): st in glob_scratch,
+ * pat at a rodata pattern, str at a name buffer of names_scratch. */
+struct glob_ctx {
+	struct jmt_glob_state *st;
+	const volatile char *pat;
+	const char *str;
+};
+
+static long glob_step_class(__u32 i, void *data)
+{
+	struct glob_ctx *g = data;
+
+	return jmt_glob_step(g->st, g->pat, g->str, JMT_CLASS_BUF - 1);
+}
+
+static long glob_step_method(__u32 i, void *data)
+{
+	struct glob_ctx *g = data;
+
+	return jmt_glob_step(g->st, g->pat, g->str, JMT_METHOD_BUF - 1);
+}
+
+/*
+ * Whether name (slen bytes, slen <= its buffer: JMT_CLASS_BUF for a class,
+ * JMT_METHOD_BUF for a method) matches one of the first n globs of kind
+ * (JMT_GLOB_CLASS, JMT_GLOB_METHOD: a constant): 1 when one does, 0 when none
+ * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
+ * (undecided). Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
+ */
+static __always_inline int globs_kept(int kind, __u32 n, const char *name, __u32 slen)
+{
+	struct jmt_glob_state *st;
+	__u32 zero = 0;
+	int undecided = 0;
+
+	st = bpf_map_lookup_elem(&glob_scratch, &zero);
+	if (!st)
+		return -1;
+	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
+		struct glob_ctx g = {};
+
+		if (i >= n)
+			break;
+		jmt_glob_init(st, globs[kind][i].len, slen);
+		g.st = st;
+		g.pat = globs[kind][i].s;
+		g.str = name;
+		if (kind == JMT_GLOB_CLASS)
+			bpf_loop(JMT_GLOB_STEPS, glob_step_class, &g, 0);
+		else
+			bpf_loop(JMT_GLOB_STEPS, glob_step_method, &g, 0);
+		if (st->result == JMT_GLOB_MATCH)
+			return 1;
+		if (st->result == JMT_GLOB_RUNNING)
+			undecided = 1;
+	}
+	return undecided ? -1 : 0;
+}
+
+#endif /* JMT_FILTERS_BPF_H */

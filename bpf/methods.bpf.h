@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The method table: method key -> (id, verdict), with a per-CPU cache in
+ * front, and the names of each traced method, read once at first sight.
+ * Part of jmethodtime.bpf.c, which includes it after its tunables.
+ */
+#ifndef JMT_METHODS_BPF_H
+#define JMT_METHODS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JMT_MAX_METHOD_KEYS);
+	__type(key, struct jmt_method_key);
+	__type(value, struct jmt_method_info);
+} methods SEC(".maps");
+
+/* Per-CPU direct-mapped cache of the method table, indexed by fingerprint:
+ * an array lookup instead of a hash of 24 bytes on most events. Entries of
+ * the method table never change once inserted, so the cache is never stale. */
+struct jmt_method_cache_slot {
+	struct jmt_method_key key;
+	struct jmt_method_info info;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_METHOD_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_cache_slot);
+} method_cache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_METHODS);
+	__type(key, __u32);
+	__type(value, struct jmt_names);
+} names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jmt_names);
+} names_scratch SEC(".maps");
+
+int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
+
+/* The method table entry for k (verdict, id), created on first sight. */
+static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
+				       struct jmt_method_info *out)
+{
+	__u32 slot_idx = fp & (JMT_METHOD_CACHE_SLOTS - 1);
+	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
+
+	if (slot && slot->key.klass == k->klass && slot->key.method == k->method &&
+	    slot->key.sig == k->sig) {
+		*out = slot->info;
+		return 0;
+	}
+	if (method_info_slow(k, out))
+		return -1;
+	if (slot) {
+		slot->key = *k;
+		slot->info = *out;
+	}
+	return 0;
+}
+
+/* Finds or creates the method table entry for k: verdict, id, names. A global
+ * function: verified once on its own, called only on a cache miss, so the
+ * filters (prefixes, then class globs, then method globs) cost only at the
+ * first sight of each method. */
+__noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out)
+{
+	struct jmt_method_info *found, info = {};
+	struct jmt_names *n;
+	__u32 zero = 0, len, mlen;
+	long err, merr = 0;
+	int kept, method_read = 0;
+
+	if (!k || !out)
+		return -1;
+	found = bpf_map_lookup_elem(&methods, k);
+	if (found) {
+		*out = *found;
+		return 0;
+	}
+	n = bpf_map_lookup_elem(&names_scratch, &zero);
+	if (!n)
+		return -1;
+	n->class_addr = (__u64)key_addr(k->klass);
+	n->method_addr = (__u64)key_addr(k->method);
+	n->sig_addr = (__u64)key_addr(k->sig);
+	n->class_len = key_len(k->klass);
+	n->method_len = key_len(k->method);
+	n->sig_len = key_len(k->sig);
+	len = min_u32(n->class_len, JMT_CLASS_BUF);
+	mlen = min_u32(n->method_len, JMT_METHOD_BUF);
+	err = bpf_probe_read_user(n->klass, len, key_addr(k->klass));
+	if (err && (n_prefixes || n_class_globs)) {
+		count(JMT_CNT_NAMES_FAIL);
+		return -1; /* verdict unknown: decide on a later event */
+	}
+	kept = class_kept(n->klass, n->class_len);
+	/* Class globs see the bytes read (at most JMT_CLASS_BUF). */
+	if (kept > 0 && n_class_globs)
+		kept = globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, len);
+	if (kept > 0 && n_method_globs) {
+		merr = bpf_probe_read_user(n->method, mlen, key_addr(k->method));
+		if (merr) {
+			count(JMT_CNT_NAMES_FAIL);
+			return -1; /* verdict unknown: decide on a later event */
+		}
+		method_read = 1;
+		kept = globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen);
+	}
+	if (kept < 0) {
+		count(JMT_CNT_GLOB_BUDGET_OUT); /* once per method: the verdict is kept */
+		kept = 0;
+	}
+	info.traced = kept > 0;
+	if (info.traced) {
+		info.id = __sync_fetch_and_add(&last_method_id, 1) + 1;
+		if (info.id >= max_method_ids) {
+			count(JMT_CNT_METHOD_TABLE_FULL);
+			info.id = 0;
+			info.traced = 0;
+		}
+	}
+	if (bpf_map_update_elem(&methods, k, &info, BPF_NOEXIST)) {
+		found = bpf_map_lookup_elem(&methods, k);
+		if (!found) {
+			count(JMT_CNT_METHOD_TABLE_FULL);
+			return -1;
+		}
+		*out = *found; /* another CPU inserted it first */
+		return 0;
+	}
+	if (info.traced) {
+		if (!method_read)
+			err |= bpf_probe_read_user(n->method, mlen, key_addr(k->method));
+		err |= bpf_probe_read_user(n->sig, min_u32(n->sig_len, JMT_SIG_BUF),
+					   key_addr(k->sig));
+		n->read_ok = err == 0;
+		if (bpf_map_update_elem(&names, &info.id, n, BPF_ANY) || err)
+			count(JMT_CNT_NAMES_FAIL);
+	}
+	*out = info;
+	return 0;
+}
+
+#endif /* JMT_METHODS_BPF_H */

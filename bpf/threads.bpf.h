@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-thread state (task storage) and its on-CPU clock: created at a
+ * thread's first traced event, kept by the sched_switch program, freed by
+ * the sched_process_exit one. --per-thread: the threads' names.
+ * Part of jmethodtime.bpf.c, which includes it after its tunables.
+ */
+#ifndef JMT_THREADS_BPF_H
+#define JMT_THREADS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct jmt_thread);
+} threads SEC(".maps");
+
+/* --per-thread: tid -> comm when the thread's state was created (its name
+ * after the thread has exited; userspace prefers the live name). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_THREAD_NAMES);
+	__type(key, __u32);
+	__type(value, char[JMT_COMM_LEN]);
+} thread_names SEC(".maps");
+
+/* --per-thread: the running thread's comm under its tid, once per thread state. */
+static __noinline int record_thread_name(void)
+{
+	char comm[JMT_COMM_LEN] = {};
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (bpf_get_current_comm(comm, sizeof(comm)))
+		return -1;
+	return bpf_map_update_elem(&thread_names, &tid, comm, BPF_ANY);
+}
+
+static __always_inline struct jmt_thread *thread_state(int create)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct jmt_thread *t;
+
+	t = bpf_task_storage_get(&threads, task, 0,
+				 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!t) {
+		if (create)
+			count(JMT_CNT_THREAD_STATE_FAIL);
+		return 0;
+	}
+	if (!t->initialized) {
+		count(JMT_CNT_THREADS_TRACED);
+		if (per_thread)
+			record_thread_name();
+		/* First seen at a probe: the thread is on a CPU right now. */
+		t->switch_in_ns = bpf_ktime_get_ns();
+		t->cpu_total_ns = 0;
+		t->events_total = 0;
+		t->traced_total = 0;
+		t->depth = 0;
+		t->on_cpu = 1;
+		t->gap_prev_ns = 0;
+		t->initialized = 1;
+	}
+	return t;
+}
+
+/* The gap since the thread's last clocked event when nothing came between:
+ * no other probe event (a filtered-out one reads no clock) and no switch. */
+static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu,
+				       const struct jmt_clock *c)
+{
+	if (t->gap_prev_ns && c->events == t->gap_prev_events + 1 &&
+	    t->gap_prev_switch_ns == t->switch_in_ns) {
+		__u32 b = jmt_gap_bucket(c->wall_ns - t->gap_prev_ns);
+
+		if (b < JMT_GAP_BUCKETS)
+			cpu->gap_hist[b] += 1;
+	}
+	t->gap_prev_ns = c->wall_ns;
+	t->gap_prev_events = c->events;
+	t->gap_prev_switch_ns = t->switch_in_ns;
+}
+
+/* The running thread's clocks now. A thread at a probe is on a CPU: if its
+ * switch-in went unseen, its on-CPU clock restarts now (losing at most that
+ * slice) instead of counting from the switch-in before its last switch-out. */
+static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
+					 struct jmt_clock *c)
+{
+	c->wall_ns = bpf_ktime_get_ns();
+	if (!t->on_cpu) {
+		t->on_cpu = 1;
+		t->switch_in_ns = c->wall_ns;
+		bump(cpu, JMT_CNT_SWITCH_UNSEEN);
+	}
+	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
+	c->events = t->events_total + cpu->slice_events;
+	c->traced = t->traced_total;
+	record_gap(t, cpu, c);
+}
+
+/* On-CPU time per target thread: accumulated at switch-out, restarted at switch-in. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct jmt_thread *t;
+	struct jmt_cpu *cpu;
+	__u64 now;
+
+	if (prev->tgid != target_tgid && next->tgid != target_tgid)
+		return 0;
+	now = bpf_ktime_get_ns();
+	cpu = this_cpu();
+	if (!cpu)
+		return 0;
+	if (prev->tgid == target_tgid) {
+		t = bpf_task_storage_get(&threads, prev, 0, 0);
+		if (t && t->initialized) {
+			/* Off a CPU without a seen switch-in: its slice's start is unknown. */
+			if (t->on_cpu)
+				t->cpu_total_ns += now - t->switch_in_ns;
+			else
+				bump(cpu, JMT_CNT_SWITCH_UNSEEN);
+			t->on_cpu = 0;
+			t->events_total += cpu->slice_events;
+		}
+	}
+	cpu->slice_events = 0;
+	if (next->tgid == target_tgid) {
+		t = bpf_task_storage_get(&threads, next, 0, 0);
+		if (t && t->initialized) {
+			if (t->on_cpu)
+				bump(cpu, JMT_CNT_SWITCH_UNSEEN); /* its switch-out went unseen */
+			t->switch_in_ns = now;
+			t->on_cpu = 1;
+		}
+	}
+	return 0;
+}
+
+/* Frees a target thread's state when it exits, so long traces of short-lived
+ * threads keep memory bounded (live states = traced - ended). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *task)
+{
+	if (task->tgid != target_tgid)
+		return 0;
+	if (bpf_task_storage_delete(&threads, task) == 0)
+		count(JMT_CNT_THREADS_ENDED);
+	return 0;
+}
+
+#endif /* JMT_THREADS_BPF_H */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Totals of closed frames: per method (stats), per call path (path_stats)
+ * and, under --per-thread, per (thread, method) row (thread_stats).
+ * Part of jmethodtime.bpf.c, which includes it after its tunables.
+ */
+#ifndef JMT_TOTALS_BPF_H
+#define JMT_TOTALS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_MAX_METHODS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_stats);
+} stats SEC(".maps");
+
+/* --per-thread rows: written only by the thread in the key (see account_thread).
+ * The loader shrinks it (and thread_names) to one entry when per_thread is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_THREAD_ROWS);
+	__type(key, struct jmt_thread_key);
+	__type(value, struct jmt_method_stats);
+} thread_stats SEC(".maps");
+
+/* Call paths: per-path totals of the path's last frame (inclusive = the
+ * frame's own time, recursion included); ids from path_ids (paths.bpf.h).
+ * The loader shrinks it to one entry when call_paths is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_MAX_PATHS);
+	__type(key, __u32);
+	__type(value, struct jmt_method_stats);
+} path_stats SEC(".maps");
+
+/* Plain adds of a closed frame into totals (exact when only one program at a
+ * time writes them: see account and account_thread). */
+static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+	jmt_add_closed(s, c);
+	if (foreign)
+		jmt_add_foreign(s, c);
+}
+
+/*
+ * --per-thread: adds a closed frame to the (running thread, method) row,
+ * creating it on the thread's first close of the method. Only the thread in
+ * the key writes its rows, one program at a time (drop_one's bpf_loop runs
+ * inside the thread's own program), so plain adds are exact whatever the
+ * preemption model. When the table is full the frame stays in the global
+ * totals only, and thread_rows_full counts it.
+ */
+static __always_inline void account_thread(const struct jmt_closed *c)
+{
+	struct jmt_thread_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .id = c->id };
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&thread_stats, &key);
+
+	if (!s) {
+		struct jmt_method_stats first = {};
+
+		add_closed(&first, c);
+		if (bpf_map_update_elem(&thread_stats, &key, &first, BPF_NOEXIST))
+			count(JMT_CNT_THREAD_ROWS_FULL);
+		return;
+	}
+	add_closed(s, c);
+}
+
+/* Adds a closed frame to per-CPU totals: atomic adds when the kernel may
+ * preempt a program midway (two programs may then interleave on this CPU). */
+static __always_inline void add_totals(struct jmt_method_stats *s, const struct jmt_closed *c)
+{
+	if (atomic_totals) {
+#define JMT_ATOMIC_ONE(name) __sync_fetch_and_add(&s->name, 1);
+#define JMT_ATOMIC_ADD(name) __sync_fetch_and_add(&s->name, c->name);
+		JMT_METHOD_STATS(JMT_ATOMIC_ONE, JMT_ATOMIC_ADD, JMT_NO_FIELD)
+		if (foreign) {
+			JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ATOMIC_ADD)
+		}
+#undef JMT_ATOMIC_ONE
+#undef JMT_ATOMIC_ADD
+		return;
+	}
+	add_closed(s, c);
+}
+
+/* Adds a closed frame to its call path's totals, with the frame's own
+ * inclusive values (a path's frames are never double counted). */
+static __always_inline void account_path(const struct jmt_closed *c)
+{
+	struct jmt_closed frame = *c;
+	__u32 path = c->path;
+	struct jmt_method_stats *s;
+
+	if (path == 0)
+		return;
+	s = bpf_map_lookup_elem(&path_stats, &path);
+	if (!s)
+		return;
+	frame.wall_incl_ns = c->frame_wall_ns;
+	frame.cpu_incl_ns = c->frame_cpu_ns;
+	frame.events_incl = c->frame_events;
+	frame.traced_incl = c->frame_traced;
+	add_totals(s, &frame);
+}
+
+/* Adds a closed frame to its method's totals, to its call path's when paths
+ * are on, and, when with_threads (a constant, or the per_thread rodata on
+ * cold paths), to its thread's row. The row first: userspace reads the totals
+ * before the rows, so a frame closing meanwhile is never in the totals
+ * without being in its row. */
+static __always_inline void account(const struct jmt_closed *c, int with_threads)
+{
+	__u32 id = c->id;
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
+
+	if (!s)
+		return;
+	if (c->cpu_clamped)
+		count(JMT_CNT_CPU_CLAMPED);
+	if (foreign && c->foreign_lost)
+		count(JMT_CNT_FOREIGN_LOST);
+	if (with_threads)
+		account_thread(c);
+	if (call_paths)
+		account_path(c);
+	add_totals(s, c);
+}
+
+#endif /* JMT_TOTALS_BPF_H */
