@@ -97,6 +97,18 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
             } else {
                 // The attribution's few %, plus the calibration's error: one event is 20% of c().
                 EXPECT_NEAR(m[i].incl, truth[i], 0.20 * truth[i]) << names[i] << "() corrected";
+                // The bounds hold the JVM's own untraced time (give or take the 3% its own
+                // timing moves between batches), and are at most half the probe time taken out.
+                const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", names[i], "()V");
+                const double calls = row["calls"].get<double>();
+                const double lo = row["bounds"]["wall_incl_ns"][0].get<double>() / calls;
+                const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
+                std::printf("  %s(): bounds %.0f to %.0f ns per call\n", names[i], lo, hi);
+                EXPECT_LE(lo, m[i].incl) << names[i];
+                EXPECT_GE(hi, m[i].incl) << names[i];
+                EXPECT_LE(lo, 1.03 * truth[i]) << names[i] << "(): the bounds hold the untraced time";
+                EXPECT_GE(hi, 0.97 * truth[i]) << names[i] << "(): the bounds hold the untraced time";
+                EXPECT_LE(hi - lo, 0.5 * m[i].events * cost) << names[i] << "(): at most half the probe time";
             }
         }
         if (!raw) {

@@ -130,3 +130,23 @@ TEST(DiagnosticLines, SingleCounter)
 }
 
 }  // namespace
+
+TEST(FormatBounded, ShowsTheLargerDistanceToEitherEndRoundedUp)
+{
+    const uint64_t b[2] = {100'000, 140'000};
+    EXPECT_EQ(jmt::format_bounded(121'000, b), "121 us \u00b118%");  // 21,000 below of 121,000: 17.4%, rounded up
+    const uint64_t tight[2] = {120'000, 122'000};
+    EXPECT_EQ(jmt::format_bounded(121'000, tight), "121 us \u00b11%");
+    const uint64_t exact[2] = {121'000, 121'000};
+    EXPECT_EQ(jmt::format_bounded(121'000, exact), "121 us");
+}
+
+TEST(FormatBounded, ARangeDownToZeroIsAnUpperBound)
+{
+    const uint64_t b[2] = {0, 2'500'000};
+    EXPECT_EQ(jmt::format_bounded(1'000'000, b), "\u2264 2.50 ms");
+    const uint64_t wide[2] = {100, 5'000};
+    EXPECT_EQ(jmt::format_bounded(2'000, wide), "\u2264 5.00 us");
+    const uint64_t none[2] = {0, 0};
+    EXPECT_EQ(jmt::format_bounded(0, none), "0 ns");
+}

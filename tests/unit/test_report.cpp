@@ -82,10 +82,17 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
     jmt::Profile p = sample();
     p.corrected = true;
     p.probe_cost = {812, 640};
+    p.calibrated_cost = {790, 600};
+    p.cost_range = {{700, 560}, {925, 720}, jmt::CostBasis::Gaps};
+    p.gaps.samples = 12345;
     auto lines = lines_of(table_of(p));
-    ASSERT_GE(lines.size(), 2u);
-    EXPECT_EQ(lines[1], "Times exclude the probes' own cost, calibrated at start-up: 812 ns per traced event, "
-                        "640 ns per filtered-out event (--raw to keep it)");
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
+                        "(--raw to keep it); calibrated at start-up at 790 ns and 600 ns");
+    // The range it lies in, and what the range rests on.
+    EXPECT_EQ(lines[2], "Per probe event 700 ns to 925 ns (traced), 560 ns to 720 ns (filtered out): from the lower "
+                        "edge of 12.3K gaps between the JVM's own probe events, up to the cache refill after each "
+                        "trap; each time's \u00b1 holds its events at either end");
     // Lowered by the trace itself: both costs and the row that lowered them.
     p.calibrated_cost = {902, 711};
     p.cost_source = jmt::CostSource::Bounded;
@@ -117,8 +124,8 @@ TEST(Table, CorrectedTimesStateTheProbeCost)
         << lines[1];
     p.cost_source = jmt::CostSource::Calibrated;
     lines = lines_of(table_of(p));
-    EXPECT_EQ(lines[1], "Times exclude the probes' own cost, calibrated during the trace (14 samples): 812 ns per "
-                        "traced event, 640 ns per filtered-out event (--raw to keep it)");
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
+                        "(--raw to keep it); calibrated during the trace (14 samples) at 902 ns and 711 ns");
     json.str("");
     jmt::write_json(json, p);
     EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("calibration_samples"), 14);
@@ -318,8 +325,12 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 14u);
+        EXPECT_EQ(m.size(), 15u);
         EXPECT_EQ(m.at("probe_dominated").get<bool>(), src.probe_dominated);
+        // Corrected times carry their bounds, [lo, hi] per time key.
+        EXPECT_EQ(m.at("bounds").at("wall_incl_ns"),
+                  nlohmann::json::array({src.bounds.wall_incl_ns[0], src.bounds.wall_incl_ns[1]}));
+        EXPECT_EQ(m.at("bounds").size(), 4u);
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);

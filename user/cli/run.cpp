@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "cost/calibrate.h"
+#include "cost/cost_range.h"
 #include "util/error.h"
 #include "target/jvm.h"
 #include "target/jvm_list.h"
@@ -94,18 +95,10 @@ struct PathFiles {
 void write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
                   PathFiles *files = nullptr)
 {
-    if (profile.corrected) {
-        const CostBound bound = bounded_probe_cost(profile.methods, profile.calibrated_cost);
-        profile.probe_cost = bound.cost;
-        profile.cost_source = bound.source;
-        profile.cost_method = bound.method;
-        for (MethodRow &row : profile.methods) {
-            row.probe_dominated = probe_dominated(row.stats, profile.probe_cost);
-            row.stats = without_probe_cost(row.stats, profile.probe_cost);
-        }
-        for (PathNode &node : tree.nodes)
-            node.stats = without_probe_cost(node.stats, profile.probe_cost);
-    }
+    std::vector<MethodStats *> path_stats;
+    for (PathNode &node : tree.nodes)
+        path_stats.push_back(&node.stats);
+    correct_profile(profile, std::move(path_stats));
     if (profile.foreign)
         tree = with_untraced_nodes(tree);
     profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
@@ -283,6 +276,7 @@ int run_trace(const Options &options)
     };
 
     std::vector<MethodRow> previous;  // -i: totals at the end of the last interval
+    std::vector<uint64_t> previous_gaps;  // -i: the gap histogram then
     uint64_t interval_start = start_ns;
     uint32_t interval_no = 0;
     auto interval_profile = [&](const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu) {
@@ -291,6 +285,8 @@ int run_trace(const Options &options)
         p.end_unix_ns = unix_now_ns();
         p.duration_ns = now - interval_start;
         p.methods = rows_since(snap.methods, previous);
+        p.gap_hist = gaps_since(snap.gap_hist, previous_gaps);
+        previous_gaps = snap.gap_hist;
         p.diag = snap.diag;
         calibrate(p, interval_start, now);
         measure_overhead(p, snap.diag, cpu);
@@ -376,6 +372,7 @@ int run_trace(const Options &options)
     if (!interval_ns) {
         last.duration_ns = end_ns - start_ns;
         last.methods = std::move(snap.methods);
+        last.gap_hist = std::move(snap.gap_hist);
         last.diag = snap.diag;
         calibrate(last, start_ns, end_ns);
         measure_overhead(last, snap.diag, end_cpu);

@@ -23,6 +23,17 @@ struct MethodStats {
     MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
 };
 
+// [lo, hi] (ns) of each corrected time: the time corrected with the high end
+// of the per-event cost range, and with its low end (cost/cost_range.h).
+struct TimeBounds {
+    uint64_t wall_incl_ns[2] = {0, 0};
+    uint64_t wall_excl_ns[2] = {0, 0};
+    uint64_t cpu_incl_ns[2] = {0, 0};
+    uint64_t cpu_excl_ns[2] = {0, 0};
+    uint64_t wall_foreign_ns[2] = {0, 0};
+    uint64_t cpu_foreign_ns[2] = {0, 0};
+};
+
 struct MethodRow {
     std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
     std::string method;     // getString
@@ -31,6 +42,7 @@ struct MethodRow {
     uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
     std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
+    TimeBounds bounds;      // corrected times only (Profile::corrected)
 };
 
 // "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;": the row's method in JVM form.
@@ -131,7 +143,8 @@ constexpr size_t kMinLeafRows = 3;
 constexpr double kMaxLeafFactor = 1.35;
 
 enum class CostSource {
-    Calibrated,  // the calibration's (estimate_probe_cost)
+    Calibrated,  // the middle of the range around the calibration (too few gaps)
+    Gaps,        // the middle of the range from the JVM's own gaps (cost/cost_range.h)
     Leaves,      // measured in the trace on its cheapest one-event leaf
     Bounded,     // lowered until a row's exclusive time holds its events' cost
 };
@@ -164,6 +177,25 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
 // calibration by up to about 20%, so they may be off by 20% or more.
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);
 
+// The gaps between consecutive probe events of one thread (bpf/gaps.h).
+struct GapSummary {
+    uint64_t samples = 0;   // gaps counted (the overflow bucket left out)
+    uint64_t edge_ns = 0;   // their low edge: one event's cost to the JVM, with no Java code between
+    uint64_t median_ns = 0;
+};
+
+enum class CostBasis {
+    Gaps,         // the range starts at the JVM's own lower edge of the gaps
+    Calibration,  // too few gaps: the range is around the calibration
+};
+
+// The per-event costs a trace's times may have paid: every corrected time
+// lies between the times corrected with hi (its low end) and with lo.
+struct CostRange {
+    ProbeCost lo, hi;
+    CostBasis basis = CostBasis::Calibration;
+};
+
 struct Profile {
     int pid = 0;
     uint64_t duration_ns = 0;           // wall time of the trace
@@ -178,6 +210,9 @@ struct Profile {
     size_t cost_samples = 0;            // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
     std::string cost_method;            // the row that decided it (Leaves, Bounded)
+    std::vector<uint64_t> gap_hist;     // the window's gap histogram (JMT_GAP_BUCKETS counts)
+    GapSummary gaps;                    // its summary
+    CostRange cost_range;               // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;             // methods' times have the probe cost taken out
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees

@@ -23,8 +23,8 @@ std::string csv_field(const std::string &s)
 }  // namespace
 
 // Column names match the JSON keys (README); times in ns. With --foreign, the
-// foreign columns follow probe_dominated; split by thread, each line ends with
-// the thread's tid and name.
+// foreign columns follow probe_dominated; split by thread, the thread's tid
+// and name follow; corrected times end with <key>_lo and <key>_hi, the bounds.
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
 {
     const bool per_thread = per_thread_profile(profile);
@@ -34,7 +34,15 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         out << (profile.interval ? "interval,end_time," : "") << "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
            "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated"
             << (profile.foreign ? ",wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign" : "")
-            << (per_thread ? ",tid,thread" : "") << "\r\n";
+            << (per_thread ? ",tid,thread" : "");
+    if (profile.interval <= 1 && profile.corrected) {
+        for (const char *key : {"wall_incl_ns", "wall_excl_ns", "cpu_incl_ns", "cpu_excl_ns"})
+            out << ',' << key << "_lo," << key << "_hi";
+        if (profile.foreign)
+            out << ",wall_foreign_ns_lo,wall_foreign_ns_hi,cpu_foreign_ns_lo,cpu_foreign_ns_hi";
+    }
+    if (profile.interval <= 1)
+        out << "\r\n";
     for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
         const MethodStats &s = m.stats;
         out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature) << ','
@@ -46,6 +54,14 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
                 << s.traced_foreign;
         if (per_thread)
             out << ',' << m.tid << ',' << csv_field(m.thread);
+        if (profile.corrected) {
+            const TimeBounds &b = m.bounds;
+            for (const uint64_t *v : {b.wall_incl_ns, b.wall_excl_ns, b.cpu_incl_ns, b.cpu_excl_ns})
+                out << ',' << v[0] << ',' << v[1];
+            if (profile.foreign)
+                out << ',' << b.wall_foreign_ns[0] << ',' << b.wall_foreign_ns[1] << ',' << b.cpu_foreign_ns[0]
+                    << ',' << b.cpu_foreign_ns[1];
+        }
         out << "\r\n";
     }
 }

@@ -104,6 +104,20 @@ std::string format_duration(uint64_t ns)
     return place_point(sig, digits - 3 * (unit + 1)) + " " + kUnits[unit];
 }
 
+std::string format_bounded(uint64_t ns, const uint64_t (&bounds)[2])
+{
+    const uint64_t lo = std::min(bounds[0], ns), hi = std::max(bounds[1], ns);
+    if (hi == 0)
+        return format_duration(0);
+    const uint64_t spread = std::max(hi - ns, ns - lo);
+    if (lo == 0 || ns == 0 || spread >= ns)
+        return "\u2264 " + format_duration(hi);
+    const uint64_t percent = (spread * 100 + ns - 1) / ns;
+    if (percent == 0)
+        return format_duration(ns);
+    return format_duration(ns) + " \u00b1" + std::to_string(percent) + "%";
+}
+
 std::string format_utc(uint64_t unix_ns)
 {
     const time_t secs = static_cast<time_t>(unix_ns / kNsPerS);

@@ -11,7 +11,22 @@ using nlohmann::json;
 // Key names are a stable contract (README); times in ns.
 // With per_thread (--per-thread), also the thread's "tid" and "thread" name.
 // With foreign (--foreign), also the part of the exclusive values inside untraced callees.
-json method_json(const MethodRow &m, bool per_thread, bool foreign)
+// [lo, hi] of every corrected time (cost/cost_range.h).
+json bounds_json(const TimeBounds &b, bool foreign)
+{
+    auto pair = [](const uint64_t (&v)[2]) { return json::array({v[0], v[1]}); };
+    json j = {{"wall_incl_ns", pair(b.wall_incl_ns)},
+              {"wall_excl_ns", pair(b.wall_excl_ns)},
+              {"cpu_incl_ns", pair(b.cpu_incl_ns)},
+              {"cpu_excl_ns", pair(b.cpu_excl_ns)}};
+    if (foreign) {
+        j["wall_foreign_ns"] = pair(b.wall_foreign_ns);
+        j["cpu_foreign_ns"] = pair(b.cpu_foreign_ns);
+    }
+    return j;
+}
+
+json method_json(const MethodRow &m, bool per_thread, bool foreign, bool corrected)
 {
     json row = {{"class", m.klass},
                 {"method", m.method},
@@ -37,6 +52,8 @@ json method_json(const MethodRow &m, bool per_thread, bool foreign)
         row["tid"] = m.tid;
         row["thread"] = m.thread;
     }
+    if (corrected)
+        row["bounds"] = bounds_json(m.bounds, foreign);
     return row;
 }
 
@@ -44,6 +61,7 @@ const char *cost_source_name(CostSource source)
 {
     switch (source) {
     case CostSource::Calibrated: return "calibrated";
+    case CostSource::Gaps: return "gaps";
     case CostSource::Leaves: return "leaves";
     case CostSource::Bounded: return "bounded";
     }
@@ -91,7 +109,8 @@ void write_json(std::ostream &out, const Profile &profile)
     json methods = json::array();
     const bool per_thread = per_thread_profile(profile);
     for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
-        methods.push_back(method_json(m, per_thread, profile.foreign));
+        methods.push_back(method_json(m, per_thread, profile.foreign, profile.corrected));
+    const CostRange &r = profile.cost_range;
     json doc = {{"pid", profile.pid},
                       {"duration_ns", profile.duration_ns},
                       {"packages", profile.packages},
@@ -106,7 +125,15 @@ void write_json(std::ostream &out, const Profile &profile)
                         {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
                         {"calibration_samples", profile.cost_samples},
                         {"source", cost_source_name(profile.cost_source)},
-                        {"decided_by", profile.cost_method}}},
+                        {"decided_by", profile.cost_method},
+                        {"range",
+                         {{"traced_event_ns", {r.lo.traced_event_ns, r.hi.traced_event_ns}},
+                          {"rejected_event_ns", {r.lo.rejected_event_ns, r.hi.rejected_event_ns}},
+                          {"basis", r.basis == CostBasis::Gaps ? "gaps" : "calibration"}}},
+                        {"gaps",
+                         {{"samples", profile.gaps.samples},
+                          {"edge_ns", profile.gaps.edge_ns},
+                          {"median_ns", profile.gaps.median_ns}}}}},
                       {"overhead", overhead_json(profile)},
                       {"methods", std::move(methods)},
                       {"diagnostics", diagnostics_json(profile.diag)}};

@@ -22,6 +22,11 @@ std::string format_count(uint64_t n);
 // "950 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
 std::string format_duration(uint64_t ns);
 
+// A corrected time with its bounds [lo, hi] (ns): "121 us ±18%" (the larger
+// distance to either end, rounded up), or "≤ 1.23 ms" when the range reaches
+// 0 or more than doubles the time (the time then says little of itself).
+std::string format_bounded(uint64_t ns, const uint64_t (&bounds)[2]);
+
 // "2026-11-21T20:51:03.123Z": ns since the epoch as UTC, millisecond precision.
 std::string format_utc(uint64_t unix_ns);
 

@@ -40,15 +40,29 @@ const char *sort_description(SortKey key)
     return "";
 }
 
-Cells cells_of(const MethodStats &s, bool foreign)
+// A row's cells; corrected times show their bounds ("121 us ±18%").
+Cells cells_of(const MethodRow &r, bool foreign, bool corrected)
 {
-    Cells c = {std::to_string(s.calls), format_duration(s.wall_incl_ns), format_duration(s.wall_excl_ns),
-               format_duration(s.cpu_incl_ns), format_duration(s.cpu_excl_ns)};
+    const MethodStats &s = r.stats;
+    const TimeBounds &b = r.bounds;
+    auto time = [corrected](uint64_t ns, const uint64_t(&bounds)[2]) {
+        return corrected ? format_bounded(ns, bounds) : format_duration(ns);
+    };
+    Cells c = {std::to_string(s.calls), time(s.wall_incl_ns, b.wall_incl_ns), time(s.wall_excl_ns, b.wall_excl_ns),
+               time(s.cpu_incl_ns, b.cpu_incl_ns), time(s.cpu_excl_ns, b.cpu_excl_ns)};
     if (foreign) {
-        c.push_back(format_duration(s.wall_foreign_ns));
-        c.push_back(format_duration(s.cpu_foreign_ns));
+        c.push_back(time(s.wall_foreign_ns, b.wall_foreign_ns));
+        c.push_back(time(s.cpu_foreign_ns, b.cpu_foreign_ns));
     }
     return c;
+}
+
+// Columns a cell takes on a terminal: its UTF-8 code points ("±" is one).
+size_t display_width(const std::string &cell)
+{
+    return static_cast<size_t>(std::count_if(cell.begin(), cell.end(), [](char ch) {
+        return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    }));
 }
 
 // "class.method(signature)", never truncated: it is the last column.
@@ -63,10 +77,10 @@ Widths widths_of(const Cells &header, const std::vector<Cells> &body)
 {
     Widths w(header.size());
     for (size_t c = 0; c < header.size(); c++)
-        w[c] = header[c].size();
+        w[c] = display_width(header[c]);
     for (const Cells &cells : body)
         for (size_t c = 0; c < header.size(); c++)
-            w[c] = std::max(w[c], cells[c].size());
+            w[c] = std::max(w[c], display_width(cells[c]));
     return w;
 }
 
@@ -74,7 +88,7 @@ Widths widths_of(const Cells &header, const std::vector<Cells> &body)
 void write_line(std::ostream &out, const Cells &cells, const Widths &w, const std::string &last)
 {
     for (size_t c = 0; c < w.size(); c++)
-        out << std::string(w[c] - cells[c].size(), ' ') << cells[c] << kGap;
+        out << std::string(w[c] - display_width(cells[c]), ' ') << cells[c] << kGap;
     out << last << "\n";
 }
 
@@ -89,13 +103,14 @@ std::string thread_text(const MethodRow &r)
 
 // Split by thread, a left-aligned Thread column (as wide as its widest cell)
 // comes between the numeric columns and Method.
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool foreign)
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool foreign,
+                bool corrected)
 {
     const Cells header = header_cells(foreign);
     std::vector<Cells> body;
     body.reserve(rows.size());
     for (const MethodRow &r : rows)
-        body.push_back(cells_of(r.stats, foreign));
+        body.push_back(cells_of(r, foreign, corrected));
     const Widths w = widths_of(header, body);
     if (!per_thread) {
         write_line(out, header, w, "Method");
@@ -139,11 +154,29 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
     }
-    write_rows(out, rows, per_thread, profile.foreign);
+    write_rows(out, rows, per_thread, profile.foreign, profile.corrected);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
-        out << "\n* The probes' own cost was over half of these calls' measured time: their corrected times are "
-               "below what per-call probes resolve (--raw shows the times as measured; trace fewer, larger "
-               "methods to see into them)\n";
+        out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
+               "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
+               "larger methods to see into them)\n";
+}
+
+// Where the per-event cost lies, and what it rests on: "Per event, 5.38 to
+// 6.72 us (traced), ...". With corrected times, each time's ± is that range.
+void write_cost_range(std::ostream &out, const Profile &profile)
+{
+    const CostRange &r = profile.cost_range;
+    if (r.hi.traced_event_ns == 0)
+        return;
+    out << "Per probe event " << format_duration(r.lo.traced_event_ns) << " to "
+        << format_duration(r.hi.traced_event_ns) << " (traced), " << format_duration(r.lo.rejected_event_ns)
+        << " to " << format_duration(r.hi.rejected_event_ns) << " (filtered out): ";
+    if (r.basis == CostBasis::Gaps)
+        out << "from the lower edge of " << format_count(profile.gaps.samples)
+            << " gaps between the JVM's own probe events, up to the cache refill after each trap";
+    else
+        out << "too few gaps between the JVM's own probe events: the calibration, give or take the refill after each trap";
+    out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");
 }
 
 // The probe cost behind the times: taken out, or left in with --raw.
@@ -174,13 +207,15 @@ void write_probe_cost(std::ostream &out, const Profile &profile)
         calibrated();
         out << ", lowered because " << profile.cost_method << " took less than that per event\n";
     } else if (profile.corrected) {
-        out << "Times exclude the probes' own cost, calibrated " << when << ": ";
+        out << "Times exclude the probes' own cost: ";
         costs();
+        out << "; ";
+        calibrated();
         out << "\n";
     } else
         out << "Times as measured (--raw): each probe event inside a call adds its cost to it\n";
+    write_cost_range(out, profile);
 }
-
 void write_diagnostics(std::ostream &out, const Diagnostics &diag)
 {
     const std::vector<std::string> lines = diagnostic_lines(diag);
@@ -259,8 +294,12 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
         // With --foreign the time in untraced callees is in "[untraced callees]" lines (with_untraced_nodes).
         const Cells header = header_cells(false);
         std::vector<Cells> body;
-        for (const auto &line : lines)
-            body.push_back(cells_of(line.second->stats, false));
+        // Call paths carry no bounds: their times are shown as corrected.
+        for (const auto &line : lines) {
+            MethodRow path_row;
+            path_row.stats = line.second->stats;
+            body.push_back(cells_of(path_row, false, false));
+        }
         const Widths w = widths_of(header, body);
         write_line(out, header, w, "Call tree");
         for (size_t i = 0; i < lines.size(); i++)
