@@ -22,6 +22,7 @@
 #include "report/report.h"
 #include "report/flamegraph.h"
 #include "report/pprof.h"
+#include "report/summary.h"
 #include "kernel/tracer.h"
 
 namespace jmt {
@@ -91,7 +92,8 @@ struct PathFiles {
 };
 
 // tree: the call paths of the whole trace (empty unless wants_call_paths).
-void write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
+// Returns the profile as written (probe cost decided, rows filtered).
+Profile write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
                   PathFiles *files = nullptr)
 {
     if (profile.corrected) {
@@ -138,6 +140,7 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
             out << "\n";
     }
     sink.flush();
+    return profile;
 }
 
 // "\r12 s: 1.23M probe events, 45 methods" on a terminal's stderr, rewritten in place.
@@ -380,7 +383,11 @@ int run_trace(const Options &options)
         calibrate(last, start_ns, end_ns);
         measure_overhead(last, snap.diag, end_cpu);
     }
-    write_report(sink, options, std::move(last), std::move(tree), &path_files);
+    const Profile written = write_report(sink, options, std::move(last), std::move(tree), &path_files);
+    // Issue 22: the header's facts on stderr when the report went to a file or a pipe.
+    if (summary_wanted(sink.enabled(), isatty(STDOUT_FILENO)))
+        for (const std::string &line : summary_lines(written))
+            std::cerr << line << "\n";
 
     if (launch && reason != EndReason::TargetExited) {
         std::cerr << "The command runs on untraced; waiting for it to exit" << std::endl;

@@ -115,12 +115,20 @@ std::string format_utc(uint64_t unix_ns)
     return buf;
 }
 
-std::vector<std::string> diagnostic_lines(const Diagnostics &d)
+namespace {
+
+struct DiagnosticCounter {
+    const char *name;
+    uint64_t count;
+    std::string text;  // what the count means, after "name: count "
+};
+
+// Every diagnostic counter a user is told about, zero or not.
+std::vector<DiagnosticCounter> diagnostic_counters(const Diagnostics &d)
 {
-    std::vector<std::string> lines;
+    std::vector<DiagnosticCounter> lines;
     auto add = [&lines](const char *name, uint64_t n, const std::string &text) {
-        if (n)
-            lines.push_back(std::string(name) + ": " + std::to_string(n) + " " + text);
+        lines.push_back({name, n, text});
     };
     add("depth_overflow", d.depth_overflow,
         "calls ran deeper than the " + std::to_string(JMT_MAX_DEPTH) +
@@ -162,6 +170,26 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
         "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
         "JVM's memory; they are shown truncated, ending in \"...\"");
     return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> diagnostic_lines(const Diagnostics &d)
+{
+    std::vector<std::string> lines;
+    for (const DiagnosticCounter &c : diagnostic_counters(d))
+        if (c.count)
+            lines.push_back(std::string(c.name) + ": " + std::to_string(c.count) + " " + c.text);
+    return lines;
+}
+
+std::vector<std::pair<std::string, uint64_t>> diagnostic_counts(const Diagnostics &d)
+{
+    std::vector<std::pair<std::string, uint64_t>> counts;
+    for (const DiagnosticCounter &c : diagnostic_counters(d))
+        if (c.count)
+            counts.emplace_back(c.name, c.count);
+    return counts;
 }
 
 }  // namespace jmt
