@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/status_line.h"
 #include "cost/calibrate.h"
 #include "util/error.h"
 #include "target/jvm.h"
@@ -143,33 +144,6 @@ Profile write_report(ReportSink &sink, const Options &options, Profile profile, 
     return profile;
 }
 
-// "\r12 s: 1.23M probe events, 45 methods" on a terminal's stderr, rewritten in place.
-class ProgressLine {
-public:
-    explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-    ~ProgressLine() { clear(); }
-    void show(uint64_t elapsed_ns, const Tracer::Progress &p)
-    {
-        if (!enabled_)
-            return;
-        std::fprintf(stderr, "\r\033[K%llu s: %s probe events, %llu methods traced",
-                     static_cast<unsigned long long>(elapsed_ns / kNsPerSec), format_count(p.events.events).c_str(),
-                     static_cast<unsigned long long>(p.methods));
-        std::fflush(stderr);
-        shown_ = true;
-    }
-    void clear()
-    {
-        if (shown_)
-            std::fputs("\r\033[K", stderr);
-        shown_ = false;
-    }
-
-private:
-    bool enabled_;
-    bool shown_ = false;
-};
-
 int run_list(const Options &options)
 {
     if (geteuid() != 0)
@@ -269,6 +243,7 @@ int run_trace(const Options &options)
     OverheadTotals window_start;
     window_start.jvm_cpu_ns = process_cpu_ns(target.pid);
     std::optional<uint64_t> last_cpu = window_start.jvm_cpu_ns;  // the latest reading, every kCpuReadPeriodNs
+    progress.start(window_start);  // Issue 22: the status line's trap share starts here
     uint64_t next_cpu_read = start_ns + kCpuReadPeriodNs;
     std::optional<OverheadGuard> guard;  // --max-overhead
     if (options.max_overhead_percent > 0) {
@@ -348,7 +323,13 @@ int run_trace(const Options &options)
                 next_interval += interval_ns;
         }
         if (next_progress && now >= next_progress) {
-            progress.show(now - start_ns, tracer->progress());
+            // Issue 22: the status line with the traps' share over the last second and the loss counters.
+            Tracer::Progress p = tracer->progress();
+            p.events.jvm_cpu_ns = last_cpu;
+            std::optional<ProbeCost> cost;
+            if (sampler)
+                cost = estimate_probe_cost(sampler->samples(), now - kProgressPeriodNs, now).cost;
+            progress.show(now - start_ns, p, cost);
             next_progress += kProgressPeriodNs;
         }
     }

@@ -352,20 +352,12 @@ std::vector<uint64_t> Tracer::gap_histogram() const
     return sum;
 }
 
-Tracer::Progress Tracer::progress() const
-{
-    const std::array<uint64_t, JMT_CNT_NR> c = counters();
-    Progress p;
-    p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
-    p.methods = skel_->bss->last_method_id;
-    return p;
-}
+namespace {
 
-Snapshot Tracer::snapshot() const
+// The programs' counters (enum jmt_counter) as Diagnostics (truncated_names is counted in userspace).
+Diagnostics diagnostics_of(const std::array<uint64_t, JMT_CNT_NR> &counters)
 {
-    Snapshot snap;
-    const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
-    Diagnostics &d = snap.diag;
+    Diagnostics d;
     d.entries = counters[JMT_CNT_ENTRIES];
     d.returns = counters[JMT_CNT_RETURNS];
     d.traced_calls = counters[JMT_CNT_TRACED_CALLS];
@@ -384,6 +376,27 @@ Snapshot Tracer::snapshot() const
     d.cpu_clamped = counters[JMT_CNT_CPU_CLAMPED];
     d.switch_unseen = counters[JMT_CNT_SWITCH_UNSEEN];
     d.foreign_lost = counters[JMT_CNT_FOREIGN_LOST];
+    return d;
+}
+
+}  // namespace
+
+Tracer::Progress Tracer::progress() const
+{
+    const std::array<uint64_t, JMT_CNT_NR> c = counters();
+    Progress p;
+    p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
+    p.methods = skel_->bss->last_method_id;
+    p.diag = diagnostics_of(c);
+    return p;
+}
+
+Snapshot Tracer::snapshot() const
+{
+    Snapshot snap;
+    const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
+    snap.diag = diagnostics_of(counters);
+    Diagnostics &d = snap.diag;
     snap.gap_hist = gap_histogram();
 
     // All-thread totals per method id, read before the per-thread rows: a
