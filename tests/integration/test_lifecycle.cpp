@@ -1,4 +1,5 @@
 // Ending a trace: duration, SIGTERM, SIGINT; and bad input, each a one-line error.
+#include <errno.h>
 #include <signal.h>
 #include <algorithm>
 #include <unistd.h>
@@ -117,7 +118,46 @@ void expect_error(const std::vector<std::string> &args, const std::string &needl
 TEST(Errors, NoSuchProcess)
 {
     JMT_REQUIRE_BPF();
-    expect_error({"-p", "999999999"}, "no process with pid 999999999");
+    // The highest pid Linux can give (PID_MAX_LIMIT - 1) that no process holds; above it is a usage error.
+    int pid = 4194303;
+    while (kill(pid, 0) == 0 || errno != ESRCH)
+        pid--;
+    expect_error({"-p", std::to_string(pid)}, "no process with pid " + std::to_string(pid));
+}
+
+// A bad option value: exit 2, one line naming the option, the value and what is expected.
+TEST(Errors, BadOptionValuesAreOneLineAndExit2)
+{
+    struct Case {
+        std::vector<std::string> args;
+        std::string line;
+    };
+    const std::vector<Case> cases = {
+        {{"-p", "abc"}, "jmethodtime: --pid: 'abc' is not a process id (a positive integer up to 4194303)\n"},
+        {{"-p", "999999999"},
+         "jmethodtime: --pid: '999999999' is not a process id (a positive integer up to 4194303)\n"},
+        {{"-p", "1", "-d", "-1"},
+         "jmethodtime: --duration: '-1' is not a number of seconds above 0 and at most 1e9 (without -d the trace "
+         "runs until Ctrl-C, SIGTERM or the JVM's exit)\n"},
+        {{"-p", "1", "-i", "0"}, "jmethodtime: --interval: '0' is not a number of seconds from 0.1 to 1e9\n"},
+        {{"-p", "1", "--top", "-3"}, "jmethodtime: --top: '-3' is not a number of rows (an integer, 0 for all)\n"},
+        {{"-p", "1", "--min-calls", "5x"},
+         "jmethodtime: --min-calls: '5x' is not a number of calls (an integer, 0 for every method)\n"},
+        {{"-p", "1", "--max-paths", "99999999999999999999999"},
+         "jmethodtime: --max-paths: '99999999999999999999999' is not a number of call paths (an integer from 1 to "
+         "65534)\n"},
+        {{"-p", "1", "--bogus"},
+         "jmethodtime: The following argument was not expected: --bogus (jmethodtime --help lists the options)\n"},
+        {{"-p"}, "jmethodtime: --pid: needs a value (jmethodtime --help lists what each option takes)\n"},
+    };
+    for (const Case &c : cases) {
+        std::vector<std::string> argv = {JMT_BINARY};
+        argv.insert(argv.end(), c.args.begin(), c.args.end());
+        Child jmt(argv, false);
+        EXPECT_EQ(jmt.wait_exit(30000), 2) << c.line;
+        EXPECT_EQ(jmt.drain(true, 2000), c.line);
+        EXPECT_TRUE(jmt.drain(false, 1000).empty()) << c.line;
+    }
 }
 
 TEST(Errors, NotAJvm)

@@ -1,7 +1,12 @@
 // Interval reports and CSV on a real trace: parsed back, the numbers are the
 // call tree's exact counts.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "harness.h"
@@ -165,6 +170,103 @@ TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
     for (const char *m : {"a", "b", "c"})
         EXPECT_FALSE(jmt_it::method_row(w.report, "demo/abc/FixedWork", m, "()V")["probe_dominated"].get<bool>())
             << m;
+}
+
+}  // namespace
+
+namespace {
+
+// The summary's facts: what was traced and for how long, the probe events and trap share, the methods and calls.
+void expect_summary(const std::string &err, pid_t pid, const std::string &mode)
+{
+    EXPECT_NE(err.find("Traced pid " + std::to_string(pid) + " for "), std::string::npos) << mode << ":\n" << err;
+    EXPECT_NE(err.find(": package demo/abc\n"), std::string::npos) << mode << ":\n" << err;
+    EXPECT_NE(err.find("\nProbe events: "), std::string::npos) << mode << ":\n" << err;
+    EXPECT_NE(err.find("% of the JVM's "), std::string::npos) << mode << ":\n" << err;
+    EXPECT_NE(err.find(" methods, "), std::string::npos) << mode << ":\n" << err;
+    EXPECT_NE(err.find(" calls\n"), std::string::npos) << mode << ":\n" << err;
+}
+
+std::string file_text(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
+{
+    JMT_REQUIRE_BPF();
+    BusyJvm jvm;
+    const std::string pid = std::to_string(jvm.java.pid());
+    const std::string dir = "/tmp/jmt_summary_" + std::to_string(getpid());
+    mkdir(dir.c_str(), 0700);
+    struct Mode {
+        std::string flag, file, holds;  // the report's option, its file, what the file holds
+    };
+    for (const Mode &m : {Mode{"--json", dir + "/r.json", "{"}, Mode{"--csv", dir + "/r.csv", "class,"},
+                          Mode{"--folded", dir + "/r.folded", "demo.abc.Flow.a()"}}) {
+        jmt_it::Child jmt({JMT_BINARY, "-p", pid, "--package", "demo/abc", "-d", "1.5", m.flag, "-o", m.file}, false);
+        EXPECT_EQ(jmt.wait_exit(60000), 0) << m.flag;
+        const std::string err = jmt.drain(true, 2000);
+        expect_summary(err, jvm.java.pid(), m.flag);
+        // A few lines: the start, "Detached", the summary (4 at most), nothing more.
+        EXPECT_LE(std::count(err.begin(), err.end(), '\n'), 6) << err;
+        EXPECT_TRUE(jmt.drain(false, 1000).empty()) << m.flag;
+        EXPECT_NE(file_text(m.file).find(m.holds), std::string::npos) << m.flag << ": " << file_text(m.file).substr(0, 200);
+        unlink(m.file.c_str());
+    }
+    rmdir(dir.c_str());
+
+    // The table with standard output a pipe: the table there, the summary on stderr.
+    jmt_it::Child piped({JMT_BINARY, "-p", pid, "--package", "demo/abc", "-d", "1.5"}, false);
+    EXPECT_EQ(piped.wait_exit(60000), 0);
+    expect_summary(piped.drain(true, 2000), jvm.java.pid(), "piped table");
+    EXPECT_EQ(piped.drain(false, 1000).rfind("Traced pid " + pid, 0), 0u);
+
+    // The table on a terminal: its header once, no summary after it.
+    jmt_it::Child tty({"script", "-qec", std::string(JMT_BINARY) + " -p " + pid + " --package demo/abc --raw -d 1.5",
+                       "/dev/null"},
+                      false);
+    EXPECT_EQ(tty.wait_exit(60000), 0);
+    const std::string on_tty = tty.drain(false, 2000);
+    size_t headers = 0;
+    for (size_t at = on_tty.find("Traced pid "); at != std::string::npos; at = on_tty.find("Traced pid ", at + 1))
+        headers++;
+    EXPECT_EQ(headers, 1u) << on_tty;
+}
+
+TEST(Outputs, StatusLineHasTheTrapShareOnATerminal)
+{
+    JMT_REQUIRE_BPF();
+    BusyJvm jvm;
+    const std::string cmd = std::string(JMT_BINARY) + " -p " + std::to_string(jvm.java.pid()) +
+                            " --package demo/abc -d 3.5 -o /dev/null";
+    jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
+    EXPECT_EQ(tty.wait_exit(60000), 0);
+    const std::string out = tty.drain(false, 2000);
+    // Each show rewrites the line in place: "\r\033[K" then the line, no newline.
+    const std::regex line(R"(^(\d+) s: [0-9.]+[KMGT]? probe events, (\d+) methods traced, traps (\d+)% of the JVM's CPU)");
+    size_t shown = 0;
+    uint64_t last_seconds = 0;
+    for (size_t at = out.find("\r\033[K"); at != std::string::npos; at = out.find("\r\033[K", at + 1)) {
+        const size_t from = at + 4, to = out.find_first_of("\r\n", from);
+        const std::string seg = out.substr(from, to == std::string::npos ? std::string::npos : to - from);
+        std::smatch m;
+        if (!std::regex_search(seg, m, line))
+            continue;
+        shown++;
+        EXPECT_GE(std::stoull(m[1]), last_seconds) << seg;
+        last_seconds = std::stoull(m[1]);
+        EXPECT_GE(std::stoull(m[2]), 3u) << seg;  // a, b, c
+        // Flow traps on every System.nanoTime call of its busy loops: the traps take about all of its CPU, and
+        // the estimate (calibrated cost x events) reads 90-105% here. A busy traced JVM's share is never 0.
+        EXPECT_GT(std::stoull(m[3]), 0u) << seg;
+        EXPECT_EQ(seg.find('\n'), std::string::npos);
+    }
+    EXPECT_GE(shown, 2u) << out;
+    EXPECT_GE(last_seconds, 2u) << out;
 }
 
 }  // namespace

@@ -184,3 +184,111 @@ TEST(ParseOptions, MaxOverheadIsAPercentAndNeedsTheCalibration)
     EXPECT_EQ(raw.exit_code, 2);
     EXPECT_NE(raw.message.find("--max-overhead needs the calibrated cost"), std::string::npos) << raw.message;
 }
+
+namespace {
+
+// A bad value: exit 2 and exactly one line naming the option and the value.
+void expect_one_line_error(std::vector<const char *> args, const std::string &option, const std::string &value)
+{
+    auto r = parse(args);
+    EXPECT_TRUE(r.exit_now) << option << " " << value;
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value;
+    const std::string start = "jmethodtime: " + option + ": '" + value + "' is not ";
+    EXPECT_EQ(r.message.rfind(start, 0), 0u) << r.message;
+    EXPECT_EQ(r.message.find('\n'), r.message.size() - 1) << r.message;
+}
+
+struct NumericCase {
+    const char *option;    // as given
+    const char *name;      // as named in the message
+    std::vector<const char *> good;
+    std::vector<const char *> bad;
+};
+
+// Every numeric option, with a plain value, a non-number, trailing garbage, a
+// sign, bounds and overflow. --pid runs with --list excluded, so the rest add -p 1.
+const std::vector<NumericCase> kNumericCases = {
+    {"-p", "--pid", {"1", "4194303", "007"},
+     {"abc", "0", "-3", "+3", "5x", "1.5", "1e3", " 5", "", "4194304", "99999999999999999999999", "0x10"}},
+    {"-d", "--duration", {"1", "2.5", "0.001", ".5", "1.", "1e2", "1000000000"},
+     {"abc", "0", "-1", "5x", "5s", "inf", "nan", "1e400", "1e10", "e5", "+1", "."}},
+    {"-i", "--interval", {"0.1", "2", "1e3"}, {"0", "-1", "0.05", "1x", "inf", "1e10", "abc", ""}},
+    {"--top", "--top", {"0", "5", "18446744073709551615"},
+     {"-3", "abc", "5x", "2.5", "18446744073709551616", "99999999999999999999999", ""}},
+    {"--max-overhead", "--max-overhead", {"1", "30", "100", "12.5"}, {"0", "0.5", "101", "-5", "x", "30%", "nan"}},
+    {"--min-percent", "--min-percent", {"0", "0.5", "100"}, {"-1", "100.5", "abc", "1x", "inf", ""}},
+    {"--max-paths", "--max-paths", {"1", "65534"}, {"0", "-1", "65535", "4294967297", "1.5", "abc", "10k"}},
+    {"--min-calls", "--min-calls", {"0", "5", "18446744073709551615"},
+     {"-3", "abc", "5x", "1e3", "18446744073709551616", ""}},
+};
+
+TEST(OptionChecks, EveryNumericOptionTakesPlainValuesInRange)
+{
+    for (const NumericCase &c : kNumericCases)
+        for (const char *v : c.good) {
+            std::vector<const char *> args = {c.option, v};
+            if (std::string(c.name) != "--pid")
+                args.insert(args.end(), {"-p", "1"});
+            auto r = parse(args);
+            EXPECT_FALSE(r.exit_now) << c.option << " " << v << ": " << r.message;
+        }
+}
+
+TEST(OptionChecks, EveryBadNumericValueIsOneLineAndExit2)
+{
+    for (const NumericCase &c : kNumericCases)
+        for (const char *v : c.bad) {
+            std::vector<const char *> args = {c.option, v};
+            if (std::string(c.name) != "--pid")
+                args.insert(args.end(), {"-p", "1"});
+            expect_one_line_error(args, c.name, v);
+        }
+}
+
+TEST(OptionChecks, ValuesReachTheOptions)
+{
+    auto r = parse({"-p", "4194303", "-d", "0.25", "-i", "0.5", "--top", "0", "--max-overhead", "12.5",
+                    "--min-percent", "2", "--max-paths", "100", "--min-calls", "18446744073709551615"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.pid, 4194303);
+    EXPECT_DOUBLE_EQ(r.options.duration_s, 0.25);
+    EXPECT_DOUBLE_EQ(r.options.interval_s, 0.5);
+    EXPECT_EQ(r.options.top, 0u);
+    EXPECT_DOUBLE_EQ(r.options.max_overhead_percent, 12.5);
+    EXPECT_DOUBLE_EQ(r.options.min_percent, 2.0);
+    EXPECT_EQ(r.options.max_paths, 100u);
+    EXPECT_EQ(r.options.min_calls, 18446744073709551615ull);  // exact, not through a double
+    auto d = parse({"-p", "1"});
+    EXPECT_DOUBLE_EQ(d.options.min_percent, 0.5);
+    EXPECT_EQ(d.options.top, 20u);
+    EXPECT_EQ(d.options.max_paths, 0u);
+}
+
+TEST(OptionChecks, TheMessagesSayWhatIsExpected)
+{
+    EXPECT_EQ(parse({"-p", "abc"}).message,
+              "jmethodtime: --pid: 'abc' is not a process id (a positive integer up to 4194303)\n");
+    EXPECT_EQ(parse({"-p", "1", "--top", "-3"}).message,
+              "jmethodtime: --top: '-3' is not a number of rows (an integer, 0 for all)\n");
+    EXPECT_EQ(parse({"-p", "1", "-i", "0"}).message,
+              "jmethodtime: --interval: '0' is not a number of seconds from 0.1 to 1e9\n");
+    EXPECT_NE(parse({"-p", "1", "-d", "-1"}).message.find("without -d the trace runs until"), std::string::npos);
+}
+
+TEST(OptionChecks, OtherUsageErrorsAreOneLineToo)
+{
+    for (std::vector<const char *> args : std::vector<std::vector<const char *>>{
+             {"-p", "1", "--foo"}, {"-p"}, {"-p", "1", "--top"}, {"-p", "1", "-p", "2"}, {"-p", "1", "--csv", "--json"},
+             {"-p", "1", "--sort", "name"}, {}}) {
+        auto r = parse(args);
+        EXPECT_TRUE(r.exit_now);
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(r.message.rfind("jmethodtime: ", 0), 0u) << r.message;
+        EXPECT_EQ(r.message.find('\n'), r.message.size() - 1) << r.message;
+    }
+    EXPECT_EQ(parse({"-p"}).message,
+              "jmethodtime: --pid: needs a value (jmethodtime --help lists what each option takes)\n");
+    EXPECT_NE(parse({"-p", "1", "--foo"}).message.find("--foo"), std::string::npos);
+}
+
+}  // namespace

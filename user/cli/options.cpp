@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/option_checks.h"
 #include "jmethodtime.h"
 
 namespace jmt {
@@ -63,6 +64,30 @@ std::string normalize_glob(const std::string &spec, bool is_class)
     return g;
 }
 
+namespace {
+
+// CLI11's message of a usage error as one line, in the words of the checks above.
+std::string parse_error_line(const CLI::ParseError &e)
+{
+    std::string m = e.what();
+    for (char &c : m)
+        if (c == '\n')
+            c = ' ';
+    const size_t colon = m.find(": ");
+    const std::string option = colon == std::string::npos ? "" : m.substr(0, colon);
+    if (dynamic_cast<const CLI::ArgumentMismatch *>(&e) && !option.empty()) {
+        if (m.find("missing") != std::string::npos)
+            return option + ": needs a value (jmethodtime --help lists what each option takes)";
+        if (m.find("At Most") != std::string::npos)
+            return option + ": given more than once: give it once";
+    }
+    if (dynamic_cast<const CLI::ExtrasError *>(&e) || dynamic_cast<const CLI::ExcludesError *>(&e))
+        return m + " (jmethodtime --help lists the options)";
+    return m;
+}
+
+}  // namespace
+
 bool wants_call_paths(const Options &o)
 {
     return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty();
@@ -74,6 +99,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     Options &o = outcome.options;
     std::vector<std::string> packages, classes, methods;
     std::string sort = "excl", metric = "wall";
+    // Numeric values as given: checked by cli/option_checks after parsing, one line per bad value.
+    std::string pid_s, duration_s, max_overhead_s, interval_s, top_s = std::to_string(o.top), max_paths_s,
+                                                                  min_calls_s, min_percent_s = "0.5";
 
     CLI::App app{"jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
                  "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
@@ -84,7 +112,7 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                  "  jmethodtime --list                            show the JVMs on this host\n",
                  "jmethodtime"};
     app.set_version_flag("-V,--version", "jmethodtime " JMT_VERSION);
-    auto *pid = app.add_option("-p,--pid", o.pid, "Process id of the JVM to trace")->check(CLI::PositiveNumber);
+    auto *pid = app.add_option("-p,--pid", pid_s, "Process id of the JVM to trace")->type_name("PID");
     auto *list = app.add_flag("--list", o.list,
                               "List the JVMs on this host (pid, command, JDK version, libjvm, whether the "
                               "probes exist and are enabled) and exit");
@@ -99,23 +127,23 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     app.add_option("--method", methods,
                    "Trace only methods whose name matches this glob ('get*', '<init>'; repeatable)")
         ->take_all();
-    app.add_option("-d,--duration", o.duration_s,
+    auto *duration = app.add_option("-d,--duration", duration_s,
                    "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
                    "command runs on untraced)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--max-overhead", o.max_overhead_percent,
+                         ->type_name("SECONDS");
+    auto *max_overhead = app.add_option("--max-overhead", max_overhead_s,
                    "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
                    "1 s windows in a row (default: never); the report covers the trace until then")
-        ->check(CLI::Range(1.0, 100.0));
-    app.add_option("-i,--interval", o.interval_s,
+                             ->type_name("PERCENT");
+    auto *interval = app.add_option("-i,--interval", interval_s,
                    "Print a report every SECONDS with the calls that completed in that interval, with a "
                    "timestamp")
-        ->check(CLI::PositiveNumber);
+                         ->type_name("SECONDS");
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
     app.add_flag("--foreign", o.foreign,
                  "Also measure the part of each method's exclusive time spent inside untraced callees "
                  "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
-    app.add_option("--top", o.top, "Rows in the table (0: all)")->capture_default_str();
+    auto *top = app.add_option("--top", top_s, "Rows in the table (0: all)")->type_name("N")->capture_default_str();
     app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
         ->capture_default_str();
@@ -134,21 +162,21 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     app.add_option("--metric", metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
         ->check(CLI::IsMember({"calls", "wall", "cpu"}))
         ->capture_default_str();
-    app.add_option("--min-percent", o.min_percent,
+    auto *min_percent = app.add_option("--min-percent", min_percent_s,
                    "--tree: leave out call paths under this percentage of the total elapsed time")
-        ->check(CLI::Range(0.0, 100.0))
-        ->capture_default_str();
+                            ->type_name("PERCENT")
+                            ->capture_default_str();
     app.add_option("--flamegraph", o.flamegraph,
                    "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
-    app.add_option("--max-paths", o.max_paths,
+    auto *max_paths = app.add_option("--max-paths", max_paths_s,
                    "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
                    "65534, fewer on hosts with very many CPUs)")
-        ->check(CLI::Range(1u, static_cast<unsigned>(JMT_MAX_PATHS - 2)));
+                          ->type_name("N");
     app.add_option("--pprof", o.pprof,
                    "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
                    "Pyroscope, Parca)");
-    app.add_option("--min-calls", o.min_calls, "Leave out methods with fewer calls (every output)")
-        ->check(CLI::NonNegativeNumber);
+    auto *min_calls = app.add_option("--min-calls", min_calls_s, "Leave out methods with fewer calls (every output)")
+                          ->type_name("N");
     app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
@@ -167,6 +195,23 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                 break;
             }
         app.parse(own, argv);
+        // Every numeric value, strictly (cli/option_checks.h); before the checks below that use them.
+        if (pid->count())
+            o.pid = static_cast<int>(checked_integer(kPidRule, pid_s));
+        if (duration->count())
+            o.duration_s = checked_number(kDurationRule, duration_s);
+        if (max_overhead->count())
+            o.max_overhead_percent = checked_number(kMaxOverheadRule, max_overhead_s);
+        if (interval->count())
+            o.interval_s = checked_number(kIntervalRule, interval_s);
+        if (top->count())
+            o.top = static_cast<size_t>(checked_integer(kTopRule, top_s));
+        if (min_percent->count())
+            o.min_percent = checked_number(kMinPercentRule, min_percent_s);
+        if (max_paths->count())
+            o.max_paths = static_cast<uint32_t>(checked_integer(kMaxPathsRule, max_paths_s));
+        if (min_calls->count())
+            o.min_calls = checked_integer(kMinCallsRule, min_calls_s);
         if (own < argc && o.command.empty())
             throw CLI::ValidationError("no command after --: give one, e.g. -- java -cp app.jar Main");
         if (!o.command.empty() && (o.pid || o.list))
@@ -198,8 +243,13 @@ ParseOutcome parse_options(int argc, const char *const argv[])
             o.method_globs.push_back(normalize_glob(g, false));
     } catch (const CLI::ParseError &e) {
         outcome.exit_now = true;
-        outcome.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;  // 2: usage error
-        outcome.message = out.str() + err.str();
+        if (e.get_exit_code() == 0) {  // --help, --version
+            app.exit(e, out, err);
+            outcome.message = out.str() + err.str();
+            return outcome;
+        }
+        outcome.exit_code = 2;  // usage error: one line
+        outcome.message = "jmethodtime: " + parse_error_line(e) + "\n";
         return outcome;
     } catch (const std::invalid_argument &e) {
         outcome.exit_now = true;

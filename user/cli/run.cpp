@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/status_line.h"
 #include "cost/calibrate.h"
 #include "cost/cost_range.h"
 #include "util/error.h"
@@ -23,6 +24,7 @@
 #include "report/report.h"
 #include "report/flamegraph.h"
 #include "report/pprof.h"
+#include "report/summary.h"
 #include "kernel/tracer.h"
 
 namespace jmt {
@@ -92,7 +94,8 @@ struct PathFiles {
 };
 
 // tree: the call paths of the whole trace (empty unless wants_call_paths).
-void write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
+// Returns the profile as written (probe cost decided, rows filtered).
+Profile write_report(ReportSink &sink, const Options &options, Profile profile, CallTree tree = {},
                   PathFiles *files = nullptr)
 {
     std::vector<MethodStats *> path_stats;
@@ -131,34 +134,8 @@ void write_report(ReportSink &sink, const Options &options, Profile profile, Cal
             out << "\n";
     }
     sink.flush();
+    return profile;
 }
-
-// "\r12 s: 1.23M probe events, 45 methods" on a terminal's stderr, rewritten in place.
-class ProgressLine {
-public:
-    explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-    ~ProgressLine() { clear(); }
-    void show(uint64_t elapsed_ns, const Tracer::Progress &p)
-    {
-        if (!enabled_)
-            return;
-        std::fprintf(stderr, "\r\033[K%llu s: %s probe events, %llu methods traced",
-                     static_cast<unsigned long long>(elapsed_ns / kNsPerSec), format_count(p.events.events).c_str(),
-                     static_cast<unsigned long long>(p.methods));
-        std::fflush(stderr);
-        shown_ = true;
-    }
-    void clear()
-    {
-        if (shown_)
-            std::fputs("\r\033[K", stderr);
-        shown_ = false;
-    }
-
-private:
-    bool enabled_;
-    bool shown_ = false;
-};
 
 int run_list(const Options &options)
 {
@@ -259,6 +236,7 @@ int run_trace(const Options &options)
     OverheadTotals window_start;
     window_start.jvm_cpu_ns = process_cpu_ns(target.pid);
     std::optional<uint64_t> last_cpu = window_start.jvm_cpu_ns;  // the latest reading, every kCpuReadPeriodNs
+    progress.start(window_start);  // Issue 22: the status line's trap share starts here
     uint64_t next_cpu_read = start_ns + kCpuReadPeriodNs;
     std::optional<OverheadGuard> guard;  // --max-overhead
     if (options.max_overhead_percent > 0) {
@@ -341,7 +319,13 @@ int run_trace(const Options &options)
                 next_interval += interval_ns;
         }
         if (next_progress && now >= next_progress) {
-            progress.show(now - start_ns, tracer->progress());
+            // Issue 22: the status line with the traps' share over the last second and the loss counters.
+            Tracer::Progress p = tracer->progress();
+            p.events.jvm_cpu_ns = last_cpu;
+            std::optional<ProbeCost> cost;
+            if (sampler)
+                cost = estimate_probe_cost(sampler->samples(), now - kProgressPeriodNs, now).cost;
+            progress.show(now - start_ns, p, cost);
             next_progress += kProgressPeriodNs;
         }
     }
@@ -377,7 +361,11 @@ int run_trace(const Options &options)
         calibrate(last, start_ns, end_ns);
         measure_overhead(last, snap.diag, end_cpu);
     }
-    write_report(sink, options, std::move(last), std::move(tree), &path_files);
+    const Profile written = write_report(sink, options, std::move(last), std::move(tree), &path_files);
+    // Issue 22: the header's facts on stderr when the report went to a file or a pipe.
+    if (summary_wanted(sink.enabled(), isatty(STDOUT_FILENO)))
+        for (const std::string &line : summary_lines(written))
+            std::cerr << line << "\n";
 
     if (launch && reason != EndReason::TargetExited) {
         std::cerr << "The command runs on untraced; waiting for it to exit" << std::endl;

@@ -341,12 +341,27 @@ std::vector<uint64_t> Tracer::gap_histogram() const
     return sum;
 }
 
+namespace {
+
+// The programs' counters (enum jmt_counter) as Diagnostics (truncated_names is counted in userspace).
+Diagnostics diagnostics_of(const std::array<uint64_t, JMT_CNT_NR> &counters)
+{
+    Diagnostics d;
+#define JMT_KERNEL_COUNTER(NAME, name, n, text) d.name = counters[JMT_CNT_##NAME];
+    JMT_DIAGNOSTICS(JMT_KERNEL_COUNTER, JMT_CNT_NONE)
+#undef JMT_KERNEL_COUNTER
+    return d;
+}
+
+}  // namespace
+
 Tracer::Progress Tracer::progress() const
 {
     const std::array<uint64_t, JMT_CNT_NR> c = counters();
     Progress p;
     p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
     p.methods = skel_->bss->last_method_id;
+    p.diag = diagnostics_of(c);
     return p;
 }
 
@@ -354,10 +369,8 @@ Snapshot Tracer::snapshot() const
 {
     Snapshot snap;
     const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
+    snap.diag = diagnostics_of(counters);
     Diagnostics &d = snap.diag;
-#define JMT_KERNEL_COUNTER(NAME, name, n, text) d.name = counters[JMT_CNT_##NAME];
-    JMT_DIAGNOSTICS(JMT_KERNEL_COUNTER, JMT_CNT_NONE)
-#undef JMT_KERNEL_COUNTER
     snap.gap_hist = gap_histogram();
 
     // All-thread totals per method id, read before the per-thread rows: a

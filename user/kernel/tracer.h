@@ -100,10 +100,12 @@ public:
     Snapshot snapshot() const;
 
     // Cheap counters for a progress line and --max-overhead: probe events seen
-    // (no CPU reading), methods traced so far.
+    // (no CPU reading), methods traced so far, the diagnostic counters
+    // (truncated_names stays 0: it is counted when names are read).
     struct Progress {
         OverheadTotals events;
         uint64_t methods = 0;
+        Diagnostics diag;
     };
     Progress progress() const;
 

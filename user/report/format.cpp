@@ -129,18 +129,28 @@ std::string format_utc(uint64_t unix_ns)
     return buf;
 }
 
-std::vector<std::string> diagnostic_lines(const Diagnostics &d)
+namespace {
+
+struct DiagnosticCounter {
+    const char *name;
+    uint64_t count;
+    std::string text;  // what the count means, after "name: count "
+};
+
+// Every diagnostic counter a user is told about, zero or not.
+std::vector<DiagnosticCounter> diagnostic_counters(const Diagnostics &d)
 {
-    // The counters of JMT_DIAGNOSTICS that have a text, the kernel's first, then userspace's.
-    std::vector<std::string> lines;
+    // The counters of JMT_DIAGNOSTICS that have a text, the kernel's first, then userspace's;
+    // "{}" in a text stands for n.
+    std::vector<DiagnosticCounter> lines;
     auto add = [&lines](const char *name, uint64_t count, uint64_t n, const char *text) {
-        if (!text || !count)
+        if (!text)
             return;
-        std::string line = std::string(name) + ": " + std::to_string(count) + " " + text;
+        std::string line = text;
         const size_t at = line.find("{}");
         if (at != std::string::npos)
             line.replace(at, 2, std::to_string(n));
-        lines.push_back(line);
+        lines.push_back({name, count, line});
     };
 #define JMT_LINE_KERNEL(NAME, name, n, text) add(#name, d.name, n, text);
 #define JMT_LINE_USER(name, n, text) add(#name, d.name, n, text);
@@ -151,6 +161,26 @@ std::vector<std::string> diagnostic_lines(const Diagnostics &d)
 #undef JMT_LINE_USER
 #undef JMT_SKIP_KERNEL
     return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> diagnostic_lines(const Diagnostics &d)
+{
+    std::vector<std::string> lines;
+    for (const DiagnosticCounter &c : diagnostic_counters(d))
+        if (c.count)
+            lines.push_back(std::string(c.name) + ": " + std::to_string(c.count) + " " + c.text);
+    return lines;
+}
+
+std::vector<std::pair<std::string, uint64_t>> diagnostic_counts(const Diagnostics &d)
+{
+    std::vector<std::pair<std::string, uint64_t>> counts;
+    for (const DiagnosticCounter &c : diagnostic_counters(d))
+        if (c.count)
+            counts.emplace_back(c.name, c.count);
+    return counts;
 }
 
 }  // namespace jmt

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/paths.h"
@@ -39,6 +40,13 @@ std::string overhead_text(const Profile &profile);
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
                         const std::vector<std::string> &method_globs);
 
+// "Traced pid 1234 for 2.50 s: package demo" (or "Interval 3 ending ..."): the
+// header's first line, without its newline.
+std::string traced_text(const Profile &profile);
+
+// Why a report has no rows (profile.methods empty): the table's line for it, without its newline.
+std::string nothing_traced_text(const Profile &profile);
+
 // The seed-style table: header with total elapsed time, aligned columns,
 // top N rows by the sort key, then the diagnostic lines that are non-zero.
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts);
@@ -60,5 +68,9 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort);
 
 // One line per non-zero diagnostic counter, in words a user understands.
 std::vector<std::string> diagnostic_lines(const Diagnostics &diag);
+
+// The non-zero diagnostic counters, by name ("depth_overflow") and count, in
+// the order of diagnostic_lines.
+std::vector<std::pair<std::string, uint64_t>> diagnostic_counts(const Diagnostics &diag);
 
 }  // namespace jmt

@@ -229,13 +229,7 @@ void write_diagnostics(std::ostream &out, const Diagnostics &diag)
 // What was traced, for how long, and how the times were corrected.
 void write_header(std::ostream &out, const Profile &profile)
 {
-    const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
-    if (profile.interval)
-        out << "Interval " << profile.interval << " ending " << format_utc(profile.end_unix_ns) << " ("
-            << format_duration(profile.duration_ns) << "), pid " << profile.pid << ": " << filter << "\n";
-    else
-        out << "Traced pid " << profile.pid << " for " << format_duration(profile.duration_ns) << ": " << filter
-            << "\n";
+    out << traced_text(profile) << "\n";
     write_probe_cost(out, profile);
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
@@ -328,15 +322,31 @@ std::string filter_text(const std::vector<std::string> &packages, const std::vec
     return s.empty() ? "all methods" : s;
 }
 
+std::string traced_text(const Profile &profile)
+{
+    const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
+    if (profile.interval)
+        return "Interval " + std::to_string(profile.interval) + " ending " + format_utc(profile.end_unix_ns) +
+               " (" + format_duration(profile.duration_ns) + "), pid " + std::to_string(profile.pid) + ": " +
+               filter;
+    return "Traced pid " + std::to_string(profile.pid) + " for " + format_duration(profile.duration_ns) + ": " +
+           filter;
+}
+
+std::string nothing_traced_text(const Profile &profile)
+{
+    if (profile.interval)
+        return "No traced method completed a call in this interval.";
+    return "No traced method completed a call during the trace. Check --package (org/postgresql or "
+           "org.postgresql), that the code ran while tracing, and that the JVM runs with "
+           "-XX:+DTraceMethodProbes.";
+}
+
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
 {
     write_header(out, profile);
-    if (profile.methods.empty() && profile.interval)
-        out << "No traced method completed a call in this interval.\n";
-    else if (profile.methods.empty())
-        out << "No traced method completed a call during the trace. Check --package (org/postgresql or "
-               "org.postgresql), that the code ran while tracing, and that the JVM runs with "
-               "-XX:+DTraceMethodProbes.\n";
+    if (profile.methods.empty())
+        out << nothing_traced_text(profile) << "\n";
     else
         write_methods(out, profile, opts);
     write_diagnostics(out, profile.diag);

@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/report.h"
+#include "report/summary.h"
+
+namespace {
+
+jmt::MethodRow row(const std::string &k, const std::string &m, uint64_t calls, uint32_t tid = 0)
+{
+    jmt::MethodRow r;
+    r.klass = k;
+    r.method = m;
+    r.signature = "()V";
+    r.tid = tid;
+    r.thread = tid ? "worker" : "";
+    r.stats.calls = calls;
+    r.stats.wall_incl_ns = r.stats.wall_excl_ns = calls * 1000;
+    return r;
+}
+
+jmt::Profile traced()
+{
+    jmt::Profile p;
+    p.pid = 4242;
+    p.duration_ns = 2'500'000'000ULL;
+    p.packages = {"demo/abc"};
+    p.corrected = true;
+    p.probe_cost = {100, 80};
+    p.overhead.events = 3'000'000;
+    p.overhead.traced_events = 1'000'000;
+    p.overhead.jvm_cpu_ns = 2'000'000'000ULL;
+    p.methods = {row("demo/abc/A", "a", 400000), row("demo/abc/B", "b", 100000)};
+    return p;
+}
+
+// The first line of the table's report: the summary is the header's facts, written by the same functions.
+std::string header_line(const jmt::Profile &p)
+{
+    std::ostringstream out;
+    jmt::write_table(out, p, {});
+    return out.str().substr(0, out.str().find('\n'));
+}
+
+TEST(Summary, SaysWhatWasTracedTheProbeCostAndTheCalls)
+{
+    const jmt::Profile p = traced();
+    const auto lines = jmt::summary_lines(p);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "Traced pid 4242 for 2.50 s: package demo/abc");
+    EXPECT_EQ(lines[0], header_line(p));
+    EXPECT_EQ(lines[1], jmt::overhead_text(p));
+    // 1M traced x 100 ns + 2M others x 80 ns = 260 ms of the JVM's 2 s: 13%.
+    EXPECT_EQ(lines[1], "Probe events: 3.00M (1.20M/s); about 260 ms of trap time, 13% of the JVM's 2.00 s on a CPU");
+    EXPECT_EQ(lines[2], "2 methods, 500000 calls");
+}
+
+TEST(Summary, NonZeroDiagnosticsInOneLine)
+{
+    jmt::Profile p = traced();
+    p.diag.depth_overflow = 3;
+    p.diag.paths_full = 12;
+    p.diag.entries = 99;  // event counts are no warning
+    const auto lines = jmt::summary_lines(p);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[3], "Diagnostics (see the report): depth_overflow 3, paths_full 12");
+}
+
+TEST(Summary, SaysWhyNothingShowed)
+{
+    jmt::Profile p;
+    p.pid = 7;
+    p.duration_ns = 1'000'000'000ULL;
+    p.method_globs = {"get*"};
+    const auto lines = jmt::summary_lines(p);
+    ASSERT_EQ(lines.size(), 2u);  // no events: no overhead line
+    EXPECT_EQ(lines[0], "Traced pid 7 for 1.00 s: method get*");
+    EXPECT_EQ(lines[1], jmt::nothing_traced_text(p));
+    EXPECT_NE(lines[1].find("No traced method completed a call during the trace"), std::string::npos);
+}
+
+TEST(Summary, PerThreadCountsMethodsAndThreads)
+{
+    jmt::Profile p = traced();
+    p.per_thread = true;
+    p.methods = {row("demo/abc/A", "a", 10, 11), row("demo/abc/A", "a", 5, 12), row("demo/abc/B", "b", 1, 12)};
+    EXPECT_EQ(jmt::summary_lines(p).back(), "2 methods in 2 threads, 16 calls");
+}
+
+TEST(Summary, AnIntervalSaysWhichOne)
+{
+    jmt::Profile p = traced();
+    p.interval = 3;
+    p.end_unix_ns = 1'700'000'000'123'000'000ULL;
+    EXPECT_EQ(jmt::summary_lines(p)[0], header_line(p));
+    EXPECT_EQ(jmt::summary_lines(p)[0].rfind("Interval 3 ending 2023-11-14T22:13:20.123Z (2.50 s), pid 4242", 0), 0u);
+}
+
+TEST(Summary, WantedWhenTheReportIsNotOnTheTerminal)
+{
+    EXPECT_TRUE(jmt::summary_wanted(true, true));
+    EXPECT_TRUE(jmt::summary_wanted(false, false));
+    EXPECT_TRUE(jmt::summary_wanted(true, false));
+    EXPECT_FALSE(jmt::summary_wanted(false, true));
+}
+
+}  // namespace
