@@ -111,6 +111,11 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
                 EXPECT_LE(hi - lo, 0.5 * m[i].events * cost) << names[i] << "(): at most half the probe time";
             }
         }
+        // The traps cost the JVM with --raw too: the overhead line's trap time is the events at
+        // the middle of the measured range, within 40% of what the JVM paid.
+        const double events = r.report["overhead"]["events"].get<double>();
+        EXPECT_NEAR(r.report["overhead"]["trap_ns"].get<double>(), events * paid, 0.40 * events * paid)
+            << r.report["overhead"].dump();
         if (!raw) {
             // The JVM pays 750 to 1250 ns per event from one run to the next on this VM, while the
             // calibration's own probes cost 860 to 990 ns: 40% catches a calibration of something else.

@@ -75,11 +75,7 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated)
     return r;
 }
 
-ProbeCost middle(const CostRange &range)
-{
-    return {(range.lo.traced_event_ns + range.hi.traced_event_ns) / 2,
-            (range.lo.rejected_event_ns + range.hi.rejected_event_ns) / 2};
-}
+
 
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
 {

@@ -41,9 +41,6 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated);
 // [lo, hi] of each corrected time of a row measured raw, under range.
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range);
 
-// The middle of a range.
-ProbeCost middle(const CostRange &range);
-
 // Decides the cost range of a profile whose rows are raw, from its gaps and
 // its calibration, and with corrected the cost taken out (rows and call
 // paths: the middle of the range, or the trace's one-event leaves within it)

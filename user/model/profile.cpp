@@ -296,4 +296,15 @@ std::vector<MethodRow> rows_with_min_calls(const std::vector<MethodRow> &rows, u
     return out;
 }
 
+ProbeCost middle(const CostRange &range)
+{
+    return {(range.lo.traced_event_ns + range.hi.traced_event_ns) / 2,
+            (range.lo.rejected_event_ns + range.hi.rejected_event_ns) / 2};
+}
+
+ProbeCost trap_cost(const Profile &profile)
+{
+    return profile.corrected ? profile.probe_cost : middle(profile.cost_range);
+}
+
 }  // namespace jmt

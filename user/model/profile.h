@@ -220,6 +220,14 @@ struct Profile {
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
 };
 
+// The middle of a range.
+ProbeCost middle(const CostRange &range);
+
+// What one probe event cost this trace: the cost taken out of corrected
+// times, or with --raw the middle of the measured range (the traps cost the
+// JVM all the same).
+ProbeCost trap_cost(const Profile &profile);
+
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns
 
 // Whether rows are split by thread (--per-thread): some row carries a tid.

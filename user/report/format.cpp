@@ -38,10 +38,11 @@ std::string overhead_text(const Profile &profile)
                 format_count(static_cast<uint64_t>(static_cast<double>(o.events) * 1e9 /
                                                    static_cast<double>(profile.duration_ns))) +
                 "/s)";
-    const uint64_t trap_ns = overhead_ns(o, profile.probe_cost);
-    if (profile.corrected && trap_ns > 0) {
+    const ProbeCost cost = trap_cost(profile);
+    const uint64_t trap_ns = overhead_ns(o, cost);
+    if (trap_ns > 0) {
         text += "; about " + format_duration(trap_ns) + " of trap time";
-        if (const std::optional<double> share = trap_share(o, profile.probe_cost)) {
+        if (const std::optional<double> share = trap_share(o, cost)) {
             const long percent = std::lround(100.0 * *share);
             text += ", " + std::to_string(percent) + "% of the JVM's " + format_duration(o.jvm_cpu_ns) +
                     " on a CPU";

@@ -83,12 +83,13 @@ json diagnostics_json(const Diagnostics &d)
 }
 
 // What the probes cost the JVM; jvm_cpu_ns and share are null when unknown
-// (share also without a calibrated cost, under --raw); jvm_cpu_early: the
+// (trap_ns and share at trap_cost: with --raw, the measured range); jvm_cpu_early: the
 // JVM's CPU time ends at the last reading before it exited.
 json overhead_json(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
-    const uint64_t trap_ns = profile.corrected ? overhead_ns(o, profile.probe_cost) : 0;
+    const ProbeCost cost = trap_cost(profile);
+    const uint64_t trap_ns = overhead_ns(o, cost);
     json j = {{"events", o.events},
               {"traced_events", o.traced_events},
               {"trap_ns", trap_ns},
@@ -97,7 +98,7 @@ json overhead_json(const Profile &profile)
               {"share", nullptr}};
     if (o.jvm_cpu_ns > 0)
         j["jvm_cpu_ns"] = o.jvm_cpu_ns;
-    if (const std::optional<double> share = trap_share(o, profile.probe_cost); share && profile.corrected)
+    if (const std::optional<double> share = trap_share(o, cost))
         j["share"] = *share;
     return j;
 }
