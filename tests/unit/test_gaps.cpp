@@ -70,7 +70,7 @@ TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveTheHigherOfEdgeAndCal
     EXPECT_EQ(r.lo.traced_event_ns, 5400u);
     EXPECT_EQ(r.lo.rejected_event_ns, 4320u);  // the calibration's 0.8 of a traced event
     EXPECT_EQ(r.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
-    EXPECT_EQ(middle(r).traced_event_ns, (r.lo.traced_event_ns + r.hi.traced_event_ns) / 2);
+    EXPECT_EQ(likely_cost(r).traced_event_ns, r.lo.traced_event_ns + (r.hi.traced_event_ns - r.lo.traced_event_ns) / 10);
     // A calibration above the edge lifts the top, never the bottom.
     const CostRange high = cost_range(gaps, {6000, 6000});
     EXPECT_EQ(high.lo.traced_event_ns, 5400u);
@@ -112,7 +112,7 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
     // The range's width is at most half the probe time taken out at its middle.
     EXPECT_LE(static_cast<double>(b.wall_incl_ns[1] - b.wall_incl_ns[0]),
-              0.5 * 4600 * static_cast<double>(middle(range).traced_event_ns));
+              0.5 * 4600 * static_cast<double>(likely_cost(range).traced_event_ns));
 }
 
 }  // namespace

@@ -121,12 +121,12 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
     // The rows tell more where they can: a one-event leaf's time per call is
     // one event's cost to this JVM plus a getter's few ns, and a row's
     // exclusive time holds at least its events' cost. Both are ceilings.
-    const CostBound bound = bounded_probe_cost(profile.methods, middle(range));
-    ProbeCost cost = middle(range);
+    const CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range));
+    ProbeCost cost = likely_cost(range);
     if (bound.source != CostSource::Calibrated) {
         range.hi = lower_of(range.hi, bound.cost);
         range.lo = lower_of(range.lo, range.hi);
-        cost = bound.source == CostSource::Leaves ? clamped(bound.cost, range) : middle(range);
+        cost = bound.source == CostSource::Leaves ? clamped(bound.cost, range) : likely_cost(range);
     }
     profile.cost_range = range;
     profile.probe_cost = cost;

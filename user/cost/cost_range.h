@@ -43,7 +43,7 @@ TimeBounds time_bounds(const MethodStats &raw, const CostRange &range);
 
 // Decides the cost range of a profile whose rows are raw, from its gaps and
 // its calibration, and with corrected the cost taken out (rows and call
-// paths: the middle of the range, or the trace's one-event leaves within it)
+// paths: the range's likely cost, or the trace's one-event leaves within it)
 // and every row's bounds; a row whose exclusive time holds less than its
 // events at the range's top lowers the top (bounded_probe_cost).
 void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats);

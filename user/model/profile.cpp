@@ -296,15 +296,15 @@ std::vector<MethodRow> rows_with_min_calls(const std::vector<MethodRow> &rows, u
     return out;
 }
 
-ProbeCost middle(const CostRange &range)
+ProbeCost likely_cost(const CostRange &range)
 {
-    return {(range.lo.traced_event_ns + range.hi.traced_event_ns) / 2,
-            (range.lo.rejected_event_ns + range.hi.rejected_event_ns) / 2};
+    return {range.lo.traced_event_ns + (range.hi.traced_event_ns - range.lo.traced_event_ns) / 10,
+            range.lo.rejected_event_ns + (range.hi.rejected_event_ns - range.lo.rejected_event_ns) / 10};
 }
 
 ProbeCost trap_cost(const Profile &profile)
 {
-    return profile.corrected ? profile.probe_cost : middle(profile.cost_range);
+    return profile.corrected ? profile.probe_cost : likely_cost(profile.cost_range);
 }
 
 }  // namespace jmt

@@ -83,7 +83,7 @@ json diagnostics_json(const Diagnostics &d)
 }
 
 // What the probes cost the JVM; jvm_cpu_ns and share are null when unknown
-// (trap_ns and share at trap_cost: with --raw, the measured range); jvm_cpu_early: the
+// (trap_ns and share at trap_cost: with --raw, the measured range's likely cost); jvm_cpu_early: the
 // JVM's CPU time ends at the last reading before it exited.
 json overhead_json(const Profile &profile)
 {
