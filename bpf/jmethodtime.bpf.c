@@ -247,6 +247,21 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 	return 0;
 }
 
+/* hotspot:class__unloaded(name, name length, loader, shared): rare, so its
+ * arguments take libbpf's generic reader. */
+SEC("usdt")
+int handle_class_unloaded(struct pt_regs *ctx)
+{
+	long name = 0, len = 0;
+
+	if (bpf_usdt_arg(ctx, 0, &name) || bpf_usdt_arg(ctx, 1, &len)) {
+		count(JMT_CNT_ARG_FAIL);
+		return 0;
+	}
+	forget_class(((__u64)name & JMT_ADDR_MASK) | (((__u64)len & 0xffff) << JMT_LEN_SHIFT));
+	return 0;
+}
+
 /* The loader keeps one of the two: handle_return, or handle_return_t for --per-thread. */
 SEC("usdt")
 int handle_return(struct pt_regs *ctx)

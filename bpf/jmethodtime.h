@@ -199,7 +199,11 @@ struct jmt_thread_key {
 	/* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */ \
 	K(FOREIGN_LOST, foreign_lost, 0,                                                   \
 	  "calls had an untraced callee whose return never fired (an exception out of a C1-inlined " \
-	  "method): their time after it counts as foreign")
+	  "method): their time after it counts as foreign") \
+	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */              \
+	K(CLASSES_UNLOADED, classes_unloaded, 0, 0)                                        \
+	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \
+	K(METHODS_FORGOTTEN, methods_forgotten, 0, 0)
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)

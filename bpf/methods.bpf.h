@@ -15,12 +15,18 @@ struct {
 } methods SEC(".maps");
 
 /* Per-CPU direct-mapped cache of the method table, indexed by fingerprint:
- * an array lookup instead of a hash of 24 bytes on most events. Entries of
- * the method table never change once inserted, so the cache is never stale. */
+ * an array lookup instead of a hash of 24 bytes on most events. A slot is
+ * valid while method_generation is the one it was filled in: a class unload
+ * drops that class's table entries (their names' memory may be reused for
+ * other names, which would then share a key), then moves the generation on. */
 struct jmt_method_cache_slot {
 	struct jmt_method_key key;
 	struct jmt_method_info info;
+	__u64 generation;
 };
+
+/* Class unloads seen so far (see jmt_method_cache_slot). */
+__u64 method_generation = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -53,8 +59,10 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 	__u32 slot_idx = fp & (JMT_METHOD_CACHE_SLOTS - 1);
 	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
 
+	__u64 generation = method_generation;
+
 	if (slot && slot->key.klass == k->klass && slot->key.method == k->method &&
-	    slot->key.sig == k->sig) {
+	    slot->key.sig == k->sig && slot->generation == generation) {
 		*out = slot->info;
 		return 0;
 	}
@@ -63,6 +71,7 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 	if (slot) {
 		slot->key = *k;
 		slot->info = *out;
+		slot->generation = generation;
 	}
 	return 0;
 }
@@ -148,6 +157,29 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	}
 	*out = info;
 	return 0;
+}
+
+/* Drops one method table entry of the unloaded class (bpf_for_each_map_elem). */
+static long forget_if_class(struct bpf_map *map, const struct jmt_method_key *key,
+			    struct jmt_method_info *info, __u64 *klass)
+{
+	if (key->klass == *klass && !bpf_map_delete_elem(map, key))
+		count(JMT_CNT_METHODS_FORGOTTEN);
+	return 0;
+}
+
+/* A class of name klass (packed address|length, as in the method key) unloaded:
+ * its methods' entries go, and every CPU's cache with them. The JVM unloads
+ * at a safepoint, before the class's symbols are freed, so no event of a
+ * reused name can meet a stale entry. Other classes of the same name (other
+ * loaders) lose their entries too and get new ids at their next event; the
+ * report merges rows by name. */
+static __always_inline void forget_class(__u64 klass)
+{
+	count(JMT_CNT_CLASSES_UNLOADED);
+	bpf_for_each_map_elem(&methods, forget_if_class, &klass, 0);
+	/* After the deletions: a cache filled in between holds a fresh entry. */
+	__sync_fetch_and_add(&method_generation, 1);
 }
 
 #endif /* JMT_METHODS_BPF_H */

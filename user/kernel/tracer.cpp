@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 
 #include "util/error.h"
 #include "jmethodtime.h"
@@ -301,6 +302,15 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     skel_ = load_programs(config.programs);
     links_.push_back(attach_usdt(skel_->progs.handle_entry, pid, config.libjvm, "hotspot", "method__entry"));
     links_.push_back(attach_usdt(return_program(skel_.get()), pid, config.libjvm, "hotspot", "method__return"));
+    // Class unloading: the method table forgets the class's keys before its names' memory is reused.
+    // A libjvm without the probe (none known) would leave churned names unchecked: said once.
+    try {
+        links_.push_back(
+            attach_usdt(skel_->progs.handle_class_unloaded, pid, config.libjvm, "hotspot", "class__unloaded"));
+    } catch (const Error &e) {
+        std::cerr << "jmethodtime: warning: " << e.what()
+                  << "; names of methods of classes that unload may be misattributed" << std::endl;
+    }
     bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
     if (!sw) {
         int err = errno;
@@ -389,14 +399,17 @@ Snapshot Tracer::snapshot() const
     }
     if (config_.programs.per_thread) {
         add_thread_rows(snap, totals);
-        return snap;
+    } else {
+        for (const auto &[id, total] : totals) {
+            MethodRow row;
+            row.stats = total;
+            set_names(row, id, d.truncated_names);
+            snap.methods.push_back(std::move(row));
+        }
     }
-    for (const auto &[id, total] : totals) {
-        MethodRow row;
-        row.stats = total;
-        set_names(row, id, d.truncated_names);
-        snap.methods.push_back(std::move(row));
-    }
+    // A method of a class that unloaded and loaded again (or of one name in
+    // several loaders) has had several ids: one row per name.
+    snap.methods = merge_rows(snap.methods);
     return snap;
 }
 
