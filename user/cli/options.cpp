@@ -93,49 +93,57 @@ bool wants_call_paths(const Options &o)
     return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty();
 }
 
-ParseOutcome parse_options(int argc, const char *const argv[])
-{
-    ParseOutcome outcome;
-    Options &o = outcome.options;
+namespace {
+
+// What CLI11 fills in before the values are checked and converted: the
+// numeric values as given (checked by cli/option_checks, one line per bad
+// value), the filters and names of choices, and the options counted.
+struct Given {
     std::vector<std::string> packages, classes, methods;
     std::string sort = "excl", metric = "wall";
-    // Numeric values as given: checked by cli/option_checks after parsing, one line per bad value.
-    std::string pid_s, duration_s, max_overhead_s, interval_s, top_s = std::to_string(o.top), max_paths_s,
-                                                                  min_calls_s, min_percent_s = "0.5";
+    std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5";
+    CLI::Option *pid_opt = nullptr, *list_opt = nullptr, *duration_opt = nullptr, *max_overhead_opt = nullptr,
+                *interval_opt = nullptr, *top_opt = nullptr, *min_percent_opt = nullptr,
+                *max_paths_opt = nullptr, *min_calls_opt = nullptr;
+};
 
-    CLI::App app{"jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
-                 "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
-                 "The JVM must run with -XX:+DTraceMethodProbes; in launch mode (-- java ...)\n"
-                 "jmethodtime adds the flag itself and traces from the first Java method.\n\n"
-                 "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
-                 "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
-                 "  jmethodtime --list                            show the JVMs on this host\n",
-                 "jmethodtime"};
+const char kDescription[] =
+    "jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
+    "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
+    "The JVM must run with -XX:+DTraceMethodProbes; in launch mode (-- java ...)\n"
+    "jmethodtime adds the flag itself and traces from the first Java method.\n\n"
+    "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
+    "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
+    "  jmethodtime --list                            show the JVMs on this host\n";
+
+// What to trace, and for how long.
+void add_trace_options(CLI::App &app, Options &o, Given &g)
+{
     app.set_version_flag("-V,--version", "jmethodtime " JMT_VERSION);
-    auto *pid = app.add_option("-p,--pid", pid_s, "Process id of the JVM to trace")->type_name("PID");
-    auto *list = app.add_flag("--list", o.list,
+    g.pid_opt = app.add_option("-p,--pid", g.pid, "Process id of the JVM to trace")->type_name("PID");
+    g.list_opt = app.add_flag("--list", o.list,
                               "List the JVMs on this host (pid, command, JDK version, libjvm, whether the "
                               "probes exist and are enabled) and exit");
-    app.add_option("--package", packages,
+    app.add_option("--package", g.packages,
                    "Trace only classes under this package prefix (org/postgresql or org.postgresql; "
                    "whole segments; repeatable). Default: every method")
         ->take_all();
-    app.add_option("--class", classes,
+    app.add_option("--class", g.classes,
                    "Trace only classes matching this glob ('*' any run, '?' one character; "
                    "org.postgresql.jdbc.PgResultSet or '*ResultSet'; repeatable, with --package both must match)")
         ->take_all();
-    app.add_option("--method", methods,
+    app.add_option("--method", g.methods,
                    "Trace only methods whose name matches this glob ('get*', '<init>'; repeatable)")
         ->take_all();
-    auto *duration = app.add_option("-d,--duration", duration_s,
+    g.duration_opt = app.add_option("-d,--duration", g.duration,
                    "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
                    "command runs on untraced)")
                          ->type_name("SECONDS");
-    auto *max_overhead = app.add_option("--max-overhead", max_overhead_s,
+    g.max_overhead_opt = app.add_option("--max-overhead", g.max_overhead,
                    "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
                    "1 s windows in a row (default: never); the report covers the trace until then")
                              ->type_name("PERCENT");
-    auto *interval = app.add_option("-i,--interval", interval_s,
+    g.interval_opt = app.add_option("-i,--interval", g.interval,
                    "Print a report every SECONDS with the calls that completed in that interval, with a "
                    "timestamp")
                          ->type_name("SECONDS");
@@ -143,8 +151,19 @@ ParseOutcome parse_options(int argc, const char *const argv[])
     app.add_flag("--foreign", o.foreign,
                  "Also measure the part of each method's exclusive time spent inside untraced callees "
                  "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
-    auto *top = app.add_option("--top", top_s, "Rows in the table (0: all)")->type_name("N")->capture_default_str();
-    app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
+    app.add_flag("--raw", o.raw,
+                 "Show times as measured, without taking out the calibrated cost of the probe events "
+                 "inside each call");
+    app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
+    g.pid_opt->excludes(g.list_opt);
+}
+
+// What the report holds and where it goes.
+void add_output_options(CLI::App &app, Options &o, Given &g)
+{
+    g.top = std::to_string(o.top);
+    g.top_opt = app.add_option("--top", g.top, "Rows in the table (0: all)")->type_name("N")->capture_default_str();
+    app.add_option("--sort", g.sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
         ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
         ->capture_default_str();
     auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
@@ -159,31 +178,104 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         ->excludes(json)
         ->excludes(csv)
         ->excludes(folded);
-    app.add_option("--metric", metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
+    app.add_option("--metric", g.metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
         ->check(CLI::IsMember({"calls", "wall", "cpu"}))
         ->capture_default_str();
-    auto *min_percent = app.add_option("--min-percent", min_percent_s,
+    g.min_percent_opt = app.add_option("--min-percent", g.min_percent,
                    "--tree: leave out call paths under this percentage of the total elapsed time")
                             ->type_name("PERCENT")
                             ->capture_default_str();
     app.add_option("--flamegraph", o.flamegraph,
                    "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
-    auto *max_paths = app.add_option("--max-paths", max_paths_s,
+    g.max_paths_opt = app.add_option("--max-paths", g.max_paths,
                    "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
                    "65534, fewer on hosts with very many CPUs)")
                           ->type_name("N");
     app.add_option("--pprof", o.pprof,
                    "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
                    "Pyroscope, Parca)");
-    auto *min_calls = app.add_option("--min-calls", min_calls_s, "Leave out methods with fewer calls (every output)")
+    g.min_calls_opt = app.add_option("--min-calls", g.min_calls, "Leave out methods with fewer calls (every output)")
                           ->type_name("N");
     app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
-    app.add_flag("--raw", o.raw,
-                 "Show times as measured, without taking out the calibrated cost of the probe events "
-                 "inside each call");
-    app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
-    pid->excludes(list);
+}
 
+// Every numeric value, strictly (cli/option_checks.h); throws std::invalid_argument.
+void convert_numbers(const Given &g, Options &o)
+{
+    if (g.pid_opt->count())
+        o.pid = static_cast<int>(checked_integer(kPidRule, g.pid));
+    if (g.duration_opt->count())
+        o.duration_s = checked_number(kDurationRule, g.duration);
+    if (g.max_overhead_opt->count())
+        o.max_overhead_percent = checked_number(kMaxOverheadRule, g.max_overhead);
+    if (g.interval_opt->count())
+        o.interval_s = checked_number(kIntervalRule, g.interval);
+    if (g.top_opt->count())
+        o.top = static_cast<size_t>(checked_integer(kTopRule, g.top));
+    if (g.min_percent_opt->count())
+        o.min_percent = checked_number(kMinPercentRule, g.min_percent);
+    if (g.max_paths_opt->count())
+        o.max_paths = static_cast<uint32_t>(checked_integer(kMaxPathsRule, g.max_paths));
+    if (g.min_calls_opt->count())
+        o.min_calls = checked_integer(kMinCallsRule, g.min_calls);
+}
+
+// Options that exclude or need each other, and the filters' limits; throws CLI::ValidationError.
+void check_combinations(const Given &g, const Options &o, bool dash_dash)
+{
+    if (dash_dash && o.command.empty())
+        throw CLI::ValidationError("no command after --: give one, e.g. -- java -cp app.jar Main");
+    if (!o.command.empty() && (o.pid || o.list))
+        throw CLI::ValidationError(std::string(o.pid ? "--pid" : "--list") +
+                                   " excludes a command after --: trace a running JVM or launch one");
+    if (g.packages.size() > JMT_MAX_PREFIXES)
+        throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
+                                                    " prefixes: use a common parent package");
+    if (o.pid == 0 && !o.list && o.command.empty())
+        throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
+                                   "(jmethodtime -- java ...), or --list");
+    if (g.sort == "foreign" && !o.foreign)
+        throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
+                                   "measured only then): add --foreign");
+    if (o.max_overhead_percent > 0 && o.raw)
+        throw CLI::ValidationError("--max-overhead needs the calibrated cost of a probe event, which --raw "
+                                   "skips: drop one of them");
+    if (o.interval_s > 0 && (o.folded || o.tree))
+        throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
+                                   "cover the whole trace: drop one of them");
+    if (g.classes.size() > JMT_MAX_GLOBS || g.methods.size() > JMT_MAX_GLOBS)
+        throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
+                                                           " patterns each: combine them with '*'");
+}
+
+// The checked values into o: filters in JVM form, the sort key and the metric.
+void finish(const Given &g, Options &o)
+{
+    for (const auto &p : g.packages)
+        o.packages.push_back(normalize_package(p));
+    for (const auto &glob : g.classes)
+        o.class_globs.push_back(normalize_glob(glob, true));
+    for (const auto &glob : g.methods)
+        o.method_globs.push_back(normalize_glob(glob, false));
+    static const std::map<std::string, SortKey> sort_keys = {
+        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
+        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
+    o.sort = sort_keys.at(g.sort);
+    static const std::map<std::string, PathMetric> metrics = {
+        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+    o.metric = metrics.at(g.metric);
+}
+
+}  // namespace
+
+ParseOutcome parse_options(int argc, const char *const argv[])
+{
+    ParseOutcome outcome;
+    Options &o = outcome.options;
+    Given given;
+    CLI::App app{kDescription, "jmethodtime"};
+    add_trace_options(app, o, given);
+    add_output_options(app, o, given);
     std::ostringstream out, err;
     try {
         // Launch mode: everything after the first "--" is the command, never our options.
@@ -195,52 +287,9 @@ ParseOutcome parse_options(int argc, const char *const argv[])
                 break;
             }
         app.parse(own, argv);
-        // Every numeric value, strictly (cli/option_checks.h); before the checks below that use them.
-        if (pid->count())
-            o.pid = static_cast<int>(checked_integer(kPidRule, pid_s));
-        if (duration->count())
-            o.duration_s = checked_number(kDurationRule, duration_s);
-        if (max_overhead->count())
-            o.max_overhead_percent = checked_number(kMaxOverheadRule, max_overhead_s);
-        if (interval->count())
-            o.interval_s = checked_number(kIntervalRule, interval_s);
-        if (top->count())
-            o.top = static_cast<size_t>(checked_integer(kTopRule, top_s));
-        if (min_percent->count())
-            o.min_percent = checked_number(kMinPercentRule, min_percent_s);
-        if (max_paths->count())
-            o.max_paths = static_cast<uint32_t>(checked_integer(kMaxPathsRule, max_paths_s));
-        if (min_calls->count())
-            o.min_calls = checked_integer(kMinCallsRule, min_calls_s);
-        if (own < argc && o.command.empty())
-            throw CLI::ValidationError("no command after --: give one, e.g. -- java -cp app.jar Main");
-        if (!o.command.empty() && (o.pid || o.list))
-            throw CLI::ValidationError(std::string(o.pid ? "--pid" : "--list") +
-                                       " excludes a command after --: trace a running JVM or launch one");
-        if (packages.size() > JMT_MAX_PREFIXES)
-            throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
-                                                        " prefixes: use a common parent package");
-        if (o.pid == 0 && !o.list && o.command.empty())
-            throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
-                                       "(jmethodtime -- java ...), or --list");
-        if (sort == "foreign" && !o.foreign)
-            throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
-                                       "measured only then): add --foreign");
-        if (o.max_overhead_percent > 0 && o.raw)
-            throw CLI::ValidationError("--max-overhead needs the calibrated cost of a probe event, which --raw "
-                                       "skips: drop one of them");
-        if (o.interval_s > 0 && (o.folded || o.tree))
-            throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
-                                       "cover the whole trace: drop one of them");
-        if (classes.size() > JMT_MAX_GLOBS || methods.size() > JMT_MAX_GLOBS)
-            throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
-                                                               " patterns each: combine them with '*'");
-        for (const auto &p : packages)
-            o.packages.push_back(normalize_package(p));
-        for (const auto &g : classes)
-            o.class_globs.push_back(normalize_glob(g, true));
-        for (const auto &g : methods)
-            o.method_globs.push_back(normalize_glob(g, false));
+        convert_numbers(given, o);
+        check_combinations(given, o, own < argc);
+        finish(given, o);
     } catch (const CLI::ParseError &e) {
         outcome.exit_now = true;
         if (e.get_exit_code() == 0) {  // --help, --version
@@ -257,13 +306,6 @@ ParseOutcome parse_options(int argc, const char *const argv[])
         outcome.message = std::string("jmethodtime: ") + e.what() + "\n";
         return outcome;
     }
-    static const std::map<std::string, SortKey> sort_keys = {
-        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
-        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
-    o.sort = sort_keys.at(sort);
-    static const std::map<std::string, PathMetric> metrics = {
-        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
-    o.metric = metrics.at(metric);
     return outcome;
 }
 
