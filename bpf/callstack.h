@@ -51,7 +51,7 @@ struct jmt_frame {
 	__u64 child_cpu_ns;
 	__u64 child_events;
 	__u64 child_traced;
-	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here */
+	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here: 64 bits, id & 63 */
 	__u64 sp;             /* user stack pointer at the entry probe */
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
@@ -67,6 +67,8 @@ struct jmt_frame {
 /* A call site seen for (method id, stack pointer, parent method id): the
  * guess used instead of reading user memory again (~190 ns per read). */
 #define JMT_SITE_SLOTS 64
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_SITE_SLOTS) && JMT_SITE_SLOTS <= 64,
+		  "jmt_site_slot masks the top 6 bits of a 32-bit hash");
 struct jmt_site {
 	__u64 sp;
 	__u32 id;

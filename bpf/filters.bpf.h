@@ -40,13 +40,13 @@ static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
  * the verifier then sees its indices as unknown scalars and checks the
  * bpf_loop callback once for all steps, instead of following constant
  * indices step by step through a known rodata pattern (which, for a long
- * pattern, exceeds its instruction budget). Per CPU, like names_scratch: only
- * a program preempted midway (preempt=full/lazy/RT) and another one matching
- * on the same CPU meanwhile could mix two matches' states, very rarely.
+ * pattern, exceeds its instruction budget). Per CPU and per scratch level,
+ * like names_scratch: a program preempted midway (preempt=full/lazy/RT) and
+ * another one matching on the same CPU meanwhile use two levels.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, JMT_SCRATCH_LEVELS);
 	__type(key, __u32);
 	__type(value, struct jmt_glob_state);
 } glob_scratch SEC(".maps");
@@ -80,13 +80,12 @@ static long glob_step_method(__u32 i, void *data)
  * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
  * (undecided). Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
  */
-static __always_inline int globs_kept(int kind, __u32 n, const char *name, __u32 slen)
+static __always_inline int globs_kept(int kind, __u32 n, const char *name, __u32 slen, __u32 level)
 {
 	struct jmt_glob_state *st;
-	__u32 zero = 0;
 	int undecided = 0;
 
-	st = bpf_map_lookup_elem(&glob_scratch, &zero);
+	st = bpf_map_lookup_elem(&glob_scratch, &level);
 	if (!st)
 		return -1;
 	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {

@@ -20,12 +20,6 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#ifdef __cplusplus
-#define JMT_STATIC_ASSERT static_assert
-#else
-#define JMT_STATIC_ASSERT _Static_assert
-#endif
-
 JMT_STATIC_ASSERT(JMT_GAP_BUCKETS == 417, "bucket count: 32 linear buckets below 32 ns, 32 per octave to 2^17 ns, 1 overflow");
 
 /* Index of the highest set bit of v (v > 0): a branchy search, as BPF has no clz. */

@@ -12,6 +12,14 @@
 #include <linux/types.h>
 #endif
 
+/* Compile-time checks in the headers shared by C (BPF) and C++. */
+#ifdef __cplusplus
+#define JMT_STATIC_ASSERT static_assert
+#else
+#define JMT_STATIC_ASSERT _Static_assert
+#endif
+#define JMT_POWER_OF_TWO(n) ((n) > 0 && ((n) & ((n) - 1)) == 0)
+
 /* Frames stored per thread; deeper traced frames are counted, not stored. */
 #define JMT_MAX_DEPTH 256
 /* Distinct traced methods (ids 1..JMT_MAX_METHODS-1; id 0 is never used). */
@@ -203,7 +211,11 @@ struct jmt_thread_key {
 	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */              \
 	K(CLASSES_UNLOADED, classes_unloaded, 0, 0)                                        \
 	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \
-	K(METHODS_FORGOTTEN, methods_forgotten, 0, 0)
+	K(METHODS_FORGOTTEN, methods_forgotten, 0, 0)                                      \
+	/* first sights of a method deferred: programs preempted inside each other held every scratch level */ \
+	K(SCRATCH_BUSY, scratch_busy, JMT_SCRATCH_LEVELS,                                  \
+	  "first sights of methods were deferred to a later event because {} probe programs were " \
+	  "preempted inside each other on one CPU; those events were not traced")
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)
@@ -219,11 +231,20 @@ enum jmt_counter {
 #define JMT_GAP_TOP_LOG2 17
 #define JMT_GAP_BUCKETS (((JMT_GAP_TOP_LOG2 - JMT_GAP_SUB_BITS) << JMT_GAP_SUB_BITS) + (1 << JMT_GAP_SUB_BITS) + 1)
 
+/* Per-CPU scratch buffers (names, glob state) of a method's first sight, one
+ * per level of programs preempted inside each other on one CPU (a kernel
+ * with preempt=full, lazy or RT can preempt a probe program). */
+#define JMT_SCRATCH_LEVELS 3
+
 /* Per-CPU record: one lookup per probe event serves every field. */
 struct jmt_cpu {
 	/* Probe events of the target thread running on this CPU since it
 	 * switched in; added to its events_total at switch-out. */
 	__u64 slice_events;
+	/* Scratch levels in use on this CPU: a preempting program finishes
+	 * before the preempted one goes on, so it is a stack. */
+	__u32 scratch_depth;
+	__u32 pad;
 	__u64 counters[JMT_CNT_NR];
 	__u64 gap_hist[JMT_GAP_BUCKETS]; /* gaps (gaps.h) of the threads that ran on this CPU */
 };
@@ -235,5 +256,13 @@ enum jmt_reg {
 	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
 	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
 };
+
+/* Sizes that index masks assume: (n - 1) masks a power of two. */
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MAX_DEPTH), "JMT_IDX masks a depth with JMT_MAX_DEPTH - 1");
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_METHOD_CACHE_SLOTS), "method_info masks the fingerprint");
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_PATH_CACHE_SLOTS), "path_of masks its hash");
+JMT_STATIC_ASSERT(JMT_PATH_CACHE_SLOTS <= (1u << 12), "path_of's index is the top 12 bits of a 32-bit hash");
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_CLASS_BUF), "class_kept masks indices into the class buffer");
+JMT_STATIC_ASSERT(JMT_MAX_METHODS <= (1u << 31), "method ids are u32 and 0 is never one");
 
 #endif /* JMETHODTIME_H */

@@ -20,6 +20,8 @@ struct {
  * drops that class's table entries (their names' memory may be reused for
  * other names, which would then share a key), then moves the generation on. */
 struct jmt_method_cache_slot {
+	__u32 seq; /* odd while a program writes the slot (see cache_read_begin) */
+	__u32 pad;
 	struct jmt_method_key key;
 	struct jmt_method_info info;
 	__u64 generation;
@@ -43,14 +45,50 @@ struct {
 	__type(value, struct jmt_names);
 } names SEC(".maps");
 
+/* One buffer per scratch level (JMT_SCRATCH_LEVELS). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, JMT_SCRATCH_LEVELS);
 	__type(key, __u32);
 	__type(value, struct jmt_names);
 } names_scratch SEC(".maps");
 
 int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
+
+/*
+ * The per-CPU caches are written field by field. A program preempted while
+ * writing (or reading) a slot could let another program on the same CPU read
+ * half of two entries; each slot carries a sequence, odd while written, and a
+ * read counts only when the sequence was even and unchanged around it. One
+ * CPU: program order is the only order to keep, against the compiler.
+ */
+#define jmt_barrier() asm volatile("" ::: "memory")
+
+static __always_inline __u32 cache_read_begin(const __u32 *seq)
+{
+	__u32 s = *(const volatile __u32 *)seq;
+
+	jmt_barrier();
+	return s;
+}
+
+static __always_inline int cache_read_valid(const __u32 *seq, __u32 begin)
+{
+	jmt_barrier();
+	return !(begin & 1) && *(const volatile __u32 *)seq == begin;
+}
+
+static __always_inline void cache_write_begin(__u32 *seq)
+{
+	*(volatile __u32 *)seq += 1;
+	jmt_barrier();
+}
+
+static __always_inline void cache_write_end(__u32 *seq)
+{
+	jmt_barrier();
+	*(volatile __u32 *)seq += 1;
+}
 
 /* The method table entry for k (verdict, id), created on first sight. */
 static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
@@ -61,41 +99,72 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 
 	__u64 generation = method_generation;
 
-	if (slot && slot->key.klass == k->klass && slot->key.method == k->method &&
-	    slot->key.sig == k->sig && slot->generation == generation) {
+	if (slot) {
+		__u32 seq = cache_read_begin(&slot->seq);
+		int hit = slot->key.klass == k->klass && slot->key.method == k->method &&
+			  slot->key.sig == k->sig && slot->generation == generation;
+
 		*out = slot->info;
-		return 0;
+		if (hit && cache_read_valid(&slot->seq, seq))
+			return 0;
 	}
 	if (method_info_slow(k, out))
 		return -1;
 	if (slot) {
+		cache_write_begin(&slot->seq);
 		slot->key = *k;
 		slot->info = *out;
 		slot->generation = generation;
+		cache_write_end(&slot->seq);
 	}
 	return 0;
 }
 
+static int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out,
+			       __u32 level);
+
 /* Finds or creates the method table entry for k: verdict, id, names. A global
  * function: verified once on its own, called only on a cache miss, so the
  * filters (prefixes, then class globs, then method globs) cost only at the
- * first sight of each method. */
+ * first sight of each method. Takes this CPU's next scratch level. */
 __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out)
 {
-	struct jmt_method_info *found, info = {};
-	struct jmt_names *n;
-	__u32 zero = 0, len, mlen;
-	long err, merr = 0;
-	int kept, method_read = 0;
+	struct jmt_method_info *found;
+	struct jmt_cpu *cpu = this_cpu();
+	__u32 level;
+	int err;
 
-	if (!k || !out)
+	if (!k || !out || !cpu)
 		return -1;
 	found = bpf_map_lookup_elem(&methods, k);
 	if (found) {
 		*out = *found;
 		return 0;
 	}
-	n = bpf_map_lookup_elem(&names_scratch, &zero);
+	level = cpu->scratch_depth;
+	if (level >= JMT_SCRATCH_LEVELS) {
+		bump(cpu, JMT_CNT_SCRATCH_BUSY);
+		return -1; /* decided at a later event */
+	}
+	cpu->scratch_depth = level + 1;
+	err = method_info_resolve(k, out, level);
+	cpu->scratch_depth = level;
+	return err;
+}
+
+/* method_info_slow's work with the scratch buffers of level. */
+static __noinline int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out,
+					  __u32 level)
+{
+	struct jmt_method_info *found, info = {};
+	struct jmt_names *n;
+	__u32 len, mlen;
+	long err, merr = 0;
+	int kept, method_read = 0;
+
+	if (!k || !out || level >= JMT_SCRATCH_LEVELS)
+		return -1;
+	n = bpf_map_lookup_elem(&names_scratch, &level);
 	if (!n)
 		return -1;
 	n->class_addr = (__u64)key_addr(k->klass);
@@ -114,7 +183,7 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	kept = class_kept(n->klass, n->class_len);
 	/* Class globs see the bytes read (at most JMT_CLASS_BUF). */
 	if (kept > 0 && n_class_globs)
-		kept = globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, len);
+		kept = globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, len, level);
 	if (kept > 0 && n_method_globs) {
 		merr = bpf_probe_read_user(n->method, mlen, key_addr(k->method));
 		if (merr) {
@@ -122,7 +191,7 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 			return -1; /* verdict unknown: decide on a later event */
 		}
 		method_read = 1;
-		kept = globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen);
+		kept = globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen, level);
 	}
 	if (kept < 0) {
 		count(JMT_CNT_GLOB_BUDGET_OUT); /* once per method: the verdict is kept */

@@ -22,6 +22,7 @@ struct {
  * on most entries. A pair's path id never changes once handed out, so a slot
  * is never stale; truncated pairs are not cached. */
 struct jmt_path_cache_slot {
+	__u32 seq; /* odd while a program writes the slot (methods.bpf.h, cache_read_begin) */
 	struct jmt_path_key key;
 	__u32 path; /* 0: empty slot */
 };
@@ -66,13 +67,21 @@ static __always_inline __u32 path_of(__u32 parent, __u32 id)
 		return JMT_PATH_TRUNCATED;
 	slot_idx &= JMT_PATH_CACHE_SLOTS - 1;
 	slot = bpf_map_lookup_elem(&path_cache, &slot_idx);
-	if (slot && slot->path && slot->key.parent == parent && slot->key.id == id)
-		return slot->path;
+	if (slot) {
+		__u32 seq = cache_read_begin(&slot->seq);
+		int hit = slot->path && slot->key.parent == parent && slot->key.id == id;
+
+		path = slot->path;
+		if (hit && cache_read_valid(&slot->seq, seq))
+			return path;
+	}
 	path = path_of_slow(parent, id);
 	if (slot && path != JMT_PATH_TRUNCATED) {
+		cache_write_begin(&slot->seq);
 		slot->key.parent = parent;
 		slot->key.id = id;
 		slot->path = path;
+		cache_write_end(&slot->seq);
 	}
 	return path;
 }

@@ -88,13 +88,28 @@ static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu
 static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
 					 struct jmt_clock *c)
 {
-	c->wall_ns = bpf_ktime_get_ns();
+	__u64 switch_in_ns = 0, cpu_total_ns = 0;
+
+	/* A preemptible kernel (preempt=full/lazy/RT) can switch this thread out
+	 * and in between two reads: the thread's on-CPU fields are read before
+	 * the clock and taken only when no switch came between. */
+	for (int i = 0; i < 3; i++) {
+		switch_in_ns = *(volatile __u64 *)&t->switch_in_ns;
+		cpu_total_ns = *(volatile __u64 *)&t->cpu_total_ns;
+		asm volatile("" ::: "memory");
+		c->wall_ns = bpf_ktime_get_ns();
+		asm volatile("" ::: "memory");
+		if (*(volatile __u64 *)&t->switch_in_ns == switch_in_ns)
+			break;
+	}
 	if (!t->on_cpu) {
 		t->on_cpu = 1;
 		t->switch_in_ns = c->wall_ns;
+		switch_in_ns = c->wall_ns;
+		cpu_total_ns = t->cpu_total_ns;
 		bump(cpu, JMT_CNT_SWITCH_UNSEEN);
 	}
-	c->cpu_ns = t->cpu_total_ns + (c->wall_ns - t->switch_in_ns);
+	c->cpu_ns = cpu_total_ns + (c->wall_ns > switch_in_ns ? c->wall_ns - switch_in_ns : 0);
 	c->events = t->events_total + cpu->slice_events;
 	c->traced = t->traced_total;
 	record_gap(t, cpu, c);

@@ -94,3 +94,44 @@ TEST(Churn, LaunchedWithoutFilterEveryNameIsExact)
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 16: 48 threads on the host's few CPUs calling tiny traced methods; the per-CPU caches
+// and scratch buffers are shared by every program on a CPU, so a torn entry (a program preempted
+// while writing it) would show as a count filed under the wrong name. Exact counts and names.
+TEST(Stress, ManyThreadsOnFewCpusCountExactly)
+{
+    JMT_REQUIRE_BPF();
+    constexpr uint64_t kThreads = 48, kIterations = 20000;
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.stress.ManyThreads";
+    spec.args = {std::to_string(kThreads), std::to_string(kIterations)};
+    spec.jmt_args = {"--package", "demo/stress", "--per-thread"};
+    const auto r = jmt_it::run_traced(spec);
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    const std::string k = "demo/stress/ManyThreads";
+    std::map<std::string, uint64_t> calls;
+    std::map<uint64_t, uint64_t> work_per_thread;
+    for (const auto &m : r.report.at("methods")) {
+        if (m.at("class") != k)  // the threads' lambda class, ManyThreads$$Lambda$1+0x...
+            continue;
+        calls[m.at("method").get<std::string>()] += m.at("calls").get<uint64_t>();
+        if (m.at("method") == "tiny1")
+            work_per_thread[m.at("tid").get<uint64_t>()] += m.at("calls").get<uint64_t>();
+    }
+    EXPECT_EQ(calls["tiny0"], 2 * kThreads * kIterations);
+    EXPECT_EQ(calls["tiny1"], kThreads * kIterations);
+    EXPECT_EQ(calls["tiny2"], kThreads * kIterations);
+    EXPECT_EQ(calls["tiny3"], kThreads * kIterations);
+    EXPECT_EQ(calls["work"], kThreads);
+    EXPECT_EQ(calls.size(), 6u) << "tiny0..3, work, and the body of the threads' lambda";
+    EXPECT_EQ(work_per_thread.size(), kThreads);
+    for (const auto &[tid, n] : work_per_thread)
+        EXPECT_EQ(n, kIterations) << "thread " << tid;
+    const auto &diag = r.report.at("diagnostics");
+    EXPECT_EQ(diag.at("scratch_busy").get<uint64_t>(), 0u);
+    EXPECT_EQ(diag.at("thread_rows_full").get<uint64_t>(), 0u);
+}
+
+}  // namespace

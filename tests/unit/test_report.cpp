@@ -291,6 +291,7 @@ TEST(Json, RoundTripsEveryField)
     d.switch_unseen = 119;
     d.classes_unloaded = 120;
     d.methods_forgotten = 121;
+    d.scratch_busy = 122;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
@@ -356,7 +357,8 @@ TEST(Json, RoundTripsEveryField)
         {"arg_fail", 110},          {"truncated_names", 111},   {"threads_traced", 112},
         {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115},
         {"paths_full", 116},        {"cpu_clamped", 117},      {"foreign_lost", 118},
-        {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121}};
+        {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
+        {"scratch_busy", 122}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
