@@ -155,3 +155,72 @@ TEST(Launch, RefusesWhatIsNotAJavaLauncher)
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 16: only the tracer needs root. -u USER runs the command as USER; under sudo without -u,
+// as the user who ran sudo (one line says so); -u root keeps root. The probes are attached before
+// the JVM's first Java method in every case (System.initPhase1 counted exactly once).
+struct AsUser {
+    std::string user_name;  // the JVM's user.name
+    std::string err;
+    uint64_t init_phase1 = 0;
+};
+
+AsUser launch_as(const std::vector<std::string> &jmt_args, bool sudo_env)
+{
+    const std::string report = temp_report();
+    unlink(report.c_str());
+    std::vector<std::string> argv;
+    if (sudo_env)
+        argv = {"env", "SUDO_UID=65534", "SUDO_GID=65534"};
+    argv.insert(argv.end(), {JMT_BINARY, "--json", "-o", report});
+    argv.insert(argv.end(), jmt_args.begin(), jmt_args.end());
+    argv.insert(argv.end(), {"--", "java", "-XshowSettings:properties", "-version"});
+    Child jmt(argv, false);
+    EXPECT_EQ(jmt.wait_exit(60000), 0);
+    AsUser r;
+    r.err = jmt.drain(true, 1000);
+    const size_t at = r.err.find("user.name = ");
+    if (at != std::string::npos)
+        r.user_name = r.err.substr(at + 12, r.err.find('\n', at) - at - 12);
+    const nlohmann::json doc = read_json(report);
+    unlink(report.c_str());
+    if (const auto *row = jmt_it::find_method(doc, "java/lang/System", "initPhase1", "()V"))
+        r.init_phase1 = row->at("calls").get<uint64_t>();
+    return r;
+}
+
+TEST(Launch, RunsTheCommandAsTheGivenUserOrTheOneWhoRanSudo)
+{
+    JMT_REQUIRE_BPF();
+    const AsUser given = launch_as({"-u", "nobody"}, false);
+    EXPECT_EQ(given.user_name, "nobody") << given.err;
+    EXPECT_EQ(given.init_phase1, 1u) << "traced from the first Java method";
+
+    const AsUser sudo = launch_as({}, true);
+    EXPECT_EQ(sudo.user_name, "nobody") << sudo.err;
+    EXPECT_NE(sudo.err.find("jmethodtime: running the command as nobody (uid 65534, who ran sudo); -u root runs it as root"),
+              std::string::npos)
+        << sudo.err;
+    EXPECT_EQ(sudo.init_phase1, 1u);
+
+    const AsUser root = launch_as({"-u", "root"}, true);
+    EXPECT_EQ(root.user_name, "root") << root.err;
+    EXPECT_EQ(root.err.find("running the command as"), std::string::npos) << root.err;
+    EXPECT_EQ(root.init_phase1, 1u);
+
+    const AsUser plain = launch_as({}, false);
+    EXPECT_EQ(plain.user_name, "root") << "not under sudo: root, as jmethodtime";
+}
+
+TEST(Launch, AnUnknownUserIsOneLine)
+{
+    Child jmt({JMT_BINARY, "-u", "no-such-user-jmt", "--", "java", "-version"}, false);
+    EXPECT_EQ(jmt.wait_exit(30000), 1);
+    const std::string err = jmt.drain(true, 1000);
+    EXPECT_EQ(err, "jmethodtime: -u no-such-user-jmt: no such user: give a user name or a numeric uid (-u root keeps "
+                   "root)\n");
+}
+
+}  // namespace

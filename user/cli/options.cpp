@@ -147,6 +147,10 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                    "Print a report every SECONDS with the calls that completed in that interval, with a "
                    "timestamp")
                          ->type_name("SECONDS");
+    app.add_option("-u,--user", o.user,
+                   "Launch mode: run the command as USER (name or uid) with USER's groups; under sudo "
+                   "the default is the user who ran sudo, otherwise root (-u root keeps root)")
+        ->type_name("USER");
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
     app.add_flag("--foreign", o.foreign,
                  "Also measure the part of each method's exclusive time spent inside untraced callees "
@@ -228,6 +232,8 @@ void check_combinations(const Given &g, const Options &o, bool dash_dash)
     if (!o.command.empty() && (o.pid || o.list))
         throw CLI::ValidationError(std::string(o.pid ? "--pid" : "--list") +
                                    " excludes a command after --: trace a running JVM or launch one");
+    if (!o.user.empty() && o.command.empty())
+        throw CLI::ValidationError("-u/--user is for launch mode (-- java ...): a running JVM keeps its user");
     if (g.packages.size() > JMT_MAX_PREFIXES)
         throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
                                                     " prefixes: use a common parent package");

@@ -12,6 +12,7 @@ namespace jmt {
 struct Options {
     int pid = 0;                        // attach mode: the JVM to trace
     std::vector<std::string> command;   // launch mode: the java command after "--"
+    std::string user;                   // launch mode: -u/--user, who the command runs as
     bool list = false;                  // --list: show the JVMs on this host, trace nothing
     std::vector<std::string> packages;  // JVM form, no trailing '/'
     std::vector<std::string> class_globs;   // JVM form ('.' -> '/'); '*' and '?' wildcards

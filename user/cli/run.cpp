@@ -159,9 +159,12 @@ int run_trace(const Options &options)
     const bool launch = !options.command.empty();
     JvmTarget target;
     LaunchPlan plan;
+    RunAs run_as;
     if (launch) {
+        auto env = [](const char *name) { const char *v = getenv(name); return std::string(v ? v : ""); };
         const char *path = getenv("PATH");
         plan = plan_launch(options.command, path ? path : "/usr/local/bin:/usr/bin:/bin");
+        run_as = resolve_run_as(options.user, env("SUDO_UID"), env("SUDO_GID"));
         target = inspect_jdk(plan.java, plan.libjvm);
     } else {
         target = inspect_target(options.pid);
@@ -177,7 +180,9 @@ int run_trace(const Options &options)
     // Launch mode: the child waits at its gate until the probes are attached.
     std::unique_ptr<LaunchedCommand> child;
     if (launch) {
-        child = std::make_unique<LaunchedCommand>(plan.argv);
+        if (!run_as.note.empty())
+            std::cerr << run_as.note << std::endl;
+        child = std::make_unique<LaunchedCommand>(plan.argv, run_as);
         target.pid = child->pid();
     }
     TracerConfig config;

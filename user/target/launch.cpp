@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -97,7 +99,52 @@ LaunchPlan plan_launch(const std::vector<std::string> &command, const std::strin
     return plan;
 }
 
-LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv) : name_(argv.at(0))
+namespace {
+
+// The groups of user (its primary gid first), or just gid when it has no passwd entry.
+std::vector<gid_t> groups_of(const char *user, gid_t gid)
+{
+    int n = 32;
+    std::vector<gid_t> groups(n);
+    if (user && getgrouplist(user, gid, groups.data(), &n) < 0) {
+        groups.resize(n);
+        if (getgrouplist(user, gid, groups.data(), &n) < 0)
+            n = 0;
+    }
+    groups.resize(user ? n : 0);
+    if (groups.empty())
+        groups.push_back(gid);
+    return groups;
+}
+
+}  // namespace
+
+RunAs resolve_run_as(const std::string &user, const std::string &sudo_uid, const std::string &sudo_gid)
+{
+    RunAs r;
+    if (user.empty() && (sudo_uid.empty() || sudo_uid == "0"))
+        return r;  // root, as this process
+    const bool numeric = !user.empty() && user.find_first_not_of("0123456789") == std::string::npos;
+    const struct passwd *pw = nullptr;
+    if (!user.empty())
+        pw = numeric ? getpwuid(static_cast<uid_t>(std::stoul(user))) : getpwnam(user.c_str());
+    else
+        pw = getpwuid(static_cast<uid_t>(std::stoul(sudo_uid)));
+    if (!user.empty() && !numeric && !pw)
+        throw Error("-u " + user + ": no such user: give a user name or a numeric uid (-u root keeps root)");
+    r.uid = pw ? pw->pw_uid : static_cast<uid_t>(std::stoul(user.empty() ? sudo_uid : user));
+    r.gid = user.empty() && !sudo_gid.empty() ? static_cast<gid_t>(std::stoul(sudo_gid))
+                                               : (pw ? pw->pw_gid : static_cast<gid_t>(r.uid));
+    r.name = pw ? pw->pw_name : std::to_string(r.uid);
+    r.groups = groups_of(pw ? pw->pw_name : nullptr, r.gid);
+    r.change = r.uid != 0 || r.gid != 0;
+    if (user.empty())
+        r.note = "jmethodtime: running the command as " + r.name + " (uid " + std::to_string(r.uid) +
+                 ", who ran sudo); -u root runs it as root";
+    return r;
+}
+
+LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv, const RunAs &run_as) : name_(argv.at(0))
 {
     int gate[2], status[2];
     if (pipe2(gate, O_CLOEXEC))
@@ -135,6 +182,14 @@ LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv) : name_(a
         if (n != 1)
             _exit(127);  // the tracer went away before attaching: run nothing
         close(gate[0]);
+        // The user's groups, then its gid, then its uid: after setuid nothing can be changed back.
+        if (run_as.change && (setgroups(run_as.groups.size(), run_as.groups.data()) || setgid(run_as.gid) ||
+                              setuid(run_as.uid))) {
+            int err = errno;
+            ssize_t w = write(status[1], &err, sizeof(err));
+            (void)w;
+            _exit(127);
+        }
         execv(args[0], args.data());
         int err = errno;
         ssize_t w = write(status[1], &err, sizeof(err));

@@ -28,12 +28,28 @@ LaunchPlan plan_launch(const std::vector<std::string> &command, const std::strin
 // candidates under it, first match wins: server, client, then JDK 8's jre layout.
 std::vector<std::string> libjvm_candidates(const std::string &java_home);
 
+// Who the launched command runs as: only the tracer needs root.
+struct RunAs {
+    bool change = false;          // false: as this process (root)
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;    // the user's supplementary groups
+    std::string name;             // the user's name, for messages
+    std::string note;             // one line for stderr when chosen without -u (empty otherwise)
+};
+
+// The user of -u/--user (a name or a numeric uid; "" when not given), or
+// under sudo without it the invoking user (sudo_uid, sudo_gid: SUDO_UID and
+// SUDO_GID, "" when unset), or nobody else: root. Throws jmt::Error for an
+// unknown user.
+RunAs resolve_run_as(const std::string &user, const std::string &sudo_uid, const std::string &sudo_gid);
+
 // A child that runs argv once released. Until release() it waits at a gate
 // with default signal dispositions and an empty signal mask; if this process
 // dies first, the child exits without running anything.
 class LaunchedCommand {
 public:
-    explicit LaunchedCommand(const std::vector<std::string> &argv);
+    explicit LaunchedCommand(const std::vector<std::string> &argv, const RunAs &run_as = {});
     ~LaunchedCommand();
     LaunchedCommand(const LaunchedCommand &) = delete;
     LaunchedCommand &operator=(const LaunchedCommand &) = delete;
