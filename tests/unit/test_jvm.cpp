@@ -2,6 +2,9 @@
 
 #include "jmethodtime.h"
 #include "target/jvm.h"
+#include "report/report.h"
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -74,3 +77,32 @@ TEST(InspectLibjvm, DebianJdkHasTheProbesAndTheFlagSymbol)
 }
 
 }  // namespace
+
+TEST(JdkVersion, FeatureReleaseOfEveryScheme)
+{
+    EXPECT_EQ(jmt::jdk_feature_release("17.0.15"), 17);
+    EXPECT_EQ(jmt::jdk_feature_release("21"), 21);
+    EXPECT_EQ(jmt::jdk_feature_release("25-ea"), 25);
+    EXPECT_EQ(jmt::jdk_feature_release("1.8.0_392"), 8);
+    EXPECT_EQ(jmt::jdk_feature_release(""), 0);
+    EXPECT_EQ(jmt::jdk_feature_release("x"), 0);
+    EXPECT_GE(jmt::jdk_feature_release("21.0.2"), jmt::kFirstJdkWithVirtualThreads);
+}
+
+TEST(JdkVersion, VirtualThreadsAreNamedInTheHeaderAndJson)
+{
+    jmt::Profile p;
+    p.jdk_version = "21.0.2";
+    p.virtual_threads = true;
+    std::ostringstream table, json;
+    jmt::write_table(table, p, {});
+    EXPECT_NE(table.str().find("JDK 21.0.2: virtual threads run on carrier threads"), std::string::npos) << table.str();
+    jmt::write_json(json, p);
+    const auto doc = nlohmann::json::parse(json.str());
+    EXPECT_EQ(doc.at("virtual_threads"), true);
+    EXPECT_EQ(doc.at("jdk_version"), "21.0.2");
+    p.virtual_threads = false;
+    std::ostringstream plain;
+    jmt::write_table(plain, p, {});
+    EXPECT_EQ(plain.str().find("virtual threads"), std::string::npos);
+}

@@ -214,6 +214,8 @@ int run_trace(const Options &options)
 
     Profile base;
     base.pid = target.pid;
+    base.jdk_version = target.jdk_version;
+    base.virtual_threads = jdk_feature_release(target.jdk_version) >= kFirstJdkWithVirtualThreads;
     base.packages = options.packages;
     base.class_globs = options.class_globs;
     base.method_globs = options.method_globs;

@@ -214,6 +214,10 @@ struct Profile {
     GapSummary gaps;                    // its summary
     CostRange cost_range;               // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;             // methods' times have the probe cost taken out
+    std::string jdk_version;            // the target JDK's JAVA_VERSION; empty when unknown
+    // JDK 21+: a virtual thread that unmounts inside a traced method leaves the
+    // frame open on its carrier, which runs other virtual threads meanwhile.
+    bool virtual_threads = false;
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace

@@ -119,6 +119,8 @@ void write_json(std::ostream &out, const Profile &profile)
                       {"method_globs", profile.method_globs},
                       {"times", profile.corrected ? "corrected" : "raw"},
                       {"foreign", profile.foreign},
+                      {"jdk_version", profile.jdk_version},
+                      {"virtual_threads", profile.virtual_threads},
                       {"probe_cost",
                        {{"traced_event_ns", profile.probe_cost.traced_event_ns},
                         {"rejected_event_ns", profile.probe_cost.rejected_event_ns},

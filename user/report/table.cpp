@@ -231,6 +231,11 @@ void write_header(std::ostream &out, const Profile &profile)
 {
     out << traced_text(profile) << "\n";
     write_probe_cost(out, profile);
+    if (profile.virtual_threads)
+        out << "JDK " << profile.jdk_version
+            << ": virtual threads run on carrier threads, where the probes see them; counts stay exact, but a "
+               "method open across an unmount (a virtual thread that blocks) also holds the time of the other "
+               "virtual threads its carrier ran meanwhile\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
 }

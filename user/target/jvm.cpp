@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -529,6 +530,19 @@ void check_privileges()
     throw Error("not enough privilege to load BPF programs (uid " + std::to_string(geteuid()) +
                     "): run jmethodtime as root (sudo), or give it CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
                 EPERM);
+}
+
+int jdk_feature_release(const std::string &version)
+{
+    size_t digits = 0;
+    while (digits < version.size() && isdigit(static_cast<unsigned char>(version[digits])))
+        digits++;
+    if (digits == 0 || digits > 4)
+        return 0;
+    int major = std::stoi(version.substr(0, digits));
+    if (major == 1 && version.size() > 2 && version[1] == '.')  // 1.8.0_392: JDK 8
+        return jdk_feature_release(version.substr(2));
+    return major;
 }
 
 }  // namespace jmt

@@ -109,4 +109,11 @@ std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
 // (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
 std::optional<uint64_t> process_cpu_ns(int pid);
 
+// The feature release of a JAVA_VERSION string ("17.0.15" -> 17, "1.8.0_392" -> 8,
+// "21" -> 21); 0 when unknown.
+int jdk_feature_release(const std::string &version);
+
+// JDK 21 and later have virtual threads, which HotSpot's probes see on their carrier threads.
+constexpr int kFirstJdkWithVirtualThreads = 21;
+
 }  // namespace jmt
