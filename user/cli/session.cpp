@@ -1,0 +1,316 @@
+#include "cli/session.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+
+#include "cost/cost_range.h"
+#include "report/report.h"
+#include "report/summary.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr uint64_t kNsPerSec = 1000000000ULL;
+constexpr uint64_t kProgressPeriodNs = kNsPerSec;  // status line refresh
+
+uint64_t unix_now_ns()
+{
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+}
+
+uint64_t earliest(std::initializer_list<uint64_t> deadlines)
+{
+    uint64_t best = 0;
+    for (uint64_t d : deadlines)
+        if (d && (!best || d < best))
+            best = d;
+    return best;
+}
+
+std::string env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? v : "";
+}
+
+OutputSpec output_spec(const Options &o)
+{
+    OutputSpec s;
+    s.kind = o.folded ? OutputKind::Folded
+             : o.tree ? OutputKind::Tree
+             : o.json ? OutputKind::Json
+             : o.csv  ? OutputKind::Csv
+                      : OutputKind::Table;
+    s.top = o.top;
+    s.sort = o.sort;
+    s.metric = o.metric;
+    s.min_percent = o.min_percent;
+    return s;
+}
+
+TracerConfig tracer_config(const Options &o, const JvmTarget &target)
+{
+    TracerConfig config;
+    config.programs.pid = target.pid;
+    config.programs.packages = o.packages;
+    config.programs.class_globs = o.class_globs;
+    config.programs.method_globs = o.method_globs;
+    config.programs.per_thread = o.per_thread;
+    config.programs.call_paths = wants_call_paths(o);
+    config.programs.foreign = o.foreign;
+    config.programs.max_paths = o.max_paths;
+    config.programs.arg_regs = target.arg_regs;
+    config.programs.verbose = o.verbose;
+    config.libjvm = target.libjvm;
+    return config;
+}
+
+}  // namespace
+
+TraceSession::TraceSession(const Options &options)
+    : options_(options), launch_(!options.command.empty()), spec_(output_spec(options))
+{
+    find_target();
+    sink_ = std::make_unique<ReportSink>(options.output);
+    path_files_ = std::make_unique<PathFiles>(options);
+    if (!options.raw)
+        sampler_ = std::make_unique<CostSampler>(
+            CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
+    attach();
+}
+
+TraceSession::~TraceSession() = default;
+
+void TraceSession::find_target()
+{
+    check_kernel();
+    check_privileges();
+    if (launch_) {
+        const std::string path = env("PATH");
+        plan_ = plan_launch(options_.command, path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
+        run_as_ = resolve_run_as(options_.user, env("SUDO_UID"), env("SUDO_GID"));
+        target_ = inspect_jdk(plan_.java, plan_.libjvm);
+    } else {
+        target_ = inspect_target(options_.pid);
+    }
+}
+
+void TraceSession::attach()
+{
+    // Launch mode: the child waits at its gate until the probes are attached.
+    if (launch_) {
+        if (!run_as_.note.empty())
+            std::cerr << run_as_.note << std::endl;
+        child_ = std::make_unique<LaunchedCommand>(plan_.argv, run_as_);
+        target_.pid = child_->pid();
+    }
+    tracer_ = std::make_unique<Tracer>(tracer_config(options_, target_));
+    watch_ = std::make_unique<TargetWatch>(target_.pid);
+    if (sampler_)
+        sampler_->start();  // after the fork: the child of a threaded process only execs
+    if (launch_)
+        child_->release();
+    start_ns_ = monotonic_ns();
+    const std::string filter = filter_text(options_.packages, options_.class_globs, options_.method_globs);
+    if (launch_)
+        std::cerr << "Tracing " << filter << " in " << plan_.java << " (pid " << target_.pid
+                  << ") from its start; the report follows its exit" << std::endl;
+    else
+        std::cerr << "Tracing " << filter << " in pid " << target_.pid << " (" << target_.comm
+                  << "); Ctrl-C or SIGTERM to stop" << std::endl;
+
+    base_.pid = target_.pid;
+    base_.jdk_version = target_.jdk_version;
+    base_.virtual_threads = jdk_feature_release(target_.jdk_version) >= kFirstJdkWithVirtualThreads;
+    base_.packages = options_.packages;
+    base_.class_globs = options_.class_globs;
+    base_.method_globs = options_.method_globs;
+    base_.per_thread = options_.per_thread;
+    base_.foreign = options_.foreign;
+    base_.corrected = !options_.raw;
+
+    interval_ns_ = static_cast<uint64_t>(options_.interval_s * 1e9);
+    end_deadline_ = options_.duration_s > 0 ? start_ns_ + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
+    next_interval_ = interval_ns_ ? start_ns_ + interval_ns_ : 0;
+    // The command shares the terminal in launch mode: no status line over its output.
+    const bool show = !launch_ && isatty(STDERR_FILENO);
+    progress_ = std::make_unique<ProgressLine>(show);
+    next_progress_ = show ? start_ns_ + kProgressPeriodNs : 0;
+    window_start_.jvm_cpu_ns = process_cpu_ns(target_.pid);
+    last_cpu_ = window_start_.jvm_cpu_ns;
+    window_start_ns_ = start_ns_;
+    progress_->start(window_start_);
+    next_cpu_read_ = start_ns_ + kCpuReadPeriodNs;
+    if (options_.max_overhead_percent > 0) {
+        guard_.emplace(options_.max_overhead_percent);
+        guard_->start(start_ns_, window_start_);
+    }
+}
+
+int TraceSession::run()
+{
+    for (;;) {
+        const Woken w =
+            wait_until(stop_, *watch_, earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
+        if (w.wake == Wake::Signal) {
+            if (!launch_)
+                return finish(EndReason::Signal);
+            // The terminal signals the command itself; signals sent to jmethodtime are passed on.
+            if (!w.from_terminal)
+                child_->forward(w.signo);
+            continue;
+        }
+        if (w.wake == Wake::TargetExited)
+            return finish(EndReason::TargetExited);
+        const uint64_t now = monotonic_ns();
+        if (end_deadline_ && now >= end_deadline_)
+            return finish(EndReason::Duration);
+        if (std::optional<EndReason> end = tick(now))
+            return finish(*end);
+    }
+}
+
+std::optional<EndReason> TraceSession::tick(uint64_t now)
+{
+    if (now >= next_cpu_read_)
+        if (std::optional<EndReason> end = read_cpu(now))
+            return end;
+    if (next_interval_ && now >= next_interval_) {
+        Profile p = window_profile(tracer_->snapshot(), now, process_cpu_ns(target_.pid));
+        progress_->clear();
+        report(std::move(p), {}, false);
+        while (next_interval_ <= now)
+            next_interval_ += interval_ns_;
+    }
+    if (next_progress_ && now >= next_progress_)
+        show_progress(now);
+    return std::nullopt;
+}
+
+std::optional<EndReason> TraceSession::read_cpu(uint64_t now)
+{
+    if (std::optional<uint64_t> cpu = process_cpu_ns(target_.pid))
+        last_cpu_ = cpu;
+    while (next_cpu_read_ <= now)
+        next_cpu_read_ += kCpuReadPeriodNs;
+    if (!guard_ || !last_cpu_ || !sampler_ || !guard_->due(now))
+        return std::nullopt;
+    OverheadTotals totals = tracer_->progress().events;
+    totals.jvm_cpu_ns = last_cpu_;
+    const ProbeCost cost = estimate_probe_cost(sampler_->samples(), now - kOverheadWindowNs, now).cost;
+    if (std::optional<double> share = guard_->feed(now, totals, cost)) {
+        tripped_share_ = *share;
+        return EndReason::Overhead;
+    }
+    return std::nullopt;
+}
+
+void TraceSession::show_progress(uint64_t now)
+{
+    // The traps' share over the last second and the loss counters.
+    Tracer::Progress p = tracer_->progress();
+    p.events.jvm_cpu_ns = last_cpu_;
+    std::optional<ProbeCost> cost;
+    if (sampler_)
+        cost = estimate_probe_cost(sampler_->samples(), now - kProgressPeriodNs, now).cost;
+    progress_->show(now - start_ns_, p, cost);
+    next_progress_ += kProgressPeriodNs;
+}
+
+Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu)
+{
+    Profile p = base_;
+    if (interval_ns_) {
+        p.interval = ++interval_no_;
+        p.end_unix_ns = unix_now_ns();
+    }
+    p.duration_ns = now - window_start_ns_;
+    p.methods = rows_since(snap.methods, previous_rows_);
+    p.gap_hist = gaps_since(snap.gap_hist, previous_gaps_);
+    p.diag = snap.diag;
+    if (sampler_) {
+        const CostEstimate e = estimate_probe_cost(sampler_->samples(), window_start_ns_, now);
+        p.calibrated_cost = e.cost;
+        p.cost_samples = e.samples;
+    }
+    // cpu: read at the window's end; a JVM already reaped keeps the last reading.
+    OverheadTotals totals = event_totals(snap.diag.entries, snap.diag.returns, snap.diag.traced_calls);
+    totals.jvm_cpu_ns = cpu ? cpu : last_cpu_;
+    p.overhead = overhead_since(totals, window_start_);
+    p.overhead.jvm_cpu_early = !cpu && last_cpu_;
+    window_start_ = totals;
+    previous_rows_ = snap.methods;
+    previous_gaps_ = snap.gap_hist;
+    window_start_ns_ = now;
+    return p;
+}
+
+Profile TraceSession::report(Profile profile, CallTree tree, bool with_files)
+{
+    std::vector<MethodStats *> path_stats;
+    for (PathNode &node : tree.nodes)
+        path_stats.push_back(&node.stats);
+    correct_profile(profile, std::move(path_stats));
+    if (profile.foreign)
+        tree = with_untraced_nodes(tree);
+    profile.methods = rows_with_min_calls(profile.methods, options_.min_calls);
+    ReportSink *flamegraph = with_files && path_files_->flamegraph.enabled() ? &path_files_->flamegraph : nullptr;
+    ReportSink *pprof = with_files && path_files_->pprof.enabled() ? &path_files_->pprof : nullptr;
+    write_outputs(sink_->stream(), spec_, profile, tree, flamegraph ? &flamegraph->stream() : nullptr,
+                  pprof ? &pprof->stream() : nullptr);
+    for (ReportSink *file : {flamegraph, pprof})
+        if (file)
+            file->flush();
+    sink_->flush();
+    return profile;
+}
+
+int TraceSession::finish(EndReason reason)
+{
+    const uint64_t end_ns = monotonic_ns();
+    if (sampler_)
+        sampler_->stop();
+    const Snapshot snap = tracer_->snapshot();
+    const std::optional<uint64_t> end_cpu = process_cpu_ns(target_.pid);  // before a launched JVM is reaped
+    CallTree tree = tracer_->call_tree();
+    tracer_.reset();  // detach before formatting: the JVM runs untraced from here
+    progress_->clear();
+    int exit_code = 0;
+    if (launch_ && reason == EndReason::TargetExited)
+        exit_code = child_->wait();
+    say_how_it_ended(reason, exit_code);
+
+    const Profile written = report(window_profile(snap, end_ns, end_cpu), std::move(tree), true);
+    // The header's facts on stderr when the report went to a file or a pipe.
+    if (summary_wanted(sink_->enabled(), isatty(STDOUT_FILENO)))
+        for (const std::string &line : summary_lines(written))
+            std::cerr << line << "\n";
+    if (launch_ && reason != EndReason::TargetExited) {
+        std::cerr << "The command runs on untraced; waiting for it to exit" << std::endl;
+        exit_code = child_->wait();
+    }
+    return exit_code;
+}
+
+void TraceSession::say_how_it_ended(EndReason reason, int exit_code) const
+{
+    if (launch_ && reason == EndReason::TargetExited)
+        std::cerr << "Command exited with status " << exit_code << "; detached" << std::endl;
+    else if (reason == EndReason::TargetExited)
+        std::cerr << "Target pid " << target_.pid << " exited; detached" << std::endl;
+    else if (reason == EndReason::Overhead)
+        std::cerr << "jmethodtime: the probes' traps took " << std::lround(tripped_share_ * 100)
+                  << "% of the JVM's CPU time for " << kOverheadTripWindows << " s in a row, over --max-overhead "
+                  << options_.max_overhead_percent << "%: detached from pid " << target_.pid << std::endl;
+    else
+        std::cerr << "Detached from pid " << target_.pid << std::endl;
+}
+
+}  // namespace jmt

@@ -1,0 +1,83 @@
+// One trace, in small steps: start (preflight, attach, release a launched
+// command), tick (CPU readings, the --max-overhead guard, interval reports,
+// the status line), and the final report. Direction of flow: the tracer's
+// snapshots become Profiles, cost/ corrects them, report/ formats them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cli/options.h"
+#include "cli/sink.h"
+#include "cli/status_line.h"
+#include "cost/calibrate.h"
+#include "cost/overhead.h"
+#include "kernel/tracer.h"
+#include "model/profile.h"
+#include "report/dispatch.h"
+#include "target/jvm.h"
+#include "target/launch.h"
+#include "target/lifecycle.h"
+
+namespace jmt {
+
+class TraceSession {
+public:
+    // Preflight, output files, calibration, the launched command (held at its
+    // gate) and the probes; throws jmt::Error naming the cause and the fix.
+    explicit TraceSession(const Options &options);
+    ~TraceSession();
+    TraceSession(const TraceSession &) = delete;
+    TraceSession &operator=(const TraceSession &) = delete;
+
+    // Traces until the end (signal, -d, the JVM's exit, --max-overhead),
+    // reports, and returns the exit code (a launched command's status).
+    int run();
+
+private:
+    void find_target();
+    void attach();
+    // Work due at now; an end reason when the guard tripped.
+    std::optional<EndReason> tick(uint64_t now);
+    std::optional<EndReason> read_cpu(uint64_t now);
+    void show_progress(uint64_t now);
+    // The profile of [window start, now]: rows since the last window, gaps, calibration, overhead.
+    Profile window_profile(const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu);
+    // Corrects profile (and tree), writes every output; returns the profile as written.
+    Profile report(Profile profile, CallTree tree, bool with_files);
+    int finish(EndReason reason);
+    void say_how_it_ended(EndReason reason, int exit_code) const;
+
+    const Options &options_;
+    const bool launch_;
+    OutputSpec spec_;
+    JvmTarget target_;
+    LaunchPlan plan_;
+    RunAs run_as_;
+    std::unique_ptr<ReportSink> sink_;
+    std::unique_ptr<PathFiles> path_files_;
+    StopSignals stop_;
+    std::unique_ptr<CostSampler> sampler_;
+    std::unique_ptr<LaunchedCommand> child_;
+    std::unique_ptr<Tracer> tracer_;
+    std::unique_ptr<TargetWatch> watch_;
+    Profile base_;  // what every window's profile starts from
+
+    // Clocks (monotonic ns; 0: not due).
+    uint64_t start_ns_ = 0, end_deadline_ = 0, interval_ns_ = 0, next_interval_ = 0, next_progress_ = 0,
+             next_cpu_read_ = 0;
+    std::unique_ptr<ProgressLine> progress_;
+    std::optional<OverheadGuard> guard_;  // --max-overhead
+    double tripped_share_ = 0;            // the traps' share that ended the trace (EndReason::Overhead)
+    // The current window (the trace's, or the interval's) starts at these.
+    OverheadTotals window_start_;
+    std::optional<uint64_t> last_cpu_;  // the JVM's CPU time, read every kCpuReadPeriodNs
+    std::vector<MethodRow> previous_rows_;
+    std::vector<uint64_t> previous_gaps_;
+    uint64_t window_start_ns_ = 0;
+    uint32_t interval_no_ = 0;
+};
+
+}  // namespace jmt
