@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cost/cost_range.h"
+#include "kernel/privileges.h"
 #include "report/report.h"
 #include "report/summary.h"
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "target/jvm.h"
+#include "util/procfs.h"
 
 namespace jmt {
 

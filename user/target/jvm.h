@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "target/usdt_notes.h"
+#include "util/procfs.h"
+
 namespace jmt {
 
 // One mapping of libjvm.so found in /proc/PID/maps.
@@ -20,32 +23,6 @@ struct LibjvmMapping {
 // Parses the text of /proc/PID/maps: the libjvm.so mapping with offset 0.
 LibjvmMapping find_libjvm(const std::string &maps_text);
 
-// A stapsdt note of an ELF file.
-struct UsdtNote {
-    std::string provider;
-    std::string name;
-    uint64_t location = 0;
-    uint64_t semaphore = 0;
-    std::string args;  // "-8@%rax 8@%rdx -4@%ecx ..."
-};
-
-// x86-64 register numbers the BPF program understands (enum jmt_reg), or
-// nullopt when an argument is not a plain register ("8@-16(%rbp)", "$5").
-std::optional<std::array<uint8_t, 7>> register_args(const std::string &args);
-
-struct LibjvmInfo {
-    std::vector<UsdtNote> notes;               // of the requested provider only
-    std::optional<uint64_t> flag_vaddr;        // st_value of DTraceMethodProbes in .symtab
-    uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
-};
-
-// Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or
-// of any ELF file with probes (throws jmt::Error).
-LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
-
-// True when info has hotspot method__entry and method__return notes; regs gets
-// their argument registers when both share one plain-register layout.
-bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs);
 
 // What the preflight found about a pid.
 struct JvmTarget {
@@ -88,26 +65,7 @@ std::vector<JvmTarget> list_jvms();
 // (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file.
 std::string jdk_version_of(const std::string &libjvm_seen, const std::string &root_prefix);
 
-// Throws jmt::Error when this process may not load BPF programs and read other
-// processes: neither root nor CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN).
-void check_privileges();
 
-// Capability bits from the CapEff line of /proc/self/status text.
-uint64_t effective_capabilities(const std::string &status_text);
-
-// Reads len bytes of the target's memory at addr; empty on failure.
-std::string read_target_memory(int pid, uint64_t addr, size_t len);
-
-std::string read_file(const std::string &path);
-
-// utime + stime (clock ticks) of a /proc/PID/stat text: every thread of the
-// process, the dead ones included; nullopt when the text does not parse.
-std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
-
-// CPU time (ns, user and system, every thread) of pid so far; nullopt when
-// /proc/PID/stat cannot be read (the process is gone). Tick resolution
-// (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
-std::optional<uint64_t> process_cpu_ns(int pid);
 
 // The feature release of a JAVA_VERSION string ("17.0.15" -> 17, "1.8.0_392" -> 8,
 // "21" -> 21); 0 when unknown.

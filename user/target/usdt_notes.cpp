@@ -1,0 +1,186 @@
+#include "target/usdt_notes.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "jmethodtime.h"
+#include "util/error.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr uint32_t kNtStapsdt = 3;
+
+struct ElfFile {
+    int fd = -1;
+    Elf *elf = nullptr;
+    ~ElfFile()
+    {
+        if (elf)
+            elf_end(elf);
+        if (fd >= 0)
+            close(fd);
+    }
+};
+
+uint64_t read_word(const char *p, bool is64)
+{
+    if (is64) {
+        uint64_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+void parse_stapsdt(Elf_Scn *scn, bool is64, const std::string &provider, std::vector<UsdtNote> &out)
+{
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    if (!data)
+        return;
+    size_t offset = 0, name_off, desc_off;
+    GElf_Nhdr nhdr;
+    const size_t word = is64 ? 8 : 4;
+    while ((offset = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off)) > 0) {
+        if (nhdr.n_type != kNtStapsdt || nhdr.n_descsz < 3 * word)
+            continue;
+        const char *desc = static_cast<const char *>(data->d_buf) + desc_off;
+        const char *end = desc + nhdr.n_descsz;
+        UsdtNote note;
+        note.location = read_word(desc, is64);
+        note.semaphore = read_word(desc + 2 * word, is64);
+        const char *s = desc + 3 * word;
+        std::string fields[3];
+        for (auto &f : fields) {
+            const char *z = static_cast<const char *>(memchr(s, '\0', end - s));
+            if (!z)
+                break;
+            f.assign(s, z);
+            s = z + 1;
+        }
+        note.provider = fields[0];
+        note.name = fields[1];
+        note.args = fields[2];
+        if (note.provider == provider)
+            out.push_back(std::move(note));
+    }
+}
+
+}  // namespace
+
+std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
+{
+    static const std::map<std::string, uint8_t> regs = {
+        {"rax", JMT_REG_AX}, {"eax", JMT_REG_AX}, {"rbx", JMT_REG_BX}, {"ebx", JMT_REG_BX},
+        {"rcx", JMT_REG_CX}, {"ecx", JMT_REG_CX}, {"rdx", JMT_REG_DX}, {"edx", JMT_REG_DX},
+        {"rsi", JMT_REG_SI}, {"esi", JMT_REG_SI}, {"rdi", JMT_REG_DI}, {"edi", JMT_REG_DI},
+        {"rbp", JMT_REG_BP}, {"ebp", JMT_REG_BP}, {"rsp", JMT_REG_SP}, {"esp", JMT_REG_SP},
+        {"r8", JMT_REG_R8}, {"r8d", JMT_REG_R8}, {"r9", JMT_REG_R9}, {"r9d", JMT_REG_R9},
+        {"r10", JMT_REG_R10}, {"r10d", JMT_REG_R10}, {"r11", JMT_REG_R11}, {"r11d", JMT_REG_R11},
+        {"r12", JMT_REG_R12}, {"r12d", JMT_REG_R12}, {"r13", JMT_REG_R13}, {"r13d", JMT_REG_R13},
+        {"r14", JMT_REG_R14}, {"r14d", JMT_REG_R14}, {"r15", JMT_REG_R15}, {"r15d", JMT_REG_R15},
+    };
+    std::array<uint8_t, 7> out{};
+    std::istringstream in(args);
+    std::string arg;
+    size_t i = 0;
+    while (in >> arg) {
+        if (i >= out.size())
+            return std::nullopt;
+        size_t at = arg.find('@');
+        if (at == std::string::npos || at + 2 >= arg.size() || arg[at + 1] != '%')
+            return std::nullopt;
+        int size = std::abs(std::atoi(arg.substr(0, at).c_str()));
+        // Pointers (odd indexes 1,3,5) must be whole 8-byte registers; lengths at least 2 bytes.
+        bool pointer = i % 2 == 1;
+        if ((pointer && size != 8) || (!pointer && i > 0 && size < 2))
+            return std::nullopt;
+        auto reg = regs.find(arg.substr(at + 2));
+        if (reg == regs.end())
+            return std::nullopt;
+        out[i++] = reg->second;
+    }
+    if (i != out.size())
+        return std::nullopt;
+    return out;
+}
+
+LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        throw Error("libelf initialisation failed: " + std::string(elf_errmsg(-1)));
+    ElfFile f;
+    f.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) {
+        int err = errno;
+        throw Error("cannot open " + path + ": " + strerror(err), err);
+    }
+    f.elf = elf_begin(f.fd, ELF_C_READ, nullptr);
+    if (!f.elf || elf_kind(f.elf) != ELF_K_ELF)
+        throw Error(path + " is not an ELF file: " + std::string(elf_errmsg(-1)));
+    const bool is64 = gelf_getclass(f.elf) == ELFCLASS64;
+
+    LibjvmInfo info;
+    size_t phnum = 0;
+    elf_getphdrnum(f.elf, &phnum);
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(f.elf, i, &ph) && ph.p_type == PT_LOAD) {
+            info.first_load_vaddr = ph.p_vaddr;
+            break;
+        }
+    }
+    size_t shstrndx = 0;
+    elf_getshdrstrndx(f.elf, &shstrndx);
+    for (Elf_Scn *scn = elf_nextscn(f.elf, nullptr); scn; scn = elf_nextscn(f.elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char *name = elf_strptr(f.elf, shstrndx, sh.sh_name);
+        if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
+            parse_stapsdt(scn, is64, provider, info.notes);
+        if (sh.sh_type == SHT_SYMTAB) {
+            Elf_Data *data = elf_getdata(scn, nullptr);
+            size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; data && i < count; i++) {
+                GElf_Sym sym;
+                if (!gelf_getsym(data, static_cast<int>(i), &sym))
+                    continue;
+                const char *sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+                if (sname && strcmp(sname, "DTraceMethodProbes") == 0 && sym.st_size == 1) {
+                    info.flag_vaddr = sym.st_value;
+                    break;
+                }
+            }
+        }
+    }
+    return info;
+}
+
+bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs)
+{
+    const UsdtNote *entry = nullptr, *ret = nullptr;
+    for (const auto &n : info.notes) {
+        if (n.name == "method__entry")
+            entry = &n;
+        else if (n.name == "method__return")
+            ret = &n;
+    }
+    if (!entry || !ret)
+        return false;
+    if (regs && entry->args == ret->args)
+        *regs = register_args(entry->args);
+    return true;
+}
+
+}  // namespace jmt

@@ -1,0 +1,40 @@
+// The stapsdt (USDT) notes of an ELF file, read with libelf: where each probe
+// is, its semaphore, its argument spec; and the DTraceMethodProbes flag symbol.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jmt {
+
+// A stapsdt note of an ELF file.
+struct UsdtNote {
+    std::string provider;
+    std::string name;
+    uint64_t location = 0;
+    uint64_t semaphore = 0;
+    std::string args;  // "-8@%rax 8@%rdx -4@%ecx ..."
+};
+
+// x86-64 register numbers the BPF program understands (enum jmt_reg), or
+// nullopt when an argument is not a plain register ("8@-16(%rbp)", "$5").
+std::optional<std::array<uint8_t, 7>> register_args(const std::string &args);
+
+struct LibjvmInfo {
+    std::vector<UsdtNote> notes;               // of the requested provider only
+    std::optional<uint64_t> flag_vaddr;        // st_value of DTraceMethodProbes in .symtab
+    uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
+};
+
+// Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or
+// of any ELF file with probes (throws jmt::Error).
+LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
+
+// True when info has hotspot method__entry and method__return notes; regs gets
+// their argument registers when both share one plain-register layout.
+bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs);
+
+}  // namespace jmt

@@ -1,0 +1,73 @@
+#include "util/procfs.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace jmt {
+
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text)
+{
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so
+    // fields count from the last ')'; utime and stime are fields 14 and 15.
+    const size_t close = stat_text.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat_text.substr(close + 1));
+    std::string field;
+    uint64_t utime = 0, stime = 0;
+    for (int n = 3; n <= 15; n++) {
+        if (!(fields >> field))
+            return std::nullopt;
+        if (n == 14 || n == 15) {
+            if (field.empty() || field.find_first_not_of("0123456789") != std::string::npos)
+                return std::nullopt;
+            (n == 14 ? utime : stime) = std::stoull(field);
+        }
+    }
+    return utime + stime;
+}
+
+std::optional<uint64_t> process_cpu_ns(int pid)
+{
+    const std::optional<uint64_t> ticks = stat_cpu_ticks(read_file("/proc/" + std::to_string(pid) + "/stat"));
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (!ticks || hz <= 0)
+        return std::nullopt;
+    return *ticks * (1000000000ULL / static_cast<uint64_t>(hz));
+}
+
+std::string read_target_memory(int pid, uint64_t addr, size_t len)
+{
+    std::string buf(len, '\0');
+    struct iovec local = {buf.data(), len};
+    struct iovec remote = {reinterpret_cast<void *>(addr), len};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n != static_cast<ssize_t>(len))
+        return {};
+    return buf;
+}
+
+uint64_t effective_capabilities(const std::string &status_text)
+{
+    std::istringstream in(status_text);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("CapEff:", 0) == 0)
+            return std::stoull(line.substr(7), nullptr, 16);
+    return 0;
+}
+
+}  // namespace jmt

@@ -1,0 +1,30 @@
+// Reading /proc and files: whole files, a process's CPU time, its memory,
+// and this process's capabilities.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace jmt {
+
+// Capability bits from the CapEff line of /proc/self/status text.
+uint64_t effective_capabilities(const std::string &status_text);
+
+// Reads len bytes of the target's memory at addr; empty on failure.
+std::string read_target_memory(int pid, uint64_t addr, size_t len);
+
+// The whole file at path; empty when it cannot be read.
+std::string read_file(const std::string &path);
+
+// utime + stime (clock ticks) of a /proc/PID/stat text: every thread of the
+// process, the dead ones included; nullopt when the text does not parse.
+std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
+
+// CPU time (ns, user and system, every thread) of pid so far; nullopt when
+// /proc/PID/stat cannot be read (the process is gone). Tick resolution
+// (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
+std::optional<uint64_t> process_cpu_ns(int pid);
+
+}  // namespace jmt
