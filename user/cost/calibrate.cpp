@@ -154,7 +154,7 @@ double pair_ns(bool traced_class, int batches, bool nested, int pairs)
 
 struct CostSampler::State {
     SkeletonPtr skel;
-    LinkPtr entry, ret;
+    std::vector<LinkPtr> links;  // entry, return
     bool foreign = false;
     double bare_traced = 0, bare_rejected = 0;  // ns per pair with nothing attached
 
@@ -205,10 +205,8 @@ CostSampler::CostSampler(const CalibrationConfig &calibration) : state_(std::mak
 
     state_->bare_traced = self_probe::pair_ns(true, kCalibrationBatches);
     state_->bare_rejected = self_probe::pair_ns(false, kCalibrationBatches, calibration.foreign);
-    state_->entry = attach_usdt(state_->skel->progs.handle_entry, config.pid, self_probe::kBinary,
-                                self_probe::kProvider, "method__entry");
-    state_->ret = attach_usdt(return_program(state_->skel.get()), config.pid, self_probe::kBinary,
-                              self_probe::kProvider, "method__return");
+    state_->links = attach_entry_return(state_->skel->progs.handle_entry, return_program(state_->skel.get()),
+                                        config.pid, self_probe::kBinary, self_probe::kProvider);
     state_->samples.push_back(state_->sample(kCalibrationBatches, kPairsPerBatch));
 }
 

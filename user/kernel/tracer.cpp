@@ -16,27 +16,11 @@
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
 #include "target/jvm.h"
-#include "kernel/preemption.h"
+#include "kernel/percpu.h"
 
 namespace jmt {
 
 namespace {
-
-bool g_verbose = false;
-
-int print_libbpf(enum libbpf_print_level level, const char *format, va_list args)
-{
-    if (!g_verbose && level != LIBBPF_WARN)
-        return 0;
-    if (!g_verbose)
-        return 0;  // warnings become jmt::Error messages instead
-    return vfprintf(stderr, format, args);
-}
-
-std::string errno_text(int err)
-{
-    return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")";
-}
 
 // A name as the kernel stored it, completed from the target's memory when the
 // kernel buffer was too short or the kernel's read failed.
@@ -122,23 +106,14 @@ const char *const kUnsplitThread = "[not split: thread table full]";
 
 namespace {
 
-// Possible CPUs: the value count of a per-CPU map lookup; throws when unknown.
-size_t possible_cpus()
-{
-    const int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        throw Error("cannot count the possible CPUs", -ncpu);
-    return static_cast<size_t>(ncpu);
-}
-
 // Reads entries of a per-CPU array of jmt_method_stats, summed over the CPUs.
 class PercpuTotals {
 public:
-    explicit PercpuTotals(int fd) : fd_(fd), per_cpu_(possible_cpus()) {}
+    explicit PercpuTotals(int fd) : fd_(fd) {}
     // False when key has no entry.
     bool read(__u32 key, MethodStats &out)
     {
-        if (bpf_map_lookup_elem(fd_, &key, per_cpu_.data()))
+        if (!read_percpu(fd_, key, per_cpu_))
             return false;
         out = MethodStats{};
         for (const auto &s : per_cpu_)
@@ -153,155 +128,11 @@ private:
 
 }  // namespace
 
-void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
-{
-    jmethodtime_bpf__destroy(skel);
-}
-
-void LinkDeleter::operator()(bpf_link *link) const
-{
-    bpf_link__destroy(link);
-}
-
-uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
-{
-    if (ncpu <= 0 || value_size == 0)
-        return limit;
-    const uint64_t fit = JMT_PERCPU_BUDGET / (value_size * static_cast<uint64_t>(ncpu));
-    return static_cast<uint32_t>(std::max<uint64_t>(2, std::min<uint64_t>(limit, fit)));
-}
-
-uint64_t test_trap_ns()
-{
-    const char *value = getenv("JMT_TEST_TRAP_NS");
-    if (!value || !*value)
-        return 0;
-    char *end = nullptr;
-    errno = 0;
-    const unsigned long long ns = strtoull(value, &end, 10);
-    if (errno || *end || ns > kMaxTestTrapNs)
-        throw Error(std::string("JMT_TEST_TRAP_NS='") + value + "' is not a whole number of ns from 0 to " +
-                    std::to_string(kMaxTestTrapNs) + " (a test setting: unset it)");
-    return ns;
-}
-
-SkeletonPtr load_programs(const ProgramConfig &config)
-{
-    g_verbose = config.verbose;
-    libbpf_set_print(print_libbpf);
-
-    SkeletonPtr skel(jmethodtime_bpf__open());
-    if (!skel) {
-        int err = errno;
-        throw Error("cannot open the BPF object: " + errno_text(err), err);
-    }
-    auto *ro = skel->rodata;
-    ro->target_tgid = static_cast<__u32>(config.pid);
-    ro->n_prefixes = static_cast<__u32>(config.packages.size());
-    for (size_t i = 0; i < config.packages.size() && i < JMT_MAX_PREFIXES; i++) {
-        const std::string &p = config.packages[i];
-        ro->prefixes[i].len = static_cast<__u32>(p.size());
-        for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
-            const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
-    }
-    auto set_globs = [ro](int kind, const std::vector<std::string> &globs, const char *what) {
-        if (globs.size() > JMT_MAX_GLOBS)
-            throw Error(std::string("at most ") + std::to_string(JMT_MAX_GLOBS) + " " + what + " globs");
-        for (size_t i = 0; i < globs.size(); i++) {
-            const std::string &g = globs[i];
-            if (g.size() >= JMT_GLOB_LEN)
-                throw Error(std::string(what) + " glob '" + g + "' is longer than " +
-                            std::to_string(JMT_GLOB_LEN - 1) + " bytes");
-            const_cast<__u32 &>(ro->globs[kind][i].len) = static_cast<__u32>(g.size());
-            for (size_t j = 0; j < g.size(); j++)
-                const_cast<char &>(ro->globs[kind][i].s[j]) = g[j];
-        }
-    };
-    set_globs(JMT_GLOB_CLASS, config.class_globs, "--class");
-    set_globs(JMT_GLOB_METHOD, config.method_globs, "--method");
-    ro->n_class_globs = static_cast<__u32>(config.class_globs.size());
-    ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
-    ro->per_thread = config.per_thread ? 1 : 0;
-    ro->test_trap_ns = test_trap_ns();
-    bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
-    bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
-    // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
-    const int ncpu = libbpf_num_possible_cpus();
-    const uint32_t methods = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_METHODS);
-    // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
-    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
-                                          config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
-                                                           : JMT_MAX_PATHS);
-    bpf_map__set_max_entries(skel->maps.stats, methods);
-    ro->max_method_ids = methods;
-    ro->max_path_ids = paths;
-    if (config.call_paths)
-        bpf_map__set_max_entries(skel->maps.path_stats, paths);
-    ro->call_paths = config.call_paths ? 1 : 0;
-    ro->foreign = config.foreign ? 1 : 0;
-    if (!config.call_paths) {
-        bpf_map__set_max_entries(skel->maps.path_ids, 1);
-        bpf_map__set_max_entries(skel->maps.path_stats, 1);
-        bpf_map__set_max_entries(skel->maps.path_cache, 1);
-    }
-    if (!config.per_thread) {
-        // Unused: keep their bucket arrays (MBs) from being allocated.
-        bpf_map__set_max_entries(skel->maps.thread_stats, 1);
-        bpf_map__set_max_entries(skel->maps.thread_names, 1);
-    }
-    static const bool atomic_totals = kernel_preemption() != Preemption::Off;
-    ro->atomic_totals = atomic_totals ? 1 : 0;
-    if (config.verbose)
-        std::fprintf(stderr, "jmethodtime: per-CPU totals use %s adds (kernel preemption %s)\n",
-                     atomic_totals ? "atomic" : "plain", atomic_totals ? "on or unknown" : "off");
-    if (config.arg_regs) {
-        ro->fast_args = 1;
-        for (size_t i = 0; i < config.arg_regs->size(); i++)
-            const_cast<__u8 &>(ro->arg_reg[i]) = (*config.arg_regs)[i];
-    }
-
-    if (jmethodtime_bpf__load(skel.get())) {
-        int err = errno;
-        if (err == EPERM || err == EACCES)
-            throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
-                        "CAP_PERFMON and CAP_SYS_PTRACE)", err);
-        throw Error("the kernel refused the BPF programs: " + errno_text(err) +
-                        "; a kernel >= 5.15 with BTF is needed (run with -v for the verifier log)",
-                    err);
-    }
-    return skel;
-}
-
-bpf_program *return_program(jmethodtime_bpf *skel)
-{
-    return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t
-                                                               : skel->progs.handle_return;
-}
-
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
-                    const char *probe)
-{
-    bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
-    if (link)
-        return LinkPtr(link);
-    int err = errno;
-    const std::string what = std::string("attaching ") + provider + ":" + probe;
-    if (err == EINVAL)
-        throw Error(what + " failed with EINVAL: another tracer (a bcc tool such as ucalls or trace) "
-                           "probably holds this probe with a different semaphore offset; stop it and retry",
-                    err);
-    if (err == ESRCH || err == ENOENT)
-        throw Error(what + " failed: the process exited or " + binary + " is gone (" + errno_text(err) + ")",
-                    err);
-    throw Error(what + " in " + binary + " failed: " + errno_text(err), err);
-}
-
 Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
     const int pid = config.programs.pid;
     skel_ = load_programs(config.programs);
-    links_.push_back(attach_usdt(skel_->progs.handle_entry, pid, config.libjvm, "hotspot", "method__entry"));
-    links_.push_back(attach_usdt(return_program(skel_.get()), pid, config.libjvm, "hotspot", "method__return"));
+    links_ = attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, config.libjvm, "hotspot");
     // Class unloading: the method table forgets the class's keys before its names' memory is reused.
     // A libjvm without the probe (none known) would leave churned names unchecked: said once.
     try {
@@ -330,9 +161,8 @@ Tracer::~Tracer() = default;
 std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
 {
     std::array<uint64_t, JMT_CNT_NR> sum{};
-    std::vector<jmt_cpu> per_cpu(possible_cpus());
-    const __u32 zero = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+    std::vector<jmt_cpu> per_cpu;
+    if (read_percpu(bpf_map__fd(skel_->maps.cpu_state), 0, per_cpu))
         for (const jmt_cpu &cpu : per_cpu)
             for (int c = 0; c < JMT_CNT_NR; c++)
                 sum[c] += cpu.counters[c];
@@ -342,9 +172,8 @@ std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
 std::vector<uint64_t> Tracer::gap_histogram() const
 {
     std::vector<uint64_t> sum(JMT_GAP_BUCKETS, 0);
-    std::vector<jmt_cpu> per_cpu(possible_cpus());
-    const __u32 zero = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+    std::vector<jmt_cpu> per_cpu;
+    if (read_percpu(bpf_map__fd(skel_->maps.cpu_state), 0, per_cpu))
         for (const jmt_cpu &cpu : per_cpu)
             for (int b = 0; b < JMT_GAP_BUCKETS; b++)
                 sum[b] += cpu.gap_hist[b];

@@ -13,60 +13,10 @@
 
 #include "jmethodtime.h"
 #include "model/paths.h"
+#include "kernel/programs.h"
 #include "model/profile.h"
 
-struct jmethodtime_bpf;
-struct bpf_link;
-struct bpf_program;
-
 namespace jmt {
-
-struct SkeletonDeleter {
-    void operator()(jmethodtime_bpf *skel) const;
-};
-struct LinkDeleter {
-    void operator()(bpf_link *link) const;
-};
-using SkeletonPtr = std::unique_ptr<jmethodtime_bpf, SkeletonDeleter>;
-using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
-
-// What the BPF programs are told before load (rodata).
-struct ProgramConfig {
-    int pid = 0;                                    // threads of this process are traced
-    std::vector<std::string> packages;              // JVM form; empty = all
-    std::vector<std::string> class_globs;           // --class, JVM form; empty = all
-    std::vector<std::string> method_globs;          // --method; empty = all
-    bool per_thread = false;                        // --per-thread: totals per (thread, method) too
-    bool call_paths = false;                        // totals per call path too (flame graphs)
-    bool foreign = false;                           // --foreign: time inside untraced callees
-    uint32_t max_paths = 0;                         // call paths kept (0: as many as fit)
-    std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
-    bool verbose = false;                           // libbpf's log on stderr
-};
-// The kernel's preemption model (kernel/preemption.h) picks atomic or plain adds
-// for the per-CPU totals at load time.
-
-// Entries of a per-CPU array of value_size-byte values that fit
-// JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.
-uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit);
-
-// Tests only: JMT_TEST_TRAP_NS, ns every probe event of the tool's programs
-// spins, so one host stands in for hosts with slower traps (0 when unset);
-// throws jmt::Error for a value that is not 0..kMaxTestTrapNs.
-constexpr uint64_t kMaxTestTrapNs = 20000;
-uint64_t test_trap_ns();
-
-// Opens and loads the programs (nothing attached); throws jmt::Error.
-SkeletonPtr load_programs(const ProgramConfig &config);
-
-// The return probe's program that load_programs loaded: handle_return, or
-// handle_return_t with per_thread (the same body plus per-thread rows, so the
-// program without them is exactly the one without the option).
-bpf_program *return_program(jmethodtime_bpf *skel);
-
-// Attaches prog to provider:probe of binary for pid; throws jmt::Error.
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
-                    const char *probe);
 
 struct TracerConfig {
     ProgramConfig programs;  // programs.pid is the JVM

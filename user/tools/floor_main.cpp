@@ -38,8 +38,8 @@ int main(int argc, char **argv)
             int err = errno;
             throw jmt::Error(std::string("cannot load the floor programs: ") + strerror(err), err);
         }
-        jmt::LinkPtr entry = jmt::attach_usdt(skel->progs.floor_entry, pid, target.libjvm, "hotspot", "method__entry");
-        jmt::LinkPtr ret = jmt::attach_usdt(skel->progs.floor_return, pid, target.libjvm, "hotspot", "method__return");
+        const std::vector<jmt::LinkPtr> links =
+            jmt::attach_entry_return(skel->progs.floor_entry, skel->progs.floor_return, pid, target.libjvm, "hotspot");
         std::cerr << "Tracing (floor: empty programs) pid " << pid << std::endl;
         jmt::wait_for_end(stop, pid, 0);
         return 0;
