@@ -38,10 +38,10 @@ std::vector<uint64_t> histogram(std::initializer_list<std::pair<uint64_t, uint64
     return h;
 }
 
-TEST(GapSummary, EdgeIsTheFirstPercentileAndTheOverflowIsLeftOut)
+TEST(GapSummary, EdgeIsTheHalfPercentileAndTheOverflowIsLeftOut)
 {
-    // 10 stray short gaps (0.5%), the one-trap bulk from 5400 ns, longer Java work above.
-    const auto h = histogram({{300, 10}, {5400, 1500}, {9000, 490}, {1ULL << 20, 5000}});
+    // 5 stray short gaps (0.25%), the one-trap bulk from 5400 ns, longer Java work above.
+    const auto h = histogram({{300, 5}, {5400, 1505}, {9000, 490}, {1ULL << 20, 5000}});
     const GapSummary s = summarize_gaps(h);
     EXPECT_EQ(s.samples, 2000u);
     EXPECT_EQ(s.edge_ns, jmt_gap_bucket_low_ns(jmt_gap_bucket(5400)));
@@ -67,13 +67,13 @@ TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveTheHigherOfEdgeAndCal
     gaps.edge_ns = 5400;
     const CostRange r = cost_range(gaps, {5000, 4000});
     EXPECT_EQ(r.basis, CostBasis::Gaps);
-    EXPECT_EQ(r.lo.traced_event_ns, 5400u);
-    EXPECT_EQ(r.lo.rejected_event_ns, 4320u);  // the calibration's 0.8 of a traced event
+    EXPECT_EQ(r.lo.traced_event_ns, 5400u - 5400 / 32);  // a bucket's width below the edge
+    EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
     EXPECT_EQ(r.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
     EXPECT_EQ(likely_cost(r).traced_event_ns, r.lo.traced_event_ns + (r.hi.traced_event_ns - r.lo.traced_event_ns) / 10);
     // A calibration above the edge lifts the top, never the bottom.
     const CostRange high = cost_range(gaps, {6000, 6000});
-    EXPECT_EQ(high.lo.traced_event_ns, 5400u);
+    EXPECT_EQ(high.lo.traced_event_ns, 5400u - 5400 / 32);
     EXPECT_EQ(high.hi.traced_event_ns, static_cast<uint64_t>(6000 * (1 + kRefillMargin)));
 }
 
@@ -108,7 +108,7 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     const uint64_t truth = 100 * 50'000;
     EXPECT_LE(b.wall_incl_ns[0], truth);
     EXPECT_GE(b.wall_incl_ns[1], truth);
-    EXPECT_EQ(b.wall_incl_ns[1], raw.wall_incl_ns - 4600 * 5400);
+    EXPECT_EQ(b.wall_incl_ns[1], raw.wall_incl_ns - 4600 * (5400 - 5400 / 32));
     EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
     // The range's width is at most half the probe time taken out at its middle.
     EXPECT_LE(static_cast<double>(b.wall_incl_ns[1] - b.wall_incl_ns[0]),

@@ -63,9 +63,14 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated)
             calibrated.traced_event_ns ? std::min(1.0, static_cast<double>(calibrated.rejected_event_ns) /
                                                            static_cast<double>(calibrated.traced_event_ns))
                                        : 1.0;
-        r.lo = {gaps.edge_ns, static_cast<uint64_t>(static_cast<double>(gaps.edge_ns) * rejected_ratio)};
-        const ProbeCost top = {std::max(r.lo.traced_event_ns, calibrated.traced_event_ns),
-                               std::max(r.lo.rejected_event_ns, calibrated.rejected_event_ns)};
+        // The edge is known to a bucket's width (1/32): the range starts one width below it.
+        auto rejected = [rejected_ratio](uint64_t traced) {
+            return static_cast<uint64_t>(static_cast<double>(traced) * rejected_ratio);
+        };
+        const uint64_t low = gaps.edge_ns - gaps.edge_ns / 32;
+        r.lo = {low, rejected(low)};
+        const ProbeCost top = {std::max(gaps.edge_ns, calibrated.traced_event_ns),
+                               std::max(rejected(gaps.edge_ns), calibrated.rejected_event_ns)};
         r.hi = times(top, 1 + kRefillMargin);
     } else {
         r.basis = CostBasis::Calibration;
