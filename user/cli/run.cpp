@@ -26,6 +26,7 @@
 #include "report/pprof.h"
 #include "report/summary.h"
 #include "kernel/tracer.h"
+#include "target/source.h"
 
 namespace jmt {
 
@@ -107,7 +108,10 @@ Profile write_report(ReportSink &sink, const Options &options, Profile profile, 
     profile.methods = rows_with_min_calls(profile.methods, options.min_calls);
     std::ostream &out = sink.stream();
     if (files && files->pprof.enabled()) {
-        write_pprof(files->pprof.stream(), tree, profile.duration_ns);
+        std::vector<std::pair<std::string, std::string>> labels;  // Issue 18: host and pid on every sample
+        for (const ReportSource &s : profile.sources)
+            labels = {{"host", s.hostname}, {"pid", std::to_string(s.pid)}};
+        write_pprof(files->pprof.stream(), {PprofSource{&tree, labels}}, profile.duration_ns);
         files->pprof.flush();
     }
     if (files && files->flamegraph.enabled()) {
@@ -122,7 +126,7 @@ Profile write_report(ReportSink &sink, const Options &options, Profile profile, 
     } else if (options.tree) {
         write_tree(out, profile, tree, options.min_percent);
     } else if (options.json) {
-        write_json(out, profile);
+        write_json(out, profile, profile.interval ? nullptr : &tree);  // Issue 18: "paths" of the whole trace
     } else if (options.csv) {
         write_csv(out, profile, options.sort);
     } else {
@@ -215,6 +219,7 @@ int run_trace(const Options &options)
     base.per_thread = options.per_thread;
     base.foreign = options.foreign;
     base.corrected = !options.raw;
+    base.sources = {describe_source(target.pid, target.jdk_version, unix_now_ns() - (monotonic_ns() - start_ns))};
     // The calibration's estimate for [from_ns, to_ns]; write_report decides the cost taken out from it.
     auto calibrate = [&sampler](Profile &p, uint64_t from_ns, uint64_t to_ns) {
         if (!sampler)
