@@ -307,7 +307,8 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 13u);
+    EXPECT_EQ(doc.size(), 14u);  // with schema_version (issue 18), jdk_version and virtual_threads
+    EXPECT_EQ(doc["schema_version"], 1);
     // No events, no JVM CPU time: counts of 0 and nulls.
     EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
                                       R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null})"));

@@ -1,11 +1,14 @@
 // jmethodtime: options -> run -> exit code.
 #include <iostream>
 
+#include "cli/fleet.h"
 #include "cli/options.h"
 #include "cli/run.h"
 
 int main(int argc, char **argv)
 {
+    if (jmt::is_fleet_command(argc, argv))  // issue 18: jmethodtime merge / diff
+        return jmt::run_fleet(argc, argv);
     jmt::ParseOutcome parsed = jmt::parse_options(argc, argv);
     if (parsed.exit_now) {
         (parsed.exit_code ? std::cerr : std::cout) << parsed.message;

@@ -90,7 +90,8 @@ std::string parse_error_line(const CLI::ParseError &e)
 
 bool wants_call_paths(const Options &o)
 {
-    return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty();
+    // --json too (issue 18): its "paths" let jmethodtime merge rebuild flame graphs (about 30 ns per event).
+    return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty() || o.json;
 }
 
 namespace {

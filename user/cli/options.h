@@ -39,7 +39,7 @@ struct Options {
     bool verbose = false;               // libbpf's own messages on stderr
 };
 
-// Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof).
+// Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof, --json).
 bool wants_call_paths(const Options &o);
 
 struct ParseOutcome {

@@ -11,6 +11,7 @@
 #include "kernel/privileges.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "target/source.h"
 
 namespace jmt {
 
@@ -136,6 +137,7 @@ void TraceSession::attach()
     base_.per_thread = options_.per_thread;
     base_.foreign = options_.foreign;
     base_.corrected = !options_.raw;
+    base_.sources = {describe_source(target_.pid, target_.jdk_version, unix_now_ns())};
 
     interval_ns_ = static_cast<uint64_t>(options_.interval_s * 1e9);
     end_deadline_ = options_.duration_s > 0 ? start_ns_ + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jmethodtime.h"
+#include "model/source.h"
 
 namespace jmt {
 
@@ -222,6 +223,7 @@ struct Profile {
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
+    std::vector<ReportSource> sources;  // the traced JVM and its host; a merge's every source (model/merge.h)
 };
 
 // The cost a range's times are corrected with: its low end plus a tenth of

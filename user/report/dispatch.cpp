@@ -9,8 +9,12 @@ namespace jmt {
 void write_outputs(std::ostream &out, const OutputSpec &spec, const Profile &profile, const CallTree &tree,
                    std::ostream *flamegraph, std::ostream *pprof)
 {
-    if (pprof)
-        write_pprof(*pprof, tree, profile.duration_ns);
+    if (pprof) {
+        std::vector<std::pair<std::string, std::string>> labels;  // host and pid on every sample
+        for (const ReportSource &source : profile.sources)
+            labels = {{"host", source.hostname}, {"pid", std::to_string(source.pid)}};
+        write_pprof(*pprof, {PprofSource{&tree, labels}}, profile.duration_ns);
+    }
     if (flamegraph) {
         const std::string title = "jmethodtime pid " + std::to_string(profile.pid) + ": " +
                                   filter_text(profile.packages, profile.class_globs, profile.method_globs) +
@@ -25,7 +29,7 @@ void write_outputs(std::ostream &out, const OutputSpec &spec, const Profile &pro
         write_tree(out, profile, tree, spec.min_percent);
         break;
     case OutputKind::Json:
-        write_json(out, profile);
+        write_json(out, profile, profile.interval ? nullptr : &tree);  // "paths" of the whole trace
         break;
     case OutputKind::Csv:
         write_csv(out, profile, spec.sort);

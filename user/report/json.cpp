@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "report/fleet_json.h"
 
 namespace jmt {
 
@@ -105,7 +106,9 @@ json overhead_json(const Profile &profile)
 
 }  // namespace
 
-void write_json(std::ostream &out, const Profile &profile)
+void write_json(std::ostream &out, const Profile &profile) { write_json(out, profile, nullptr); }
+
+void write_json(std::ostream &out, const Profile &profile, const CallTree *paths)
 {
     json methods = json::array();
     const bool per_thread = per_thread_profile(profile);
@@ -142,6 +145,11 @@ void write_json(std::ostream &out, const Profile &profile)
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
     // invalid byte becomes U+FFFD instead of throwing.
+    doc["schema_version"] = kReportSchemaVersion;  // Issue 18: reports carry their source
+    if (profile.sources.size() == 1)
+        doc["source"] = source_json(profile.sources[0], profile.duration_ns);
+    if (paths)
+        doc["paths"] = paths_json(*paths);
     if (profile.interval) {
         doc["interval"] = profile.interval;
         doc["end_time"] = format_utc(profile.end_unix_ns);

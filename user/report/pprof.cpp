@@ -47,7 +47,12 @@ constexpr uint32_t unit = 2;  // int64, string index
 namespace Sample {
 constexpr uint32_t location_id = 1;  // repeated uint64, leaf first
 constexpr uint32_t value = 2;        // repeated int64, one per sample_type
+constexpr uint32_t label = 3;        // repeated Label
 }  // namespace Sample
+namespace Label {
+constexpr uint32_t key = 1;  // int64, string index
+constexpr uint32_t str = 2;  // int64, string index
+}  // namespace Label
 namespace Mapping {
 constexpr uint32_t id = 1;             // uint64, non-zero
 constexpr uint32_t has_functions = 7;  // bool
@@ -190,6 +195,12 @@ void gzip_to(std::ostream &out, const std::string &data)
 
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, int64_t time_nanos)
 {
+    write_pprof(out, std::vector<PprofSource>{PprofSource{&tree, {}}}, duration_ns, time_nanos);
+}
+
+void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns,
+                 int64_t time_nanos)
+{
     StringTable strings;
     Message profile;
     // Index 0 holds the count of calls, by the proto's convention for a count.
@@ -197,7 +208,6 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
     profile.add_message(pb::Profile::sample_type, value_type(strings, "wall", "nanoseconds"));
     profile.add_message(pb::Profile::sample_type, value_type(strings, "cpu", "nanoseconds"));
 
-    const PathIndex index(tree);
 
     // One mapping for every location: it says the functions and file names are
     // known, so pprof does not try to symbolize addresses (there are none) in a
@@ -240,7 +250,18 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
         return it->second;
     };
 
-    for (const PathNode &node : tree.nodes) {
+    for (const PprofSource &source : sources) {
+    if (!source.tree)
+        continue;
+    const PathIndex index(*source.tree);
+    std::vector<Message> labels;
+    for (const auto &[key, value] : source.labels) {
+        Message label;
+        label.add_int64(pb::Label::key, strings(key));
+        label.add_int64(pb::Label::str, strings(value));
+        labels.push_back(std::move(label));
+    }
+    for (const PathNode &node : source.tree->nodes) {
         const uint64_t calls = exclusive_value(node, PathMetric::Calls);
         const uint64_t wall = exclusive_value(node, PathMetric::Wall);
         const uint64_t cpu = exclusive_value(node, PathMetric::Cpu);
@@ -252,7 +273,10 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
         Message sample;
         sample.add_packed(pb::Sample::location_id, location_ids);
         sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu)});
+        for (const Message &label : labels)
+            sample.add_message(pb::Sample::label, label);
         profile.add_message(pb::Profile::sample, sample);
+    }
     }
 
     for (const Message &m : locations)
@@ -285,6 +309,15 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns)
                             .count();
     const auto since = static_cast<int64_t>(std::min<uint64_t>(duration_ns, static_cast<uint64_t>(now)));
     write_pprof(out, tree, duration_ns, now - since);
+}
+
+void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns)
+{
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    const auto since = static_cast<int64_t>(std::min<uint64_t>(duration_ns, static_cast<uint64_t>(now)));
+    write_pprof(out, sources, duration_ns, now - since);
 }
 
 }  // namespace jmt

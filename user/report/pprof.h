@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "model/paths.h"
 
@@ -29,5 +32,16 @@ namespace jmt {
 // records it: the first overload takes now - duration_ns.
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns);
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, int64_t time_nanos);
+
+// Issue 18: several trees in one profile, each sample labelled with its tree's
+// string labels (key, value), e.g. {"host", "web17"}, {"pid", "4242"}: go tool
+// pprof merges such files and -tagfocus=host=web17 shows one host.
+struct PprofSource {
+    const CallTree *tree = nullptr;
+    std::vector<std::pair<std::string, std::string>> labels;
+};
+void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns, int64_t time_nanos);
+// The same with time_nanos now - duration_ns.
+void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns);
 
 }  // namespace jmt

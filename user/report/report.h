@@ -60,6 +60,8 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
 // One JSON document with every method (not just the top N). An interval's
 // report (profile.interval > 0) is one line (JSON Lines) with "interval" and "end_time".
 void write_json(std::ostream &out, const Profile &profile);
+// The same with "paths" (report/fleet_json.h) when paths is not null: the call paths collected.
+void write_json(std::ostream &out, const Profile &profile, const CallTree *paths);
 
 // RFC 4180 CSV: a header, then every method sorted by sort (columns named
 // like the JSON keys). An interval's report starts each line with its

@@ -1,0 +1,97 @@
+#include "model/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <ostream>
+#include <tuple>
+
+namespace jmt {
+
+double per_call(uint64_t total_ns, uint64_t calls)
+{
+    return calls ? static_cast<double>(total_ns) / static_cast<double>(calls) : 0.0;
+}
+
+namespace {
+
+using MethodKey = std::tuple<std::string, std::string, std::string>;
+
+double distance(const DiffRow &r)
+{
+    if (!r.base || !r.now)
+        return std::numeric_limits<double>::infinity();
+    return std::fabs(std::log1p(std::max(r.change, -1.0 + 1e-12)));
+}
+
+}  // namespace
+
+std::vector<DiffRow> diff_methods(const std::vector<MethodRow> &base, const std::vector<MethodRow> &now)
+{
+    std::map<MethodKey, DiffRow> rows;
+    auto add = [&rows](const std::vector<MethodRow> &side, bool is_base) {
+        for (const MethodRow &r : side) {
+            if (r.stats.calls == 0)
+                continue;
+            DiffRow &d = rows[MethodKey{r.klass, r.method, r.signature}];
+            d.klass = r.klass;
+            d.method = r.method;
+            d.signature = r.signature;
+            std::optional<MethodStats> &s = is_base ? d.base : d.now;
+            if (!s)
+                s = MethodStats{};
+            *s += r.stats;
+        }
+    };
+    add(base, true);
+    add(now, false);
+    std::vector<DiffRow> out;
+    for (auto &[key, d] : rows) {
+        if (d.base && d.now) {
+            const double b = per_call(d.base->wall_excl_ns, d.base->calls);
+            const double n = per_call(d.now->wall_excl_ns, d.now->calls);
+            d.change = b > 0 ? n / b - 1 : (n > 0 ? std::numeric_limits<double>::infinity() : 0);
+        } else {
+            d.change = d.now ? std::numeric_limits<double>::infinity() : -1;
+        }
+        out.push_back(std::move(d));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const DiffRow &a, const DiffRow &b) {
+        const double da = distance(a), db = distance(b);
+        if (da != db)
+            return da > db;
+        return std::tie(a.klass, a.method, a.signature) < std::tie(b.klass, b.method, b.signature);
+    });
+    return out;
+}
+
+std::map<std::string, uint64_t> folded_values(const CallTree &tree, PathMetric metric)
+{
+    std::map<std::string, uint64_t> out;
+    const PathIndex index(tree);
+    for (const PathNode &node : tree.nodes) {
+        const uint64_t v = exclusive_value(node, metric);
+        if (v == 0)
+            continue;
+        std::string stack;
+        const std::vector<const PathNode *> chain = index.chain(node);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+            stack += (stack.empty() ? "" : ";") + frame_label(**it);
+        out[stack] += v;
+    }
+    return out;
+}
+
+void write_diff_folded(std::ostream &out, const CallTree &base, const CallTree &now, PathMetric metric)
+{
+    const std::map<std::string, uint64_t> b = folded_values(base, metric), n = folded_values(now, metric);
+    std::map<std::string, std::pair<uint64_t, uint64_t>> all;
+    for (const auto &[stack, v] : b)
+        all[stack].first = v;
+    for (const auto &[stack, v] : n)
+        all[stack].second = v;
+    for (const auto &[stack, v] : all)
+        out << stack << " " << v.first << " " << v.second << "\n";
+}
+
+}  // namespace jmt

@@ -1,0 +1,284 @@
+#include "report/fleet_json.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace jmt {
+
+using nlohmann::json;
+
+json source_json(const ReportSource &s, uint64_t duration_ns)
+{
+    return {{"hostname", s.hostname},
+            {"pid", s.pid},
+            {"main_class", s.main_class},
+            {"command", s.command},
+            {"jdk_version", s.jdk_version},
+            {"kernel", s.kernel},
+            {"start_time", s.start_time},
+            {"duration_ns", s.duration_ns ? s.duration_ns : duration_ns}};
+}
+
+namespace {
+
+template <typename T>
+T value_or(const json &j, const char *key, T fallback)
+{
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null())
+        return fallback;
+    return it->get<T>();
+}
+
+std::string jvm_frame(const PathNode &n)
+{
+    if (n.truncated || n.untraced)
+        return frame_label(n);
+    return n.klass + "." + n.method + n.signature;
+}
+
+// "org/x/Y.get(I)V" -> class, method, signature; "[truncated]" and "[untraced callees]" are synthetic.
+PathNode node_of_jvm_frame(const std::string &f)
+{
+    PathNode n;
+    if (f == "[truncated]") {
+        n.truncated = true;
+        return n;
+    }
+    if (f == "[untraced callees]") {
+        n.untraced = true;
+        return n;
+    }
+    const size_t paren = f.find('(');
+    const size_t dot = f.rfind('.', paren == std::string::npos ? std::string::npos : paren);
+    if (dot == std::string::npos) {
+        n.method = f.substr(0, paren);
+    } else {
+        n.klass = f.substr(0, dot);
+        n.method = f.substr(dot + 1, paren == std::string::npos ? std::string::npos : paren - dot - 1);
+    }
+    if (paren != std::string::npos)
+        n.signature = f.substr(paren);
+    return n;
+}
+
+MethodStats stats_from_json(const json &j)
+{
+    MethodStats s;
+    s.calls = value_or<uint64_t>(j, "calls", 0);
+    s.wall_incl_ns = value_or<uint64_t>(j, "wall_incl_ns", 0);
+    s.wall_excl_ns = value_or<uint64_t>(j, "wall_excl_ns", 0);
+    s.cpu_incl_ns = value_or<uint64_t>(j, "cpu_incl_ns", 0);
+    s.cpu_excl_ns = value_or<uint64_t>(j, "cpu_excl_ns", 0);
+    s.unreturned = value_or<uint64_t>(j, "unreturned", 0);
+    s.events_incl = value_or<uint64_t>(j, "events_incl", 0);
+    s.events_excl = value_or<uint64_t>(j, "events_excl", 0);
+    s.traced_incl = value_or<uint64_t>(j, "traced_events_incl", 0);
+    s.traced_excl = value_or<uint64_t>(j, "traced_events_excl", 0);
+    s.wall_foreign_ns = value_or<uint64_t>(j, "wall_foreign_ns", 0);
+    s.cpu_foreign_ns = value_or<uint64_t>(j, "cpu_foreign_ns", 0);
+    s.events_foreign = value_or<uint64_t>(j, "events_foreign", 0);
+    s.traced_foreign = value_or<uint64_t>(j, "traced_events_foreign", 0);
+    return s;
+}
+
+void bounds_from_json(const json &j, TimeBounds &b)
+{
+    auto pair = [&j](const char *key, uint64_t (&v)[2]) {
+        auto it = j.find(key);
+        if (it != j.end() && it->is_array() && it->size() == 2) {
+            v[0] = (*it)[0].get<uint64_t>();
+            v[1] = (*it)[1].get<uint64_t>();
+        }
+    };
+    pair("wall_incl_ns", b.wall_incl_ns);
+    pair("wall_excl_ns", b.wall_excl_ns);
+    pair("cpu_incl_ns", b.cpu_incl_ns);
+    pair("cpu_excl_ns", b.cpu_excl_ns);
+    pair("wall_foreign_ns", b.wall_foreign_ns);
+    pair("cpu_foreign_ns", b.cpu_foreign_ns);
+}
+
+CostSource cost_source_of(const std::string &name)
+{
+    if (name == "gaps")
+        return CostSource::Gaps;
+    if (name == "leaves")
+        return CostSource::Leaves;
+    if (name == "bounded")
+        return CostSource::Bounded;
+    return CostSource::Calibrated;
+}
+
+}  // namespace
+
+ReportSource source_from_json(const json &j)
+{
+    ReportSource s;
+    s.hostname = value_or<std::string>(j, "hostname", "");
+    s.pid = value_or<int>(j, "pid", 0);
+    s.main_class = value_or<std::string>(j, "main_class", "");
+    s.command = value_or<std::string>(j, "command", "");
+    s.jdk_version = value_or<std::string>(j, "jdk_version", "");
+    s.kernel = value_or<std::string>(j, "kernel", "");
+    s.start_time = value_or<std::string>(j, "start_time", "");
+    s.duration_ns = value_or<uint64_t>(j, "duration_ns", 0);
+    return s;
+}
+
+json paths_json(const CallTree &tree)
+{
+    json out = json::array();
+    const PathIndex index(tree);
+    for (const PathNode &node : tree.nodes) {
+        json frames = json::array(), jvm_frames = json::array();
+        std::vector<const PathNode *> chain = index.chain(node);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            frames.push_back(frame_label(**it));
+            jvm_frames.push_back(jvm_frame(**it));
+        }
+        out.push_back({{"frames", std::move(frames)},
+                       {"jvm_frames", std::move(jvm_frames)},
+                       {"calls", node.stats.calls},
+                       {"wall_incl_ns", node.stats.wall_incl_ns},
+                       {"wall_excl_ns", node.stats.wall_excl_ns},
+                       {"cpu_incl_ns", node.stats.cpu_incl_ns},
+                       {"cpu_excl_ns", node.stats.cpu_excl_ns}});
+    }
+    return out;
+}
+
+CallTree paths_from_json(const json &paths)
+{
+    CallTree tree;
+    std::map<std::vector<std::string>, size_t> by_path;  // jvm frames -> index in tree.nodes
+    for (const json &p : paths) {
+        const json &frames = p.contains("jvm_frames") ? p.at("jvm_frames") : p.at("frames");
+        std::vector<std::string> key;
+        uint32_t parent = 0;
+        size_t at = 0;
+        for (const json &f : frames) {
+            key.push_back(f.get<std::string>());
+            auto it = by_path.find(key);
+            if (it == by_path.end()) {
+                PathNode n = node_of_jvm_frame(key.back());
+                n.id = static_cast<uint32_t>(tree.nodes.size() + 1);
+                n.parent = parent;
+                it = by_path.emplace(key, tree.nodes.size()).first;
+                tree.nodes.push_back(std::move(n));
+            }
+            at = it->second;
+            parent = tree.nodes[at].id;
+        }
+        if (key.empty())
+            continue;
+        MethodStats s = stats_from_json(p);
+        tree.nodes[at].stats += s;
+        if (tree.nodes[at].truncated)
+            tree.truncated_calls += s.calls;
+    }
+    return tree;
+}
+
+LoadedReport parse_report(const std::string &text, const std::string &file)
+{
+    LoadedReport r;
+    r.file = file;
+    try {
+        r.doc = json::parse(text);
+    } catch (const json::exception &) {
+        throw Error(file + " is not a jmethodtime report: not one JSON document (write it with jmethodtime --json)");
+    }
+    const json &d = r.doc;
+    if (!d.is_object() || !d.contains("methods") || !d.at("methods").is_array())
+        throw Error(file + " is not a jmethodtime report: no \"methods\" list (write it with jmethodtime --json)");
+    if (!d.contains("schema_version"))
+        throw Error(file + " has no schema_version: not a jmethodtime report, or one from a version before "
+                           "schema 1 (trace again with this jmethodtime --json)");
+    if (!d.at("schema_version").is_number_integer() || d.at("schema_version").get<int64_t>() != kReportSchemaVersion)
+        throw Error(file + " has schema_version " + d.at("schema_version").dump() + ", this jmethodtime reads " +
+                    std::to_string(kReportSchemaVersion) + ": use the jmethodtime version that wrote it");
+    try {
+        Profile &p = r.profile;
+        p.pid = value_or<int>(d, "pid", 0);
+        p.duration_ns = value_or<uint64_t>(d, "duration_ns", 0);
+        p.packages = value_or<std::vector<std::string>>(d, "packages", {});
+        p.class_globs = value_or<std::vector<std::string>>(d, "class_globs", {});
+        p.method_globs = value_or<std::vector<std::string>>(d, "method_globs", {});
+        p.corrected = value_or<std::string>(d, "times", "raw") == "corrected";
+        p.foreign = value_or<bool>(d, "foreign", false);
+        if (d.contains("probe_cost")) {
+            const json &c = d.at("probe_cost");
+            p.probe_cost.traced_event_ns = value_or<uint64_t>(c, "traced_event_ns", 0);
+            p.probe_cost.rejected_event_ns = value_or<uint64_t>(c, "rejected_event_ns", 0);
+            p.calibrated_cost.traced_event_ns = value_or<uint64_t>(c, "calibrated_traced_event_ns", 0);
+            p.calibrated_cost.rejected_event_ns = value_or<uint64_t>(c, "calibrated_rejected_event_ns", 0);
+            p.cost_samples = value_or<size_t>(c, "calibration_samples", 0);
+            p.cost_source = cost_source_of(value_or<std::string>(c, "source", ""));
+            p.cost_method = value_or<std::string>(c, "decided_by", "");
+        }
+        if (d.contains("overhead")) {
+            const json &o = d.at("overhead");
+            p.overhead.events = value_or<uint64_t>(o, "events", 0);
+            p.overhead.traced_events = value_or<uint64_t>(o, "traced_events", 0);
+            p.overhead.jvm_cpu_ns = value_or<uint64_t>(o, "jvm_cpu_ns", 0);
+        }
+        for (const json &m : d.at("methods")) {
+            MethodRow row;
+            row.klass = value_or<std::string>(m, "class", "");
+            row.method = value_or<std::string>(m, "method", "");
+            row.signature = value_or<std::string>(m, "signature", "");
+            row.probe_dominated = value_or<bool>(m, "probe_dominated", false);
+            row.tid = value_or<uint32_t>(m, "tid", 0);
+            row.thread = value_or<std::string>(m, "thread", "");
+            row.stats = stats_from_json(m);
+            if (m.contains("bounds"))
+                bounds_from_json(m.at("bounds"), row.bounds);
+            p.per_thread = p.per_thread || m.contains("tid");
+            p.methods.push_back(std::move(row));
+        }
+        if (d.contains("diagnostics")) {
+            const json &g = d.at("diagnostics");
+#define JMT_READ_DIAG(name) p.diag.name = value_or<uint64_t>(g, #name, 0);
+#define JMT_READ_DIAG_KERNEL(NAME, name, n, text) JMT_READ_DIAG(name)
+#define JMT_READ_DIAG_USER(name, n, text) JMT_READ_DIAG(name)
+            JMT_DIAGNOSTICS(JMT_READ_DIAG_KERNEL, JMT_READ_DIAG_USER)
+#undef JMT_READ_DIAG
+#undef JMT_READ_DIAG_KERNEL
+#undef JMT_READ_DIAG_USER
+        }
+        if (d.contains("source"))
+            p.sources.push_back(source_from_json(d.at("source")));
+        if (d.contains("sources"))
+            for (const json &s : d.at("sources"))
+                p.sources.push_back(source_from_json(s));
+        if (p.sources.empty()) {  // a report without a source: its pid at least
+            ReportSource s;
+            s.pid = p.pid;
+            s.duration_ns = p.duration_ns;
+            p.sources.push_back(s);
+        }
+        if (d.contains("paths"))
+            r.tree = paths_from_json(d.at("paths"));
+    } catch (const json::exception &e) {
+        throw Error(file + " is not a jmethodtime report: " + e.what());
+    }
+    return r;
+}
+
+LoadedReport read_report(const std::string &file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw Error("cannot read " + file + ": " + strerror(errno), errno);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_report(ss.str(), file);
+}
+
+}  // namespace jmt
