@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "cli/option_checks.h"
+#include "cli/options.h"
+#include "cli/sink.h"
 #include "model/diff.h"
 #include "model/merge.h"
 #include "report/fleet_json.h"
@@ -26,37 +28,8 @@ namespace jmt {
 
 namespace {
 
-// A file named by an option, or standard output.
-class Sink {
-public:
-    Sink(const std::string &path, const char *option) : path_(path)
-    {
-        if (path.empty())
-            return;
-        file_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc | std::ios::binary);
-        if (!*file_)
-            throw Error("cannot write to " + path + ": " + strerror(errno) + "; give a writable path with " + option,
-                        errno);
-    }
-    std::ostream &stream() { return file_ ? *file_ : std::cout; }
-    void flush()
-    {
-        stream().flush();
-        if (!stream())
-            throw Error("writing to " + (file_ ? path_ : std::string("standard output")) + " failed: " +
-                        strerror(errno));
-    }
-
-private:
-    std::string path_;
-    std::unique_ptr<std::ofstream> file_;
-};
-
-const std::map<std::string, SortKey> kSortKeys = {{"calls", SortKey::Calls},      {"incl", SortKey::Incl},
-                                                  {"excl", SortKey::Excl},        {"cpu-incl", SortKey::CpuIncl},
-                                                  {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
-const std::map<std::string, PathMetric> kMetrics = {
-    {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+const std::map<std::string, SortKey> &kSortKeys = sort_keys();
+const std::map<std::string, PathMetric> &kMetrics = path_metrics();
 
 MergeInput load(const std::string &file)
 {
@@ -174,9 +147,9 @@ int run_merge(int argc, const char *const argv[])
     const CallTree paths = merged_tree(inputs, paths_needed, "--folded, --tree, --flamegraph and --pprof");
     const bool any_paths = std::any_of(inputs.begin(), inputs.end(), [](const MergeInput &in) { return bool(in.tree); });
 
-    Sink sink(output, "-o");
-    Sink pprof_sink(pprof, "--pprof");
-    Sink flame_sink(flamegraph, "--flamegraph");
+    ReportSink sink(output, "-o");
+    ReportSink pprof_sink(pprof, "--pprof");
+    ReportSink flame_sink(flamegraph, "--flamegraph");
     if (!pprof.empty()) {
         std::vector<PprofSource> sources;
         for (const MergeInput &in : inputs) {
@@ -269,8 +242,8 @@ int run_diff(int argc, const char *const argv[])
         throw Error((!base.tree ? base_file : new_file) +
                     " has no call paths (\"paths\"), which --folded and --flamegraph need: write it with this "
                     "jmethodtime's --json");
-    Sink sink(output, "-o");
-    Sink flame_sink(flamegraph, "--flamegraph");
+    ReportSink sink(output, "-o");
+    ReportSink flame_sink(flamegraph, "--flamegraph");
     if (!flamegraph.empty()) {
         write_diff_flamegraph_html(flame_sink.stream(), *base.tree, *now.tree,
                                    "jmethodtime diff: " + base_file + " -> " + new_file, kMetrics.at(metric));

@@ -88,6 +88,21 @@ std::string parse_error_line(const CLI::ParseError &e)
 
 }  // namespace
 
+const std::map<std::string, SortKey> &sort_keys()
+{
+    static const std::map<std::string, SortKey> keys = {
+        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
+        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
+    return keys;
+}
+
+const std::map<std::string, PathMetric> &path_metrics()
+{
+    static const std::map<std::string, PathMetric> metrics = {
+        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+    return metrics;
+}
+
 bool wants_call_paths(const Options &o)
 {
     // --json too (issue 18): its "paths" let jmethodtime merge rebuild flame graphs (about 30 ns per event).
@@ -264,13 +279,8 @@ void finish(const Given &g, Options &o)
         o.class_globs.push_back(normalize_glob(glob, true));
     for (const auto &glob : g.methods)
         o.method_globs.push_back(normalize_glob(glob, false));
-    static const std::map<std::string, SortKey> sort_keys = {
-        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
-        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
-    o.sort = sort_keys.at(g.sort);
-    static const std::map<std::string, PathMetric> metrics = {
-        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
-    o.metric = metrics.at(g.metric);
+    o.sort = sort_keys().at(g.sort);
+    o.metric = path_metrics().at(g.metric);
 }
 
 }  // namespace

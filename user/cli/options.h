@@ -1,6 +1,7 @@
 // Command-line options: a plain struct built by CLI11, testable without a process.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct Options {
     bool raw = false;                   // times as measured, probe cost left in
     bool verbose = false;               // libbpf's own messages on stderr
 };
+
+// --sort's and --metric's names (jmethodtime, merge and diff take the same).
+const std::map<std::string, SortKey> &sort_keys();
+const std::map<std::string, PathMetric> &path_metrics();
 
 // Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof, --json).
 bool wants_call_paths(const Options &o);
