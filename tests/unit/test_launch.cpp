@@ -168,3 +168,26 @@ TEST(JvmList, TableAndJsonShowProbeStates)
 }
 
 }  // namespace
+
+TEST(RunAs, UsersComeFromEtcPasswdWithTheirGroups)
+{
+    const jmt::RunAs none = jmt::resolve_run_as("", "", "");
+    EXPECT_FALSE(none.change);  // not under sudo: root, as jmethodtime
+    const jmt::RunAs nobody = jmt::resolve_run_as("nobody", "", "");
+    EXPECT_TRUE(nobody.change);
+    EXPECT_EQ(nobody.uid, 65534u);
+    EXPECT_EQ(nobody.name, "nobody");
+    ASSERT_FALSE(nobody.groups.empty());
+    EXPECT_EQ(nobody.groups[0], nobody.gid);
+    EXPECT_TRUE(nobody.note.empty());
+    const jmt::RunAs sudo = jmt::resolve_run_as("", "65534", "65534");
+    EXPECT_EQ(sudo.uid, 65534u);
+    EXPECT_EQ(sudo.gid, 65534u);
+    EXPECT_NE(sudo.note.find("running the command as nobody (uid 65534, who ran sudo)"), std::string::npos);
+    EXPECT_FALSE(jmt::resolve_run_as("root", "65534", "65534").change);  // -u root keeps root
+    const jmt::RunAs numeric = jmt::resolve_run_as("43210", "", "");  // no passwd entry: the uid as given
+    EXPECT_EQ(numeric.uid, 43210u);
+    EXPECT_EQ(numeric.gid, 43210u);
+    EXPECT_EQ(numeric.name, "43210");
+    EXPECT_THROW(jmt::resolve_run_as("no-such-user-jmt", "", ""), jmt::Error);
+}

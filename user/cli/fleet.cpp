@@ -73,41 +73,70 @@ int usage_error(const std::string &cmd, const std::string &what)
     return 2;
 }
 
+// merge's options as given.
+struct MergeArgs {
+    std::vector<std::string> files;
+    bool json = false, csv = false, folded = false, tree = false, by_source = false;
+    std::string flamegraph, pprof, output, sort = "excl", metric = "wall", top_s = "20", min_percent_s = "0.5";
+    std::string factor_s = "2", outlier_calls_s = "100", min_calls_s = "0";
+};
+
+void add_merge_options(CLI::App &app, MergeArgs &a)
+{
+    app.add_option("FILE", a.files, "JSON reports (jmethodtime --json), or merges of them")->required();
+    auto *j = app.add_flag("--json", a.json, "One JSON document: the summed report, its sources and outliers");
+    auto *c = app.add_flag("--csv", a.csv, "CSV instead of the table")->excludes(j);
+    auto *f = app.add_flag("--folded", a.folded, "The merged call paths as collapsed stacks")->excludes(j)->excludes(c);
+    app.add_flag("--tree", a.tree, "The merged call tree")->excludes(j)->excludes(c)->excludes(f);
+    app.add_flag("--by-source", a.by_source, "Rows per source (table, --json's by_source, --csv's source column)");
+    app.add_option("--flamegraph", a.flamegraph, "Also write the merged call paths as a flame graph to FILE.html");
+    app.add_option("--pprof", a.pprof, "Also write a gzipped pprof profile, each sample labelled host and pid");
+    app.add_option("--top", a.top_s, "Rows in the table (0: all)")->capture_default_str();
+    app.add_option("--sort", a.sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign")
+        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
+        ->capture_default_str();
+    app.add_option("--metric", a.metric, "--folded's value and the flame graph's first metric: calls, wall, cpu")
+        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+        ->capture_default_str();
+    app.add_option("--min-percent", a.min_percent_s, "--tree: leave out paths under this % of the total")
+        ->capture_default_str();
+    app.add_option("--min-calls", a.min_calls_s, "Leave out methods with fewer calls (after summing)");
+    app.add_option("--outlier-factor", a.factor_s,
+                   "Outliers: per-call times over F times the median or under 1/F of it")
+        ->capture_default_str();
+    app.add_option("--outlier-min-calls", a.outlier_calls_s,
+                   "Outliers: compare only sources with at least N calls of the method")
+        ->capture_default_str();
+    app.add_option("-o,--output", a.output, "Write the report to FILE instead of standard output");
+}
+
+// Each input's call paths, labelled with its hosts and pids ("a+b" for an input that is a merge).
+std::vector<PprofSource> pprof_sources(const std::vector<MergeInput> &inputs)
+{
+    std::vector<PprofSource> sources;
+    for (const MergeInput &in : inputs) {
+        if (!in.tree)
+            continue;
+        std::string host, pid;
+        for (const ReportSource &s : in.profile.sources) {
+            host += (host.empty() ? "" : "+") + s.hostname;
+            pid += (pid.empty() ? "" : "+") + std::to_string(s.pid);
+        }
+        sources.push_back(PprofSource{&*in.tree, {{"host", host}, {"pid", pid}}});
+    }
+    return sources;
+}
+
 int run_merge(int argc, const char *const argv[])
 {
     CLI::App app{"jmethodtime merge: one report over the JSON reports of many hosts or JVMs (jmethodtime --json):\n"
                  "counts and times summed exactly, one source per report, and the sources whose time per call\n"
                  "is far from the others' (outliers).\n\n  jmethodtime merge [OPTIONS] FILE.json...\n",
                  "jmethodtime merge"};
-    std::vector<std::string> files;
-    bool json = false, csv = false, folded = false, tree = false, by_source = false;
-    std::string flamegraph, pprof, output, sort = "excl", metric = "wall", top_s = "20", min_percent_s = "0.5";
-    std::string factor_s = "2", outlier_calls_s = "100", min_calls_s = "0";
-    app.add_option("FILE", files, "JSON reports (jmethodtime --json), or merges of them")->required();
-    auto *j = app.add_flag("--json", json, "One JSON document: the summed report, its sources and outliers");
-    auto *c = app.add_flag("--csv", csv, "CSV instead of the table")->excludes(j);
-    auto *f = app.add_flag("--folded", folded, "The merged call paths as collapsed stacks")->excludes(j)->excludes(c);
-    app.add_flag("--tree", tree, "The merged call tree")->excludes(j)->excludes(c)->excludes(f);
-    app.add_flag("--by-source", by_source, "Rows per source (table, --json's by_source, --csv's source column)");
-    app.add_option("--flamegraph", flamegraph, "Also write the merged call paths as a flame graph to FILE.html");
-    app.add_option("--pprof", pprof, "Also write a gzipped pprof profile, each sample labelled host and pid");
-    app.add_option("--top", top_s, "Rows in the table (0: all)")->capture_default_str();
-    app.add_option("--sort", sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign")
-        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
-        ->capture_default_str();
-    app.add_option("--metric", metric, "--folded's value and the flame graph's first metric: calls, wall, cpu")
-        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
-        ->capture_default_str();
-    app.add_option("--min-percent", min_percent_s, "--tree: leave out paths under this % of the total")
-        ->capture_default_str();
-    app.add_option("--min-calls", min_calls_s, "Leave out methods with fewer calls (after summing)");
-    app.add_option("--outlier-factor", factor_s,
-                   "Outliers: per-call times over F times the median or under 1/F of it")
-        ->capture_default_str();
-    app.add_option("--outlier-min-calls", outlier_calls_s,
-                   "Outliers: compare only sources with at least N calls of the method")
-        ->capture_default_str();
-    app.add_option("-o,--output", output, "Write the report to FILE instead of standard output");
+    MergeArgs args;
+    add_merge_options(app, args);
+    auto &[files, json, csv, folded, tree, by_source, flamegraph, pprof, output, sort, metric, top_s, min_percent_s,
+           factor_s, outlier_calls_s, min_calls_s] = args;
     try {
         app.parse(argc - 1, argv + 1);
     } catch (const CLI::ParseError &e) {
@@ -151,18 +180,7 @@ int run_merge(int argc, const char *const argv[])
     ReportSink pprof_sink(pprof, "--pprof");
     ReportSink flame_sink(flamegraph, "--flamegraph");
     if (!pprof.empty()) {
-        std::vector<PprofSource> sources;
-        for (const MergeInput &in : inputs) {
-            if (!in.tree)
-                continue;
-            std::string host, pid;
-            for (const ReportSource &s : in.profile.sources) {
-                host += (host.empty() ? "" : "+") + s.hostname;
-                pid += (pid.empty() ? "" : "+") + std::to_string(s.pid);
-            }
-            sources.push_back(PprofSource{&*in.tree, {{"host", host}, {"pid", pid}}});
-        }
-        write_pprof(pprof_sink.stream(), sources, merged.duration_ns);
+        write_pprof(pprof_sink.stream(), pprof_sources(inputs), merged.duration_ns);
         pprof_sink.flush();
     }
     if (!flamegraph.empty()) {

@@ -343,6 +343,44 @@ uint64_t inclusive_value(const PathNode &n, PathMetric metric)
     return 0;
 }
 
+// Every node of tree by its path of frame labels from the root.
+std::map<std::string, const PathNode *> nodes_by_path(const CallTree &tree)
+{
+    std::map<std::string, const PathNode *> by_path;
+    const PathIndex index(tree);
+    for (const PathNode &n : tree.nodes) {
+        std::string key;
+        for (const PathNode *p : index.chain(n))
+            key = frame_label(*p) + "\n" + key;
+        by_path[key] = &n;
+    }
+    return by_path;
+}
+
+// A frame's colour against the same path in the base report, and the words for its tooltip.
+struct DiffShade {
+    std::string fill = "#b04ad0", change = "only in the new report", base_text = "-";
+};
+
+DiffShade shade_of(double now_per_call, const PathNode *base)
+{
+    DiffShade d;
+    if (!base || base->stats.calls == 0)
+        return d;
+    const double base_pc = per_call(base->stats.wall_incl_ns, base->stats.calls);
+    const double ratio = base_pc > 0 ? now_per_call / base_pc : 1;
+    const double strength = std::min(1.0, std::fabs(std::log2(std::max(ratio, 1e-9))));
+    const int shade = static_cast<int>(std::lround(255 - 200 * (std::fabs(ratio - 1) < 0.05 ? 0 : strength)));
+    char buf[32];
+    snprintf(buf, sizeof buf, ratio >= 1 ? "#ff%02x%02x" : "#%02x%02xff", shade, shade);
+    d.fill = buf;
+    snprintf(buf, sizeof buf, "%+.1f%%", (ratio - 1) * 100);
+    d.change = buf;
+    d.base_text = std::to_string(base->stats.calls) + " calls, " +
+                  format_duration(static_cast<uint64_t>(std::llround(base_pc))) + "/call";
+    return d;
+}
+
 }  // namespace
 
 void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const CallTree &now,
@@ -351,16 +389,7 @@ void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const C
     // Both trees on one key per path (labels from the root), so base's node of a path of now is found.
     const CallTree merged_now = merge_trees({&now});
     const CallTree merged_base = merge_trees({&base});
-    std::map<std::string, const PathNode *> base_by_path;
-    {
-        const PathIndex index(merged_base);
-        for (const PathNode &n : merged_base.nodes) {
-            std::string key;
-            for (const PathNode *p : index.chain(n))
-                key = frame_label(*p) + "\n" + key;
-            base_by_path[key] = &n;
-        }
-    }
+    const std::map<std::string, const PathNode *> base_by_path = nodes_by_path(merged_base);
     std::unordered_map<uint32_t, std::vector<const PathNode *>> children;
     uint64_t total = 0;
     for (const PathNode &n : merged_now.nodes) {
@@ -412,24 +441,10 @@ void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const C
         << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\">\n";
     for (const Frame &f : frames) {
         const PathNode &n = *f.node;
-        auto b = base_by_path.find(f.key);
+        const auto b = base_by_path.find(f.key);
         const double now_pc = per_call(n.stats.wall_incl_ns, n.stats.calls);
-        std::string fill = "#b04ad0", change = "only in the new report";
-        std::string base_text = "-";
-        if (b != base_by_path.end() && b->second->stats.calls > 0) {
-            const double base_pc = per_call(b->second->stats.wall_incl_ns, b->second->stats.calls);
-            const double ratio = base_pc > 0 ? now_pc / base_pc : 1;
-            const double strength = std::min(1.0, std::fabs(std::log2(std::max(ratio, 1e-9))));
-            const int shade = static_cast<int>(std::lround(255 - 200 * (std::fabs(ratio - 1) < 0.05 ? 0 : strength)));
-            char buf[16];
-            snprintf(buf, sizeof buf, ratio >= 1 ? "#ff%02x%02x" : "#%02x%02xff", shade, shade);
-            fill = buf;
-            char c[32];
-            snprintf(c, sizeof c, "%+.1f%%", (ratio - 1) * 100);
-            change = c;
-            base_text = std::to_string(b->second->stats.calls) + " calls, " +
-                        format_duration(static_cast<uint64_t>(std::llround(base_pc))) + "/call";
-        }
+        const DiffShade shade = shade_of(now_pc, b == base_by_path.end() ? nullptr : b->second);
+        const std::string &fill = shade.fill, &change = shade.change, &base_text = shade.base_text;
         const double y = height - 20 - (static_cast<double>(f.depth) + 1) * row;
         const std::string label = frame_label(n);
         out << "<g><title>" << html_escape(label) << "\nnew: " << n.stats.calls << " calls, "

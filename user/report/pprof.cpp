@@ -191,6 +191,75 @@ void gzip_to(std::ostream &out, const std::string &data)
     deflateEnd(&zs);
 }
 
+// One mapping for every location: it says the functions and file names are
+// known, so pprof does not try to symbolize addresses (there are none) in a
+// binary. Its id is the one every location names.
+constexpr uint64_t kJvmMappingId = 1;
+
+// One Function and one Location per method, sharing an id from 1 in order of first use.
+struct Locations {
+    using MethodKey = std::tuple<bool, std::string, std::string, std::string>;  // synthetic, class or label, ...
+    std::map<MethodKey, uint64_t> ids;
+    std::vector<Message> locations, functions;
+
+    uint64_t of(const PathNode &node, StringTable &strings)
+    {
+        // "[truncated]" and "[untraced callees]" are one function each, with no class.
+        const bool synthetic = node.truncated || node.untraced;
+        MethodKey key{synthetic, synthetic ? frame_label(node) : node.klass, synthetic ? "" : node.method,
+                      synthetic ? "" : node.signature};
+        auto [it, added] = ids.emplace(std::move(key), ids.size() + 1);
+        if (!added)
+            return it->second;
+        const uint64_t id = it->second;
+        Message function;
+        function.add_varint(pb::Function::id, id);
+        function.add_int64(pb::Function::name, strings(frame_label(node)));
+        if (!synthetic) {
+            function.add_int64(pb::Function::system_name, strings(node.klass + "." + node.method + node.signature));
+            function.add_int64(pb::Function::filename, strings(source_path(node.klass)));
+        }
+        functions.push_back(std::move(function));
+        Message line;  // line 0: the probes give no line numbers
+        line.add_varint(pb::Line::function_id, id);
+        Message location;
+        location.add_varint(pb::Location::id, id);
+        location.add_varint(pb::Location::mapping_id, kJvmMappingId);
+        location.add_message(pb::Location::line, line);
+        locations.push_back(std::move(location));
+        return id;
+    }
+};
+
+// One sample per call path of source's tree, valued at its exclusive calls and times, with its labels.
+void add_samples(Message &profile, StringTable &strings, Locations &where, const PprofSource &source)
+{
+    const PathIndex index(*source.tree);
+    std::vector<Message> labels;
+    for (const auto &[key, value] : source.labels) {
+        Message label;
+        label.add_int64(pb::Label::key, strings(key));
+        label.add_int64(pb::Label::str, strings(value));
+        labels.push_back(std::move(label));
+    }
+    for (const PathNode &node : source.tree->nodes) {
+        const uint64_t calls = exclusive_value(node, PathMetric::Calls);
+        const uint64_t wall = exclusive_value(node, PathMetric::Wall);
+        const uint64_t cpu = exclusive_value(node, PathMetric::Cpu);
+        if (calls == 0 && wall == 0 && cpu == 0)
+            continue;
+        std::vector<uint64_t> location_ids;  // leaf first, as pprof wants
+        for (const PathNode *at : index.chain(node))
+            location_ids.push_back(where.of(*at, strings));
+        Message sample;
+        sample.add_packed(pb::Sample::location_id, location_ids);
+        sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu)});
+        for (const Message &label : labels)
+            sample.add_message(pb::Sample::label, label);
+        profile.add_message(pb::Profile::sample, sample);
+    }
+}
+
 }  // namespace
 
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, int64_t time_nanos)
@@ -208,80 +277,21 @@ void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uin
     profile.add_message(pb::Profile::sample_type, value_type(strings, "wall", "nanoseconds"));
     profile.add_message(pb::Profile::sample_type, value_type(strings, "cpu", "nanoseconds"));
 
-
-    // One mapping for every location: it says the functions and file names are
-    // known, so pprof does not try to symbolize addresses (there are none) in a
-    // binary. No file name: pprof would show it as the profile's "File:".
-    constexpr uint64_t jvm_mapping_id = 1;
+    // No file name on the mapping: pprof would show it as the profile's "File:".
     Message mapping;
-    mapping.add_varint(pb::Mapping::id, jvm_mapping_id);
+    mapping.add_varint(pb::Mapping::id, kJvmMappingId);
     mapping.add_varint(pb::Mapping::has_functions, 1);
     mapping.add_varint(pb::Mapping::has_filenames, 1);
     profile.add_message(pb::Profile::mapping, mapping);
 
-    // One Function and one Location per method, sharing an id from 1 in order of first use.
-    using MethodKey = std::tuple<bool, std::string, std::string, std::string>;  // synthetic, class or label, ...
-    std::map<MethodKey, uint64_t> method_ids;
-    std::vector<Message> locations, functions;
-    auto location_of = [&](const PathNode &node) {
-        // "[truncated]" and "[untraced callees]" are one function each, with no class.
-        const bool synthetic = node.truncated || node.untraced;
-        MethodKey key{synthetic, synthetic ? frame_label(node) : node.klass, synthetic ? "" : node.method,
-                      synthetic ? "" : node.signature};
-        auto [it, added] = method_ids.emplace(std::move(key), method_ids.size() + 1);
-        if (added) {
-            const uint64_t id = it->second;
-            Message function;
-            function.add_varint(pb::Function::id, id);
-            function.add_int64(pb::Function::name, strings(frame_label(node)));
-            if (!synthetic) {
-                function.add_int64(pb::Function::system_name, strings(node.klass + "." + node.method + node.signature));
-                function.add_int64(pb::Function::filename, strings(source_path(node.klass)));
-            }
-            functions.push_back(std::move(function));
-            Message line;  // line 0: the probes give no line numbers
-            line.add_varint(pb::Line::function_id, id);
-            Message location;
-            location.add_varint(pb::Location::id, id);
-            location.add_varint(pb::Location::mapping_id, jvm_mapping_id);
-            location.add_message(pb::Location::line, line);
-            locations.push_back(std::move(location));
-        }
-        return it->second;
-    };
+    Locations where;
+    for (const PprofSource &source : sources)
+        if (source.tree)
+            add_samples(profile, strings, where, source);
 
-    for (const PprofSource &source : sources) {
-    if (!source.tree)
-        continue;
-    const PathIndex index(*source.tree);
-    std::vector<Message> labels;
-    for (const auto &[key, value] : source.labels) {
-        Message label;
-        label.add_int64(pb::Label::key, strings(key));
-        label.add_int64(pb::Label::str, strings(value));
-        labels.push_back(std::move(label));
-    }
-    for (const PathNode &node : source.tree->nodes) {
-        const uint64_t calls = exclusive_value(node, PathMetric::Calls);
-        const uint64_t wall = exclusive_value(node, PathMetric::Wall);
-        const uint64_t cpu = exclusive_value(node, PathMetric::Cpu);
-        if (calls == 0 && wall == 0 && cpu == 0)
-            continue;
-        std::vector<uint64_t> location_ids;  // leaf first, as pprof wants
-        for (const PathNode *at : index.chain(node))
-            location_ids.push_back(location_of(*at));
-        Message sample;
-        sample.add_packed(pb::Sample::location_id, location_ids);
-        sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu)});
-        for (const Message &label : labels)
-            sample.add_message(pb::Sample::label, label);
-        profile.add_message(pb::Profile::sample, sample);
-    }
-    }
-
-    for (const Message &m : locations)
+    for (const Message &m : where.locations)
         profile.add_message(pb::Profile::location, m);
-    for (const Message &m : functions)
+    for (const Message &m : where.functions)
         profile.add_message(pb::Profile::function, m);
 
     // Every string is interned before the table is written.
@@ -304,11 +314,7 @@ void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uin
 
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns)
 {
-    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-    const auto since = static_cast<int64_t>(std::min<uint64_t>(duration_ns, static_cast<uint64_t>(now)));
-    write_pprof(out, tree, duration_ns, now - since);
+    write_pprof(out, std::vector<PprofSource>{PprofSource{&tree, {}}}, duration_ns);
 }
 
 void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns)

@@ -1,19 +1,20 @@
 #include "target/launch.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <grp.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "util/error.h"
+#include "util/procfs.h"
 
 namespace jmt {
 
@@ -101,19 +102,58 @@ LaunchPlan plan_launch(const std::vector<std::string> &command, const std::strin
 
 namespace {
 
-// The groups of user (its primary gid first), or just gid when it has no passwd entry.
-std::vector<gid_t> groups_of(const char *user, gid_t gid)
+// One line of /etc/passwd. Read as a file, not through NSS (getpwnam): the
+// static binary carries no NSS modules; users of LDAP and the like are given
+// by uid (-u 1234).
+struct PasswdEntry {
+    std::string name;
+    uid_t uid = 0;
+    gid_t gid = 0;
+};
+
+// ':'-separated fields of a line of /etc/passwd or /etc/group.
+std::vector<std::string> fields_of(const std::string &line)
 {
-    int n = 32;
-    std::vector<gid_t> groups(n);
-    if (user && getgrouplist(user, gid, groups.data(), &n) < 0) {
-        groups.resize(n);
-        if (getgrouplist(user, gid, groups.data(), &n) < 0)
-            n = 0;
+    std::vector<std::string> f;
+    std::istringstream in(line);
+    for (std::string field; std::getline(in, field, ':');)
+        f.push_back(field);
+    return f;
+}
+
+bool all_digits(const std::string &s)
+{
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The entry whose name (or, numeric, whose uid) is who.
+std::optional<PasswdEntry> passwd_entry(const std::string &who, const std::string &passwd_text)
+{
+    std::istringstream in(passwd_text);
+    for (std::string line; std::getline(in, line);) {
+        const std::vector<std::string> f = fields_of(line);
+        if (f.size() < 4 || !all_digits(f[2]) || !all_digits(f[3]))
+            continue;
+        if (f[0] == who || (all_digits(who) && f[2] == who))
+            return PasswdEntry{f[0], static_cast<uid_t>(std::stoul(f[2])), static_cast<gid_t>(std::stoul(f[3]))};
     }
-    groups.resize(user ? n : 0);
-    if (groups.empty())
-        groups.push_back(gid);
+    return std::nullopt;
+}
+
+// gid, then every group of /etc/group that lists user as a member.
+std::vector<gid_t> groups_of(const std::string &user, gid_t gid, const std::string &group_text)
+{
+    std::vector<gid_t> groups = {gid};
+    std::istringstream in(group_text);
+    for (std::string line; std::getline(in, line);) {
+        const std::vector<std::string> f = fields_of(line);
+        if (f.size() < 4 || !all_digits(f[2]))
+            continue;
+        std::istringstream members(f[3]);
+        for (std::string m; std::getline(members, m, ',');)
+            if (m == user && static_cast<gid_t>(std::stoul(f[2])) != gid)
+                groups.push_back(static_cast<gid_t>(std::stoul(f[2])));
+    }
     return groups;
 }
 
@@ -124,19 +164,15 @@ RunAs resolve_run_as(const std::string &user, const std::string &sudo_uid, const
     RunAs r;
     if (user.empty() && (sudo_uid.empty() || sudo_uid == "0"))
         return r;  // root, as this process
-    const bool numeric = !user.empty() && user.find_first_not_of("0123456789") == std::string::npos;
-    const struct passwd *pw = nullptr;
-    if (!user.empty())
-        pw = numeric ? getpwuid(static_cast<uid_t>(std::stoul(user))) : getpwnam(user.c_str());
-    else
-        pw = getpwuid(static_cast<uid_t>(std::stoul(sudo_uid)));
-    if (!user.empty() && !numeric && !pw)
+    const std::string who = user.empty() ? sudo_uid : user;
+    const std::optional<PasswdEntry> pw = passwd_entry(who, read_file("/etc/passwd"));
+    if (!pw && !all_digits(who))
         throw Error("-u " + user + ": no such user: give a user name or a numeric uid (-u root keeps root)");
-    r.uid = pw ? pw->pw_uid : static_cast<uid_t>(std::stoul(user.empty() ? sudo_uid : user));
-    r.gid = user.empty() && !sudo_gid.empty() ? static_cast<gid_t>(std::stoul(sudo_gid))
-                                               : (pw ? pw->pw_gid : static_cast<gid_t>(r.uid));
-    r.name = pw ? pw->pw_name : std::to_string(r.uid);
-    r.groups = groups_of(pw ? pw->pw_name : nullptr, r.gid);
+    r.uid = pw ? pw->uid : static_cast<uid_t>(std::stoul(who));
+    r.gid = user.empty() && all_digits(sudo_gid) ? static_cast<gid_t>(std::stoul(sudo_gid))
+                                                 : (pw ? pw->gid : static_cast<gid_t>(r.uid));
+    r.name = pw ? pw->name : who;
+    r.groups = pw ? groups_of(pw->name, r.gid, read_file("/etc/group")) : std::vector<gid_t>{r.gid};
     r.change = r.uid != 0 || r.gid != 0;
     if (user.empty())
         r.note = "jmethodtime: running the command as " + r.name + " (uid " + std::to_string(r.uid) +
