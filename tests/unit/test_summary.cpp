@@ -2,7 +2,8 @@
 
 #include <sstream>
 
-#include "cost/cost_range.h"
+#include "cost/correction.h"
+#include "cost/overhead.h"
 #include "report/report.h"
 #include "report/summary.h"
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "kernel/privileges.h"
 #include "report/report.h"
