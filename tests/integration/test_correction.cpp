@@ -112,10 +112,22 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
             }
         }
         // The traps cost the JVM with --raw too: the overhead line's trap time is the events at
-        // the middle of the measured range, within 40% of what the JVM paid.
+        // the measured range's likely cost, within 40% of what the JVM paid (when the host did
+        // not disturb the run: a stall inflates what the JVM "paid", not the traps).
         const double events = r.report["overhead"]["events"].get<double>();
-        EXPECT_NEAR(r.report["overhead"]["trap_ns"].get<double>(), events * paid, 0.40 * events * paid)
-            << r.report["overhead"].dump();
+        EXPECT_GT(r.report["overhead"]["trap_ns"].get<double>(), 0) << r.report["overhead"].dump();
+        if (jmt_it::done_value(r.done_line, "slowest_batch_pct") <= kMaxSlowestBatchPct)
+            EXPECT_NEAR(r.report["overhead"]["trap_ns"].get<double>(), events * paid, 0.40 * events * paid)
+                << r.report["overhead"].dump();
+        if (raw) {
+            // --raw takes nothing out, but still calibrates: the overhead line prices the traps.
+            EXPECT_EQ(r.report["probe_cost"]["traced_event_ns"].get<uint64_t>(), 0u);
+            EXPECT_EQ(r.report["probe_cost"]["rejected_event_ns"].get<uint64_t>(), 0u);
+            EXPECT_GT(r.report["probe_cost"]["calibrated_traced_event_ns"].get<uint64_t>(), 0u)
+                << r.report["probe_cost"].dump();
+            EXPECT_GT(r.report["probe_cost"]["calibration_samples"].get<uint64_t>(), 1u)
+                << r.report["probe_cost"].dump();
+        }
         if (!raw) {
             // The JVM pays 750 to 1250 ns per event from one run to the next on this VM, while the
             // calibration's own probes cost 860 to 990 ns: 40% catches a calibration of something else.

@@ -1,4 +1,4 @@
-// The cost taken out of a trace, decided from the trace where it can be (profile.h, CostBound):
+// The cost taken out of a trace, decided from the trace where it can be (cost/correction.h, CostBound):
 // four trivial getters are one-event leaves, so their corrected times come out near zero.
 #include "harness.h"
 

@@ -87,6 +87,28 @@ TEST(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
     EXPECT_EQ(kill(jvm.java.pid(), 0), 0);  // detached, the JVM runs on
 }
 
+// --max-overhead with --raw: the times stay as measured, but the probe cost is still
+// calibrated, so the guard prices the traps and detaches as it does without --raw.
+TEST(Lifecycle, MaxOverheadWorksWithRaw)
+{
+    JMT_REQUIRE_BPF();
+    LongJvm jvm;
+    Child jmt({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--raw", "--package", "demo/abc",
+               "--max-overhead", "50", "-d", "20"},
+              false);
+    EXPECT_EQ(jmt.wait_exit(30000), 0);
+    const std::string err = jmt.drain(true, 1000);
+    EXPECT_NE(err.find("of the JVM's CPU time for 2 s in a row, over --max-overhead 50%: detached from pid " +
+                       std::to_string(jvm.java.pid())),
+              std::string::npos)
+        << err;
+    auto report = nlohmann::json::parse(jmt.drain(false, 5000));
+    EXPECT_EQ(report["times"], "raw");
+    EXPECT_LT(report["duration_ns"].get<uint64_t>(), 6'000'000'000u);
+    EXPECT_GT(report["overhead"]["trap_ns"].get<uint64_t>(), 0u) << report["overhead"].dump();
+    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);  // detached, the JVM runs on
+}
+
 // Under the limit the guard never ends the trace. FixedWork's work is sized from the event cost
 // this host shows (a short trace first): c() of 5 event costs (at least 5 us), so the traps of a()'s
 // 16 events are about a fifth of its CPU time, on a 0.5 us host as on an 8 us one.

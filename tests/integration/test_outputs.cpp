@@ -172,6 +172,26 @@ TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
             << m;
 }
 
+// --raw's overhead line prices the traps at the calibrated cost (issue 15): not "about 0 ms, 0%".
+TEST(Outputs, RawOverheadLineHasTheTrapTime)
+{
+    JMT_REQUIRE_BPF();
+    jmt_it::RunSpec spec;
+    spec.main_class = "demo.abc.FixedWork";
+    spec.args = {"2000", "5"};
+    spec.jmt_args = {"--package", "demo/abc", "--raw"};
+    spec.json = false;
+    auto r = jmt_it::run_traced(spec);
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    const size_t at = r.jmt_stdout.find("\nProbe events: ");
+    ASSERT_NE(at, std::string::npos) << r.jmt_stdout;
+    const std::string line = r.jmt_stdout.substr(at + 1, r.jmt_stdout.find('\n', at + 1) - at - 1);
+    std::printf("raw overhead line: %s\n", line.c_str());
+    EXPECT_NE(line.find(" of trap time, "), std::string::npos) << line;
+    EXPECT_EQ(line.find("about 0 "), std::string::npos) << line;
+    EXPECT_EQ(line.find(", 0% of"), std::string::npos) << line;
+}
+
 }  // namespace
 
 namespace {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "cost/calibrate.h"
+#include "cost/correction.h"
 #include "model/profile.h"
 
 namespace {

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cost/correction.h"
+#include "cost/overhead.h"
 #include "report/report.h"
 
 namespace {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/status_line.h"
+#include "cost/overhead.h"
 
 namespace {
 

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "cost/correction.h"
+#include "cost/overhead.h"
 #include "report/report.h"
 #include "report/summary.h"
 
@@ -54,6 +56,27 @@ TEST(Summary, SaysWhatWasTracedTheProbeCostAndTheCalls)
     // 1M traced x 100 ns + 2M others x 80 ns = 260 ms of the JVM's 2 s: 13%.
     EXPECT_EQ(lines[1], "Probe events: 3.00M (1.20M/s); about 260 ms of trap time, 13% of the JVM's 2.00 s on a CPU");
     EXPECT_EQ(lines[2], "2 methods, 500000 calls");
+}
+
+// --raw (issue 15): the times keep the probes' cost, but the calibration still prices the traps
+// for the overhead line; no cost is taken out (probe_cost stays 0).
+TEST(Summary, RawTimesStillHaveTheTrapTimeOfTheCalibration)
+{
+    jmt::Profile p = traced();
+    p.corrected = false;
+    p.probe_cost = {};
+    p.calibrated_cost = {100, 80};
+    const jmt::MethodStats before = p.methods[0].stats;
+    jmt::correct_profile(p, {});
+    EXPECT_EQ(p.probe_cost.traced_event_ns, 0u);
+    EXPECT_EQ(p.probe_cost.rejected_event_ns, 0u);
+    EXPECT_EQ(p.methods[0].stats.wall_incl_ns, before.wall_incl_ns);
+    const uint64_t trap_ns = jmt::overhead_ns(p.overhead, jmt::trap_cost(p));
+    EXPECT_GT(trap_ns, 0u);
+    const std::string text = jmt::overhead_text(p);
+    EXPECT_NE(text.find("; about " + jmt::format_duration(trap_ns) + " of trap time, "), std::string::npos) << text;
+    EXPECT_EQ(text.find("about 0 ms"), std::string::npos) << text;
+    EXPECT_EQ(text.find(" 0% of"), std::string::npos) << text;
 }
 
 TEST(Summary, NonZeroDiagnosticsInOneLine)

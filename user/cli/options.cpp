@@ -173,7 +173,7 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
-                 "inside each call");
+                 "inside each call (the cost is still calibrated for the overhead line and --max-overhead)");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
     g.pid_opt->excludes(g.list_opt);
 }
@@ -259,9 +259,6 @@ void check_combinations(const Given &g, const Options &o, bool dash_dash)
     if (g.sort == "foreign" && !o.foreign)
         throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "
                                    "measured only then): add --foreign");
-    if (o.max_overhead_percent > 0 && o.raw)
-        throw CLI::ValidationError("--max-overhead needs the calibrated cost of a probe event, which --raw "
-                                   "skips: drop one of them");
     if (o.interval_s > 0 && (o.folded || o.tree))
         throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
                                    "cover the whole trace: drop one of them");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "kernel/privileges.h"
 #include "report/report.h"
@@ -82,9 +83,9 @@ TraceSession::TraceSession(const Options &options)
     find_target();
     sink_ = std::make_unique<ReportSink>(options.output);
     path_files_ = std::make_unique<PathFiles>(options);
-    if (!options.raw)
-        sampler_ = std::make_unique<CostSampler>(
-            CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
+    // Calibrated with --raw too: the overhead line, the status line and --max-overhead price the traps.
+    sampler_ = std::make_unique<CostSampler>(
+        CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
     attach();
 }
 

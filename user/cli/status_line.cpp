@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "cost/overhead.h"
 #include "report/report.h"
 
 namespace jmt {

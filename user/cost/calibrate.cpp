@@ -152,6 +152,46 @@ double pair_ns(bool traced_class, int batches, bool nested, int pairs)
 
 }  // namespace self_probe
 
+namespace {
+
+double interquartile_mean(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t cut = v.size() >= 4 ? v.size() / 4 : 0;
+    double sum = 0;
+    for (size_t i = cut; i < v.size() - cut; i++)
+        sum += v[i];
+    return sum / static_cast<double>(v.size() - 2 * cut);
+}
+
+}  // namespace
+
+CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns)
+{
+    std::vector<double> traced, rejected;
+    auto take = [&](bool window_only) {
+        traced.clear();
+        rejected.clear();
+        for (const CostSample &s : samples) {
+            if (window_only && (s.at_ns < from_ns || s.at_ns > to_ns))
+                continue;
+            traced.push_back(s.traced_event_ns);
+            rejected.push_back(s.rejected_event_ns);
+        }
+    };
+    take(true);
+    if (traced.size() < kMinWindowSamples)
+        take(false);
+    CostEstimate e;
+    e.samples = traced.size();
+    if (traced.empty())
+        return e;
+    auto whole_ns = [](double ns) { return static_cast<uint64_t>(std::llround(std::max(0.0, ns))); };
+    e.cost.traced_event_ns = whole_ns(interquartile_mean(traced));
+    e.cost.rejected_event_ns = whole_ns(interquartile_mean(rejected));
+    return e;
+}
+
 struct CostSampler::State {
     SkeletonPtr skel;
     std::vector<LinkPtr> links;  // entry, return

@@ -35,6 +35,29 @@ double pair_ns(bool traced_class, int batches, bool nested = false, int pairs = 
 
 }  // namespace self_probe
 
+// One timing of the tool's own probes: ns per event of a traced method and of
+// a method the filter rejects, taken at at_ns (CLOCK_MONOTONIC).
+struct CostSample {
+    uint64_t at_ns = 0;
+    double traced_event_ns = 0;
+    double rejected_event_ns = 0;
+};
+
+// Samples a window needs before its estimate stops using all the samples.
+constexpr size_t kMinWindowSamples = 5;
+
+struct CostEstimate {
+    ProbeCost cost;
+    size_t samples = 0;  // samples behind cost
+};
+
+// One event's cost over [from_ns, to_ns]: the interquartile mean of the samples
+// taken in it, or of all samples when the window holds fewer than
+// kMinWindowSamples. The mean, because the trace pays the trap's average cost
+// over its window; without the outer quartiles, which hold the batches an
+// interrupt or a page fault hit.
+CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns);
+
 // What the calibration's programs are loaded with: the tracer's options that
 // change a probe event's cost.
 struct CalibrationConfig {

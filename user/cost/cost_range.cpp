@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost/correction.h"
 #include "gaps.h"
 
 namespace jmt {
@@ -80,7 +81,11 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated)
     return r;
 }
 
-
+ProbeCost likely_cost(const CostRange &range)
+{
+    return {range.lo.traced_event_ns + (range.hi.traced_event_ns - range.lo.traced_event_ns) / 10,
+            range.lo.rejected_event_ns + (range.hi.rejected_event_ns - range.lo.rejected_event_ns) / 10};
+}
 
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
 {
@@ -98,54 +103,6 @@ TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
     set(b.wall_foreign_ns, low.wall_foreign_ns, high.wall_foreign_ns);
     set(b.cpu_foreign_ns, low.cpu_foreign_ns, high.cpu_foreign_ns);
     return b;
-}
-
-namespace {
-
-ProbeCost lower_of(const ProbeCost &a, const ProbeCost &b)
-{
-    return {std::min(a.traced_event_ns, b.traced_event_ns), std::min(a.rejected_event_ns, b.rejected_event_ns)};
-}
-
-ProbeCost clamped(const ProbeCost &c, const CostRange &r)
-{
-    return {std::clamp(c.traced_event_ns, r.lo.traced_event_ns, r.hi.traced_event_ns),
-            std::clamp(c.rejected_event_ns, r.lo.rejected_event_ns, r.hi.rejected_event_ns)};
-}
-
-}  // namespace
-
-void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
-{
-    profile.gaps = summarize_gaps(profile.gap_hist);
-    CostRange range = cost_range(profile.gaps, profile.calibrated_cost);
-    if (!profile.corrected) {
-        profile.cost_range = range;
-        return;
-    }
-    // The rows tell more where they can: a one-event leaf's time per call is
-    // one event's cost to this JVM plus a getter's few ns, and a row's
-    // exclusive time holds at least its events' cost. Both are ceilings.
-    const CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range));
-    ProbeCost cost = likely_cost(range);
-    if (bound.source != CostSource::Calibrated) {
-        range.hi = lower_of(range.hi, bound.cost);
-        range.lo = lower_of(range.lo, range.hi);
-        cost = bound.source == CostSource::Leaves ? clamped(bound.cost, range) : likely_cost(range);
-    }
-    profile.cost_range = range;
-    profile.probe_cost = cost;
-    profile.cost_source = bound.source != CostSource::Calibrated ? bound.source
-                          : range.basis == CostBasis::Gaps      ? CostSource::Gaps
-                                                                : CostSource::Calibrated;
-    profile.cost_method = bound.method;
-    for (MethodRow &row : profile.methods) {
-        row.probe_dominated = probe_dominated(row.stats, cost);
-        row.bounds = time_bounds(row.stats, range);
-        row.stats = without_probe_cost(row.stats, cost);
-    }
-    for (MethodStats *stats : path_stats)
-        *stats = without_probe_cost(*stats, cost);
 }
 
 }  // namespace jmt

@@ -15,16 +15,13 @@ namespace jmt {
 constexpr uint64_t kMinGapSamples = 1000;
 // The quantile of the gaps taken as their lower edge (0.5%): below the bulk of
 // one-trap gaps, above the odd short read (clock skew across a migration is
-// excluded in the kernel, by the switch check). At 1% the JVM's own timing
-// once put what it paid per event 0.3% below the range.
+// excluded in the kernel, by the switch check); the range starts a bucket's
+// width below it (docs/accuracy.md has what these rest on).
 constexpr double kGapEdgeQuantile = 0.005;
-// What the JVM pays per event above the lower edge: the refill of its caches,
-// TLB and branch predictors after each trap, which the Java code after it
-// pays. From the JVM's own timing of traced and untraced calls of the seed
-// flow: 7 to 11% above the edge on a host at 5.4 us per event, 13% at 5.9 us
-// (JMT_TEST_TRAP_NS=4800 on a 0.55 us host), and up to 27% above the
-// calibration (about 20% above the edge) on a host at 0.9 us. The range's top
-// is the edge (or the calibration, when higher) this much higher.
+// What the JVM pays per event above the lower edge, as a fraction of it: the
+// refill of its caches, TLB and branch predictors after each trap, which the
+// Java code after it pays. The range's top is the edge (or the calibration,
+// when higher) this much higher.
 constexpr double kRefillMargin = 0.25;
 
 // Summary of a gap histogram (JMT_GAP_BUCKETS counts; an empty one gives zeros).
@@ -42,11 +39,8 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated);
 // [lo, hi] of each corrected time of a row measured raw, under range.
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range);
 
-// Decides the cost range of a profile whose rows are raw, from its gaps and
-// its calibration, and with corrected the cost taken out (rows and call
-// paths: the range's likely cost, or the trace's one-event leaves within it)
-// and every row's bounds; a row whose exclusive time holds less than its
-// events at the range's top lowers the top (bounded_probe_cost).
-void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats);
+// The cost a range's times are corrected with: its low end plus a tenth of
+// its width; the range's top allows for hosts whose refill after a trap costs more.
+ProbeCost likely_cost(const CostRange &range);
 
 }  // namespace jmt

@@ -1,6 +1,39 @@
 #include "cost/overhead.h"
 
+#include <algorithm>
+
+#include "cost/cost_range.h"
+
 namespace jmt {
+
+Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then)
+{
+    Overhead o;
+    o.events = now.events - then.events;
+    o.traced_events = now.traced_events - then.traced_events;
+    if (now.jvm_cpu_ns && then.jvm_cpu_ns && *now.jvm_cpu_ns >= *then.jvm_cpu_ns)
+        o.jvm_cpu_ns = *now.jvm_cpu_ns - *then.jvm_cpu_ns;
+    return o;
+}
+
+uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost)
+{
+    const uint64_t traced = std::min(overhead.traced_events, overhead.events);
+    return traced * cost.traced_event_ns + (overhead.events - traced) * cost.rejected_event_ns;
+}
+
+std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost)
+{
+    const uint64_t trap_ns = overhead_ns(overhead, cost);
+    if (overhead.jvm_cpu_ns == 0 || trap_ns == 0)
+        return std::nullopt;
+    return static_cast<double>(trap_ns) / static_cast<double>(overhead.jvm_cpu_ns);
+}
+
+ProbeCost trap_cost(const Profile &profile)
+{
+    return profile.corrected ? profile.probe_cost : likely_cost(profile.cost_range);
+}
 
 void OverheadGuard::start(uint64_t start_ns, const OverheadTotals &totals)
 {

@@ -1,4 +1,6 @@
-// --max-overhead: when the probes' traps take too much of the JVM's CPU time.
+// What the probes' traps cost the JVM over a window (the overhead line, JSON
+// overhead, the status line), and --max-overhead: when they take too much of
+// the JVM's CPU time.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,26 @@
 #include "model/profile.h"
 
 namespace jmt {
+
+// The JVM's CPU time is read this often (about 20 us a reading), so that a JVM
+// reaped by its parent before the end of the trace still has a recent figure.
+constexpr uint64_t kCpuReadPeriodNs = 25'000'000;
+
+// The window between two totals: its events, and the JVM's CPU time between
+// the two readings (0, unknown, when either is missing).
+Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then);
+
+// ns the window's events cost the JVM at cost (0 when cost is zero).
+uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);
+
+// The traps' share of the JVM's CPU time over the window at cost; nullopt
+// when the CPU time is unknown or the cost is zero.
+std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost);
+
+// What one probe event cost this trace: the cost taken out of corrected
+// times, or with --raw the likely cost of the measured range (the traps cost
+// the JVM all the same).
+ProbeCost trap_cost(const Profile &profile);
 
 // Windows over which the share is measured, and how many in a row must be
 // over the limit: one burst (class loading, a call site's first linkage)

@@ -60,40 +60,13 @@ struct Diagnostics {
 };
 
 // Time one probe event adds to every frame open on its thread (ns): the trap
-// into the kernel and the program's run, as calibrated (calibrate.h). Whole ns, so
+// into the kernel and the program's run (cost/calibrate.h, cost/cost_range.h). Whole ns, so
 // corrections stay additive: a frame's correction is exactly its exclusive
 // correction plus its callees' inclusive ones.
 struct ProbeCost {
     uint64_t traced_event_ns = 0;    // an event of a traced method
     uint64_t rejected_event_ns = 0;  // an event of a method the package filter rejects
 };
-
-// One timing of the tool's own probes (calibrate.h): ns per event of a traced
-// method and of a method the filter rejects, taken at at_ns (CLOCK_MONOTONIC).
-struct CostSample {
-    uint64_t at_ns = 0;
-    double traced_event_ns = 0;
-    double rejected_event_ns = 0;
-};
-
-// Samples a window needs before its estimate stops using all the samples.
-constexpr size_t kMinWindowSamples = 5;
-
-struct CostEstimate {
-    ProbeCost cost;
-    size_t samples = 0;  // samples behind cost
-};
-
-// One event's cost over [from_ns, to_ns]: the interquartile mean of the samples
-// taken in it, or of all samples when the window holds fewer than
-// kMinWindowSamples. The mean, because the trap's cost moves by 10-20% from
-// one 100 ms to the next on a VM and the trace pays the average; without the
-// outer quartiles, which hold the batches an interrupt or a page fault hit.
-CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns);
-
-// The JVM's CPU time is read this often (about 20 us a reading), so that a JVM
-// reaped by its parent before the end of the trace still has a recent figure.
-constexpr uint64_t kCpuReadPeriodNs = 25'000'000;
 
 // What the probes cost the traced JVM over a report's window. Every Java
 // call traps once the probes are attached, whatever the filter: filtered-out
@@ -103,7 +76,7 @@ struct Overhead {
     uint64_t traced_events = 0;  // of them, events of traced methods
     uint64_t jvm_cpu_ns = 0;     // the JVM's CPU time (every thread, user and system); 0: unknown
     bool jvm_cpu_early = false;  // the JVM was gone at the end: jvm_cpu_ns ends at the last reading
-                                 // (up to kCpuReadPeriodNs earlier), so the share is a little high
+                                 // (up to one reading period earlier), so the share is a little high
 };
 
 // Totals at one moment, from which windows' Overhead are taken: the programs'
@@ -117,66 +90,12 @@ struct OverheadTotals {
 // Totals from the programs' counters (enum jmt_counter), without a CPU reading.
 OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_calls);
 
-// The window between two totals: its events, and the JVM's CPU time between
-// the two readings (0, unknown, when either is missing).
-Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then);
-
-// ns the window's events cost the JVM at cost (0 when not calibrated).
-uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);
-
-// The traps' share of the JVM's CPU time over the window at cost; nullopt
-// when the CPU time is unknown or nothing is calibrated (--raw).
-std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost);
-
-// stats with the probe events' cost taken out of its four times (clamped at 0):
-// each time loses traced events x traced cost + other events x rejected cost.
-MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
-
-// Events a row's exclusive time must hold before it can lower the calibrated cost.
-constexpr uint64_t kMinBoundEvents = 10000;
-// One-event leaves (below): calls each of at least kMinLeafRows rows must have.
-constexpr uint64_t kMinLeafCalls = 10000;
-constexpr size_t kMinLeafRows = 3;
-// How far (a factor either way) the leaves' cost may be from the calibration's:
-// what a JVM pays per event was up to 1.27 times the calibration's cost in 20
-// runs here, and a cheapest leaf of three that works for a third of a trap
-// besides is unlikely in a package with getters.
-constexpr double kMaxLeafFactor = 1.35;
-
 enum class CostSource {
     Calibrated,  // the likely cost of the range around the calibration (too few gaps)
     Gaps,        // the likely cost of the range from the JVM's own gaps (cost/cost_range.h)
     Leaves,      // measured in the trace on its cheapest one-event leaf
     Bounded,     // lowered until a row's exclusive time holds its events' cost
 };
-
-// The cost to take out of a trace's rows, decided from the rows themselves
-// where they tell more than the calibration (which times the tool's own
-// probes, not the JVM's code):
-// - Leaves: a row whose every call is a leaf making exactly one probe event
-//   (its own return: traced, no callee) measures, per call, one traced
-//   event's cost plus its body. With at least kMinLeafRows such rows of
-//   kMinLeafCalls calls each, the cheapest (a getter's body is a few ns) is
-//   taken as the traced cost, when it is within kMaxLeafFactor of the
-//   calibration (else the leaves do real work); the filtered-out cost scales
-//   with it.
-// - Bounded: each trap runs on a CPU inside the frame's exclusive time, so a
-//   method's exclusive time (the smaller of elapsed and on-CPU) holds at least
-//   its events' real cost: a row with kMinBoundEvents events or more that
-//   measured less than its events' cost lowers both costs until it fits.
-struct CostBound {
-    ProbeCost cost;      // what to take out
-    double scale = 1;    // cost / calibrated
-    CostSource source = CostSource::Calibrated;
-    std::string method;  // class.method(signature) of the row that decided (not Calibrated)
-};
-CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated);
-
-// True when the probe events inside the calls cost more than half of their
-// measured inclusive time (the smaller of elapsed and on-CPU): the corrected times are then mostly the
-// probes' cost taken out, and what a JVM pays per event differs from the
-// calibration by up to about 20%, so they may be off by 20% or more.
-bool probe_dominated(const MethodStats &raw, const ProbeCost &cost);
 
 // The gaps between consecutive probe events of one thread (bpf/gaps.h).
 struct GapSummary {
@@ -205,7 +124,7 @@ struct Profile {
     std::vector<std::string> method_globs;  // --method; empty = all
     std::vector<MethodRow> methods;     // every traced method with calls > 0
     Diagnostics diag;
-    ProbeCost probe_cost;               // cost taken out (zero when not calibrated): see bounded_probe_cost
+    ProbeCost probe_cost;               // cost taken out (zero with --raw): cost/correction.h
     Overhead overhead;                  // what the probes cost the JVM (see Overhead)
     ProbeCost calibrated_cost;          // the calibration's estimate for the trace's time
     size_t cost_samples = 0;            // calibration samples behind it (1: start-up only)
@@ -225,18 +144,6 @@ struct Profile {
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
     std::vector<ReportSource> sources;  // the traced JVM and its host; a merge's every source (model/merge.h)
 };
-
-// The cost a range's times are corrected with: its low end plus a tenth of
-// its width (2.5% above the gaps' edge). What the JVM paid per event, from
-// its own timing of traced and untraced calls of the seed flow, was 0.4% above
-// the edge on a 0.58 us host and 2.2% above it at 5.5 us (JMT_TEST_TRAP_NS);
-// the range's top allows for hosts whose refill after a trap costs more.
-ProbeCost likely_cost(const CostRange &range);
-
-// What one probe event cost this trace: the cost taken out of corrected
-// times, or with --raw the likely cost of the measured range (the traps cost the
-// JVM all the same).
-ProbeCost trap_cost(const Profile &profile);
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns
 

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <string>
 
+#include "cost/overhead.h"
 #include "jmethodtime.h"
 #include "report/report.h"
 

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "cost/overhead.h"
 #include "report/report.h"
 #include "report/fleet_json.h"
 
