@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -71,6 +72,22 @@ int usage_error(const std::string &cmd, const std::string &what)
             c = ' ';
     std::cerr << "jmethodtime " << cmd << ": " << m << " (jmethodtime " << cmd << " --help lists the options)\n";
     return 2;
+}
+
+// Parses a subcommand's arguments (argv[1] is its name); an exit code when it
+// is done already (--help: 0, a usage error: 2, with its one line).
+std::optional<int> parse_subcommand(CLI::App &app, int argc, const char *const argv[], const char *cmd)
+{
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::ParseError &e) {
+        if (e.get_exit_code() == 0) {
+            app.exit(e, std::cout, std::cerr);
+            return 0;
+        }
+        return usage_error(cmd, e.what());
+    }
+    return std::nullopt;
 }
 
 // merge's options as given.
@@ -137,15 +154,8 @@ int run_merge(int argc, const char *const argv[])
     add_merge_options(app, args);
     auto &[files, json, csv, folded, tree, by_source, flamegraph, pprof, output, sort, metric, top_s, min_percent_s,
            factor_s, outlier_calls_s, min_calls_s] = args;
-    try {
-        app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError &e) {
-        if (e.get_exit_code() == 0) {
-            app.exit(e, std::cout, std::cerr);
-            return 0;
-        }
-        return usage_error("merge", e.what());
-    }
+    if (std::optional<int> done = parse_subcommand(app, argc, argv, "merge"))
+        return *done;
     TableOptions table;
     OutlierOptions oopts;
     double min_percent = 0.5;
@@ -229,15 +239,8 @@ int run_diff(int argc, const char *const argv[])
     app.add_option("--top", top_s, "Rows in the table (0: all)")->capture_default_str();
     app.add_option("--min-calls", min_calls_s, "Leave out methods with fewer calls in both reports");
     app.add_option("-o,--output", output, "Write the report to FILE instead of standard output");
-    try {
-        app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError &e) {
-        if (e.get_exit_code() == 0) {
-            app.exit(e, std::cout, std::cerr);
-            return 0;
-        }
-        return usage_error("diff", e.what());
-    }
+    if (std::optional<int> done = parse_subcommand(app, argc, argv, "diff"))
+        return *done;
     size_t top = 20;
     uint64_t min_calls = 0;
     try {

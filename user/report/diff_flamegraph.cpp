@@ -12,26 +12,12 @@
 #include "model/diff.h"
 #include "model/merge.h"
 #include "report/fleet_report.h"
+#include "report/flamegraph.h"
 #include "report/report.h"
 
 namespace jmt {
 
 namespace {
-
-std::string html_escape(const std::string &s)
-{
-    std::string o;
-    for (char c : s) {
-        switch (c) {
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '&': o += "&amp;"; break;
-        case '"': o += "&quot;"; break;
-        default: o += c;
-        }
-    }
-    return o;
-}
 
 uint64_t inclusive_value(const PathNode &n, PathMetric metric)
 {

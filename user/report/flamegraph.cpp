@@ -102,6 +102,19 @@ std::string script_safe(const std::string &json_text)
     return out;
 }
 
+
+const char *metric_name(PathMetric metric)
+{
+    switch (metric) {
+    case PathMetric::Calls: return "calls";
+    case PathMetric::Wall: return "wall";
+    case PathMetric::Cpu: return "cpu";
+    }
+    return "wall";
+}
+
+}  // namespace
+
 std::string html_escape(const std::string &text)
 {
     std::string out;
@@ -117,18 +130,6 @@ std::string html_escape(const std::string &text)
     }
     return out;
 }
-
-const char *metric_name(PathMetric metric)
-{
-    switch (metric) {
-    case PathMetric::Calls: return "calls";
-    case PathMetric::Wall: return "wall";
-    case PathMetric::Cpu: return "cpu";
-    }
-    return "wall";
-}
-
-}  // namespace
 
 void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title,
                            PathMetric metric)

@@ -25,4 +25,7 @@ void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::s
 extern const char kFlamegraphDataBegin[];
 extern const char kFlamegraphDataEnd[];
 
+// text with &, <, >, " and ' as HTML entities, for text and attribute values.
+std::string html_escape(const std::string &text);
+
 }  // namespace jmt
