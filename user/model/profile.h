@@ -39,7 +39,7 @@ struct MethodRow {
     std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
     std::string method;     // getString
     std::string signature;  // (I)Ljava/lang/String;
-    bool probe_dominated = false;  // corrected times: see probe_dominated()
+    bool probe_dominated = false;  // corrected times: see probe_dominated (cost/correction.h)
     uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
     std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
