@@ -222,3 +222,32 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 18: --match REGEX picks the one JVM whose command line matches (the pid differs on every
+// host); none or several matching is one line and exit 1, with nothing attached.
+TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
+{
+    JMT_REQUIRE_BPF();
+    const std::string marker = "7" + std::to_string(getpid() % 100000);  // FixedWork's iterations, unique here
+    Child jvm({JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", marker, "5"},
+              true);
+    ASSERT_FALSE(jvm.wait_line(false, "READY", 60000).empty());
+    Child jmt({JMT_BINARY, "--match", "demo\\.abc\\.FixedWork " + marker + " ", "--package", "demo/abc", "--json"},
+              false);
+    const std::string tracing = jmt.wait_line(true, "Tracing", 30000);
+    EXPECT_NE(tracing.find("in pid " + std::to_string(jvm.pid()) + " "), std::string::npos) << tracing;
+    jvm.write_stdin("go\n");
+    EXPECT_EQ(jvm.wait_exit(120000), 0);
+    ASSERT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
+    const auto report = nlohmann::json::parse(jmt.drain(false, 5000));
+    EXPECT_EQ(jmt_it::calls_of(report, "demo/abc/FixedWork", "a", "()V"), std::stoull(marker));
+
+    Child none({JMT_BINARY, "--match", "no-such-jvm-" + marker}, false);
+    EXPECT_EQ(none.wait_exit(30000), 1);
+    EXPECT_EQ(none.drain(true, 1000), "jmethodtime: --match 'no-such-jvm-" + marker +
+                                          "': no JVM's command line matches (jmethodtime --list shows them)\n");
+}
+
+}  // namespace

@@ -2,6 +2,7 @@
 
 #include "jmethodtime.h"
 #include "target/jvm.h"
+#include "util/error.h"
 #include "report/report.h"
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -105,4 +106,25 @@ TEST(JdkVersion, VirtualThreadsAreNamedInTheHeaderAndJson)
     std::ostringstream plain;
     jmt::write_table(plain, p, {});
     EXPECT_EQ(plain.str().find("virtual threads"), std::string::npos);
+}
+
+TEST(PickJvm, OneMatchGivesItsPidNoneOrSeveralAreErrors)
+{
+    std::vector<jmt::JvmTarget> jvms(3);
+    jvms[0].pid = 10;
+    jvms[0].command = "java -cp app.jar com.shop.Orders --port 8080";
+    jvms[1].pid = 11;
+    jvms[1].command = "java -cp app.jar com.shop.Payments --port 8081";
+    jvms[2].pid = 12;
+    jvms[2].command = "java -jar tools.jar";
+    EXPECT_EQ(jmt::pick_jvm(jvms, "Orders"), 10);
+    EXPECT_EQ(jmt::pick_jvm(jvms, "--port 808[1]"), 11);
+    try {
+        jmt::pick_jvm(jvms, "com\\.shop");
+        ADD_FAILURE() << "two JVMs match";
+    } catch (const jmt::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("matches 2 JVMs (pids 10, 11)"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(jmt::pick_jvm(jvms, "Inventory"), jmt::Error);
+    EXPECT_THROW(jmt::pick_jvm(jvms, "([unclosed"), jmt::Error);
 }

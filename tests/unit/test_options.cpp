@@ -293,3 +293,17 @@ TEST(OptionChecks, OtherUsageErrorsAreOneLineToo)
 }
 
 }  // namespace
+
+TEST(ParseOptions, MatchReplacesThePidAndExcludesItAndACommand)
+{
+    auto r = parse({"--match", "com\\.shop\\.Orders", "--package", "org/postgresql"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_EQ(r.options.match, "com\\.shop\\.Orders");
+    EXPECT_EQ(r.options.pid, 0);
+    auto both = parse({"--match", "Orders", "-p", "12"});
+    EXPECT_TRUE(both.exit_now);
+    EXPECT_EQ(both.exit_code, 2);
+    auto launch = parse({"--match", "Orders", "--", "java", "-version"});
+    EXPECT_TRUE(launch.exit_now);
+    EXPECT_NE(launch.message.find("--match picks a running JVM"), std::string::npos) << launch.message;
+}

@@ -175,7 +175,12 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call (the cost is still calibrated for the overhead line and --max-overhead)");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
+    auto *match = app.add_option("--match", o.match,
+                                 "Trace the one JVM whose command line matches this regular expression "
+                                 "(ECMAScript, searched anywhere in it), instead of -p: the pid differs on every host")
+                      ->type_name("REGEX");
     g.pid_opt->excludes(g.list_opt);
+    match->excludes(g.pid_opt)->excludes(g.list_opt);
 }
 
 // What the report holds and where it goes.
@@ -253,8 +258,10 @@ void check_combinations(const Given &g, const Options &o, bool dash_dash)
     if (g.packages.size() > JMT_MAX_PREFIXES)
         throw CLI::ValidationError("--package", "at most " + std::to_string(JMT_MAX_PREFIXES) +
                                                     " prefixes: use a common parent package");
-    if (o.pid == 0 && !o.list && o.command.empty())
-        throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, a command after -- "
+    if (!o.match.empty() && !o.command.empty())
+        throw CLI::ValidationError("--match picks a running JVM; a command after -- is launched: drop one of them");
+    if (o.pid == 0 && !o.list && o.command.empty() && o.match.empty())
+        throw CLI::ValidationError("no JVM to trace: give -p/--pid PID, --match REGEX, a command after -- "
                                    "(jmethodtime -- java ...), or --list");
     if (g.sort == "foreign" && !o.foreign)
         throw CLI::ValidationError("--sort foreign needs --foreign (the time inside untraced callees is "

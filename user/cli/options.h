@@ -14,6 +14,7 @@ struct Options {
     int pid = 0;                        // attach mode: the JVM to trace
     std::vector<std::string> command;   // launch mode: the java command after "--"
     std::string user;                   // launch mode: -u/--user, who the command runs as
+    std::string match;                  // --match REGEX: the one JVM whose command line matches
     bool list = false;                  // --list: show the JVMs on this host, trace nothing
     std::vector<std::string> packages;  // JVM form, no trailing '/'
     std::vector<std::string> class_globs;   // JVM form ('.' -> '/'); '*' and '?' wildcards

@@ -101,7 +101,7 @@ void TraceSession::find_target()
         run_as_ = resolve_run_as(options_.user, env("SUDO_UID"), env("SUDO_GID"));
         target_ = inspect_jdk(plan_.java, plan_.libjvm);
     } else {
-        target_ = inspect_target(options_.pid);
+        target_ = inspect_target(options_.match.empty() ? options_.pid : pick_jvm(list_jvms(), options_.match));
     }
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #include "util/error.h"
@@ -315,6 +316,30 @@ int jdk_feature_release(const std::string &version)
     if (major == 1 && version.size() > 2 && version[1] == '.')  // 1.8.0_392: JDK 8
         return jdk_feature_release(version.substr(2));
     return major;
+}
+
+int pick_jvm(const std::vector<JvmTarget> &jvms, const std::string &pattern)
+{
+    std::regex re;
+    try {
+        re = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error &e) {
+        throw Error("--match '" + pattern + "' is not a regular expression (" + e.what() + ")", EINVAL);
+    }
+    std::vector<const JvmTarget *> found;
+    for (const JvmTarget &j : jvms)
+        if (std::regex_search(j.command, re))
+            found.push_back(&j);
+    if (found.size() == 1)
+        return found[0]->pid;
+    if (found.empty())
+        throw Error("--match '" + pattern + "': no JVM's command line matches (jmethodtime --list shows them)", ESRCH);
+    std::string pids;
+    for (const JvmTarget *j : found)
+        pids += (pids.empty() ? "" : ", ") + std::to_string(j->pid);
+    throw Error("--match '" + pattern + "' matches " + std::to_string(found.size()) + " JVMs (pids " + pids +
+                    "): make the pattern match one, or give -p PID",
+                EINVAL);
 }
 
 }  // namespace jmt
