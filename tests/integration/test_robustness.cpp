@@ -58,6 +58,15 @@ TEST(Robustness, SleepingIsElapsedNotOnCpu)
     EXPECT_LT(ms(*sleep, "cpu_incl_ns"), 10);
     EXPECT_LE(ms(*spin, "cpu_incl_ns"), ms(*spin, "wall_incl_ns"));
     const double jvm_cpu_ms = static_cast<double>(jmt_it::done_value(r.done_line, "cpu_ns")) / 1e6;
+    // A switch-in the sched_switch program did not see (switch_unseen, which the report states:
+    // "on-CPU time may be a little low") restarts the thread's on-CPU clock at its next probe, so
+    // the spin's slice before it is lost; the exact checks judge only a run without one.
+    const uint64_t unseen = r.report["diagnostics"]["switch_unseen"].get<uint64_t>();
+    if (unseen > 0) {
+        std::cout << "  NOTE: " << unseen << " switch-ins of the traced thread were not seen (switch_unseen); "
+                  << "the on-CPU checks against the JVM's own CPU time are skipped" << std::endl;
+        return;
+    }
     if (jvm_cpu_ms >= 180) {
         // The JVM saw its thread on a CPU for at least 90% of the spin: so must we.
         EXPECT_GT(ms(*spin, "cpu_incl_ns"), 0.9 * 200 - 10);
