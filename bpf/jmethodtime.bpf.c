@@ -55,10 +55,14 @@ const volatile __u32 call_paths = 0;
  * lookup on every untraced event. */
 const volatile __u32 foreign = 0;
 /* Id limits: method ids < max_method_ids, path ids < max_path_ids (the
- * sizes the loader gave stats and path_stats, at most JMT_MAX_METHODS and
- * JMT_MAX_PATHS). */
+ * chunks the loader may create for stats and path_stats, at most
+ * JMT_MAX_METHODS and JMT_MAX_PATHS). */
 const volatile __u32 max_method_ids = JMT_MAX_METHODS;
 const volatile __u32 max_path_ids = JMT_MAX_PATHS;
+/* Index masks of the per-CPU caches: slots - 1 as the loader sized them
+ * (a power of two from JMT_MIN_CACHE_SLOTS up to the maps' declared slots). */
+const volatile __u32 method_cache_mask = JMT_METHOD_CACHE_SLOTS - 1;
+const volatile __u32 path_cache_mask = JMT_PATH_CACHE_SLOTS - 1;
 /* When fast_args is set, USDT argument i (1..6) is read straight from the
  * pt_regs register numbered arg_reg[i] (enum jmt_reg); otherwise through
  * libbpf's generic bpf_usdt_arg(). */

@@ -28,10 +28,25 @@
  * take: on hosts with many CPUs the loader lowers the method and path id
  * limits below JMT_MAX_METHODS / JMT_MAX_PATHS to stay within it. */
 #define JMT_PERCPU_BUDGET (128ULL << 20)
-/* Entries of the method table (traced and rejected methods). */
+/* Totals (stats, path_stats) are per-CPU arrays of JMT_TOTALS_CHUNK ids each,
+ * created by userspace ahead of the ids handed out (kernel/totals_chunks.h):
+ * their memory follows the methods and paths traced, not the limits. */
+#define JMT_TOTALS_CHUNK_SHIFT 8
+#define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)
+/* Ids whose totals may wait in totals_overflow for their chunk; a path id's
+ * key there carries JMT_OVERFLOW_PATH. */
+#define JMT_TOTALS_OVERFLOW 16384
+#define JMT_OVERFLOW_PATH (1u << 31)
+/* Entries of the method table (traced and rejected methods); allocated as
+ * methods are first seen, plus 16 bytes of bucket per entry up front. */
 #define JMT_MAX_METHOD_KEYS 262144
-/* Slots of the per-CPU direct-mapped cache in front of the method table. */
+/* Slots of the per-CPU direct-mapped cache in front of the method table, at
+ * most; the loader takes fewer on hosts with many CPUs (JMT_CACHE_BUDGET). */
 #define JMT_METHOD_CACHE_SLOTS 4096
+/* Kernel memory (bytes) each per-CPU cache (method_cache, path_cache) may take
+ * over all CPUs: on 2 CPUs 4096 slots; on 96 and 192 CPUs 1024 and 512. */
+#define JMT_CACHE_BUDGET (8ULL << 20)
+#define JMT_MIN_CACHE_SLOTS 256
 /* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
 #define JMT_MAX_PREFIXES 16
 #define JMT_PREFIX_LEN 256
@@ -215,7 +230,11 @@ struct jmt_thread_key {
 	/* first sights of a method deferred: programs preempted inside each other held every scratch level */ \
 	K(SCRATCH_BUSY, scratch_busy, JMT_SCRATCH_LEVELS,                                  \
 	  "first sights of methods were deferred to a later event because {} probe programs were " \
-	  "preempted inside each other on one CPU; those events were not traced")
+	  "preempted inside each other on one CPU; those events were not traced")         \
+	/* closed frames whose totals chunk did not exist yet and totals_overflow was full: not counted */ \
+	K(TOTALS_NOT_READY, totals_not_ready, JMT_TOTALS_OVERFLOW,                         \
+	  "calls were not counted: more than {} new methods or call paths came before jmethodtime could " \
+	  "add kernel memory for their totals; trace a narrower --package")
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)
@@ -264,5 +283,9 @@ JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_PATH_CACHE_SLOTS), "path_of masks its has
 JMT_STATIC_ASSERT(JMT_PATH_CACHE_SLOTS <= (1u << 12), "path_of's index is the top 12 bits of a 32-bit hash");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_CLASS_BUF), "class_kept masks indices into the class buffer");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS <= (1u << 31), "method ids are u32 and 0 is never one");
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MIN_CACHE_SLOTS) && JMT_MIN_CACHE_SLOTS <= JMT_PATH_CACHE_SLOTS,
+		  "the loader's cache masks are powers of two within the cache maps");
+JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0,
+		  "id >> JMT_TOTALS_CHUNK_SHIFT indexes the chunk arrays");
 
 #endif /* JMETHODTIME_H */

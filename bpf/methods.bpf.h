@@ -9,6 +9,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, JMT_MAX_METHOD_KEYS);
 	__type(key, struct jmt_method_key);
 	__type(value, struct jmt_method_info);
@@ -94,7 +95,7 @@ static __always_inline void cache_write_end(__u32 *seq)
 static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 				       struct jmt_method_info *out)
 {
-	__u32 slot_idx = fp & (JMT_METHOD_CACHE_SLOTS - 1);
+	__u32 slot_idx = fp & method_cache_mask;
 	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
 
 	__u64 generation = method_generation;

@@ -65,7 +65,7 @@ static __always_inline __u32 path_of(__u32 parent, __u32 id)
 
 	if (parent == JMT_PATH_TRUNCATED)
 		return JMT_PATH_TRUNCATED;
-	slot_idx &= JMT_PATH_CACHE_SLOTS - 1;
+	slot_idx &= path_cache_mask;
 	slot = bpf_map_lookup_elem(&path_cache, &slot_idx);
 	if (slot) {
 		__u32 seq = cache_read_begin(&slot->seq);

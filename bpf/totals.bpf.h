@@ -7,11 +7,23 @@
 #ifndef JMT_TOTALS_BPF_H
 #define JMT_TOTALS_BPF_H
 
-struct {
+/* One chunk of totals: ids chunk * JMT_TOTALS_CHUNK and up, per CPU, values
+ * struct jmt_method_stats (sizes, not types: clang leaves a type reached only
+ * through the outer map's pointer a forward declaration of unknown size). */
+struct jmt_totals_chunk {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, JMT_MAX_METHODS);
+	__uint(max_entries, JMT_TOTALS_CHUNK);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct jmt_method_stats));
+};
+
+/* Method totals by id, chunk by chunk: userspace creates each chunk before
+ * the method ids in it are handed out (kernel/totals_chunks.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, JMT_MAX_METHODS / JMT_TOTALS_CHUNK);
 	__type(key, __u32);
-	__type(value, struct jmt_method_stats);
+	__array(values, struct jmt_totals_chunk);
 } stats SEC(".maps");
 
 /* --per-thread rows: written only by the thread in the key (see account_thread).
@@ -28,11 +40,47 @@ struct {
  * frame's own time, recursion included); ids from path_ids (paths.bpf.h).
  * The loader shrinks it to one entry when call_paths is off. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, JMT_MAX_PATHS);
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, JMT_MAX_PATHS / JMT_TOTALS_CHUNK);
+	__type(key, __u32);
+	__array(values, struct jmt_totals_chunk);
+} path_stats SEC(".maps");
+
+/* Totals of ids whose chunk userspace has not created yet (a burst of new
+ * methods or paths outran it: adding a chunk waits for an RCU grace period).
+ * Key: the method id, or the path id | JMT_OVERFLOW_PATH. Userspace adds them
+ * to the chunk's totals, so the sums stay exact. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_TOTALS_OVERFLOW);
 	__type(key, __u32);
 	__type(value, struct jmt_method_stats);
-} path_stats SEC(".maps");
+} totals_overflow SEC(".maps");
+
+static const struct jmt_method_stats zero_totals = {};
+
+/* This CPU's totals of id in chunked totals (stats or path_stats), or in
+ * totals_overflow under overflow_key while the id's chunk does not exist;
+ * 0, and counted, when that table is full too. */
+static __always_inline struct jmt_method_stats *totals_at(void *chunks, __u32 id, __u32 overflow_key)
+{
+	__u32 chunk = id >> JMT_TOTALS_CHUNK_SHIFT;
+	__u32 slot = id & (JMT_TOTALS_CHUNK - 1);
+	void *totals = bpf_map_lookup_elem(chunks, &chunk);
+	struct jmt_method_stats *s;
+
+	if (totals)
+		return bpf_map_lookup_elem(totals, &slot);
+	s = bpf_map_lookup_elem(&totals_overflow, &overflow_key);
+	if (s)
+		return s;
+	bpf_map_update_elem(&totals_overflow, &overflow_key, &zero_totals, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&totals_overflow, &overflow_key);
+	if (!s)
+		count(JMT_CNT_TOTALS_NOT_READY);
+	return s;
+}
 
 /* Plain adds of a closed frame into totals (exact when only one program at a
  * time writes them: see account and account_thread). */
@@ -95,7 +143,7 @@ static __always_inline void account_path(const struct jmt_closed *c)
 
 	if (path == 0)
 		return;
-	s = bpf_map_lookup_elem(&path_stats, &path);
+	s = totals_at(&path_stats, path, path | JMT_OVERFLOW_PATH);
 	if (!s)
 		return;
 	frame.wall_incl_ns = c->frame_wall_ns;
@@ -113,7 +161,7 @@ static __always_inline void account_path(const struct jmt_closed *c)
 static __always_inline void account(const struct jmt_closed *c, int with_threads)
 {
 	__u32 id = c->id;
-	struct jmt_method_stats *s = bpf_map_lookup_elem(&stats, &id);
+	struct jmt_method_stats *s = totals_at(&stats, id, id);
 
 	if (!s)
 		return;

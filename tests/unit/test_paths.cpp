@@ -139,6 +139,21 @@ TEST(PercpuEntries, TotalsFitTheKernelMemoryBudgetOnBigHosts)
     EXPECT_GE(jmt::percpu_entries(1ULL << 40, 4096, 65536), 2u);
 }
 
+TEST(CacheSlots, HalveOnBigHostsDownToTheFloor)
+{
+    // 48-byte slots (method_cache): 4096 on 2 CPUs; 8 MB over 96 CPUs fits 1820 -> 1024; 192 CPUs -> 512.
+    EXPECT_EQ(jmt::cache_slots(48, 2, JMT_METHOD_CACHE_SLOTS), 4096u);
+    EXPECT_EQ(jmt::cache_slots(48, 96, JMT_METHOD_CACHE_SLOTS), 1024u);
+    EXPECT_EQ(jmt::cache_slots(48, 192, JMT_METHOD_CACHE_SLOTS), 512u);
+    for (const int ncpu : {1, 2, 7, 96, 192, 500}) {
+        const uint32_t slots = jmt::cache_slots(48, ncpu, JMT_METHOD_CACHE_SLOTS);
+        EXPECT_EQ(slots & (slots - 1), 0u) << ncpu;  // a mask: power of two
+        EXPECT_TRUE(slots == JMT_MIN_CACHE_SLOTS || uint64_t{slots} * 48 * ncpu <= JMT_CACHE_BUDGET) << ncpu;
+    }
+    EXPECT_EQ(jmt::cache_slots(48, 4096, JMT_METHOD_CACHE_SLOTS), uint32_t{JMT_MIN_CACHE_SLOTS});  // never below
+    EXPECT_EQ(jmt::cache_slots(48, 0, 2048), 2048u);  // CPU count unknown: the limit
+}
+
 }  // namespace
 
 // --foreign: a node's time in untraced callees becomes a child "[untraced callees]" that the

@@ -294,6 +294,9 @@ TEST(Json, RoundTripsEveryField)
     d.classes_unloaded = 120;
     d.methods_forgotten = 121;
     d.scratch_busy = 122;
+    d.totals_not_ready = 123;
+    p.kernel_memory_bytes = 7'760'000;
+    p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
@@ -309,8 +312,11 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 14u);  // with schema_version (issue 18), jdk_version and virtual_threads
+    EXPECT_EQ(doc.size(), 16u);  // with schema_version (issue 18), jdk_version, virtual_threads,
+                                 // kernel_memory_bytes and method_ids (issue 16)
     EXPECT_EQ(doc["schema_version"], 1);
+    EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
+    EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);
     // No events, no JVM CPU time: counts of 0 and nulls.
     EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
                                       R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null})"));
@@ -361,7 +367,7 @@ TEST(Json, RoundTripsEveryField)
         {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115},
         {"paths_full", 116},        {"cpu_clamped", 117},      {"foreign_lost", 118},
         {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
-        {"scratch_busy", 122}};
+        {"scratch_busy", 122},      {"totals_not_ready", 123}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -799,6 +805,21 @@ TEST(Foreign, JsonAndCsvCarryTheForeignValues)
     EXPECT_NE(lines[0].find(",probe_dominated,wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign\r"),
               std::string::npos);
     EXPECT_NE(lines[1].find(",0,150000000,40000000,321,12\r"), std::string::npos) << lines[1];
+}
+
+// The kernel memory the tool held, when known (0 in a merge: no line).
+TEST(Header, KernelMemoryLineWhenKnown)
+{
+    jmt::Profile p = sample();
+    const auto has_memory_line = [](const std::string &table) {
+        return table.find("Kernel memory:") != std::string::npos;
+    };
+    EXPECT_FALSE(has_memory_line(table_of(p)));
+    p.kernel_memory_bytes = 8'126'464;  // 7.75 MiB
+    p.method_ids = 1004;
+    EXPECT_NE(table_of(p).find("\nKernel memory: 7.8 MB of BPF maps and programs (1004 method ids)\n"),
+              std::string::npos)
+        << table_of(p);
 }
 
 // What the probes cost the JVM: events, their rate, their trap time at the cost taken out,

@@ -239,6 +239,8 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     p.methods = rows_since(snap.methods, previous_rows_);
     p.gap_hist = gaps_since(snap.gap_hist, previous_gaps_);
     p.diag = snap.diag;
+    p.kernel_memory_bytes = snap.kernel_memory_bytes;
+    p.method_ids = snap.method_ids;
     if (sampler_) {
         const CostEstimate e = estimate_probe_cost(sampler_->samples(), window_start_ns_, now);
         p.calibrated_cost = e.cost;

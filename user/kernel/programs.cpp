@@ -55,6 +55,16 @@ uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
     return static_cast<uint32_t>(std::max<uint64_t>(2, std::min<uint64_t>(limit, fit)));
 }
 
+uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit)
+{
+    if (ncpu <= 0 || value_size == 0)
+        return limit;
+    uint32_t slots = limit;
+    while (slots > JMT_MIN_CACHE_SLOTS && uint64_t{slots} * value_size * static_cast<uint64_t>(ncpu) > JMT_CACHE_BUDGET)
+        slots /= 2;
+    return slots;
+}
+
 uint64_t test_trap_ns()
 {
     const char *value = getenv("JMT_TEST_TRAP_NS");
@@ -109,24 +119,43 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->test_trap_ns = test_trap_ns();
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
     bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
-    // Per-CPU totals sized to the host: see JMT_PERCPU_BUDGET.
+    // Id limits within JMT_PERCPU_BUDGET; the totals' chunks are made as ids are
+    // handed out (kernel/totals_chunks.h), so only the limits are fixed here.
     const int ncpu = libbpf_num_possible_cpus();
-    const uint32_t methods = percpu_entries(sizeof(jmt_method_stats), ncpu, JMT_MAX_METHODS);
+    const uint32_t methods = percpu_entries(
+        sizeof(jmt_method_stats), ncpu,
+        config.max_methods ? std::min<uint32_t>(config.max_methods + 1, JMT_MAX_METHODS) : JMT_MAX_METHODS);
     // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
     const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
                                           config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
                                                            : JMT_MAX_PATHS);
-    bpf_map__set_max_entries(skel->maps.stats, methods);
+    const auto chunks_for = [](uint32_t ids) { return (ids + JMT_TOTALS_CHUNK - 1) / JMT_TOTALS_CHUNK; };
+    bpf_map__set_max_entries(skel->maps.stats, chunks_for(methods));
+    bpf_map__set_max_entries(skel->maps.methods, config.method_keys ? config.method_keys : JMT_MAX_METHOD_KEYS);
+    bpf_map__set_max_entries(skel->maps.names, methods);
+    bpf_map__set_max_entries(skel->maps.totals_overflow,
+                             std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0)));
     ro->max_method_ids = methods;
     ro->max_path_ids = paths;
-    if (config.call_paths)
-        bpf_map__set_max_entries(skel->maps.path_stats, paths);
+    // Caches within JMT_CACHE_BUDGET: fewer slots on hosts with many CPUs.
+    const uint32_t slot_limit = config.cache_slots ? config.cache_slots : JMT_METHOD_CACHE_SLOTS;
+    const uint32_t method_slots = cache_slots(bpf_map__value_size(skel->maps.method_cache), ncpu, slot_limit);
+    bpf_map__set_max_entries(skel->maps.method_cache, method_slots);
+    ro->method_cache_mask = method_slots - 1;
     ro->call_paths = config.call_paths ? 1 : 0;
     ro->foreign = config.foreign ? 1 : 0;
-    if (!config.call_paths) {
+    if (config.call_paths) {
+        const uint32_t path_slots =
+            cache_slots(bpf_map__value_size(skel->maps.path_cache), ncpu, std::min<uint32_t>(slot_limit, JMT_PATH_CACHE_SLOTS));
+        bpf_map__set_max_entries(skel->maps.path_stats, chunks_for(paths));
+        bpf_map__set_max_entries(skel->maps.path_ids, paths);
+        bpf_map__set_max_entries(skel->maps.path_cache, path_slots);
+        ro->path_cache_mask = path_slots - 1;
+    } else {
         bpf_map__set_max_entries(skel->maps.path_ids, 1);
         bpf_map__set_max_entries(skel->maps.path_stats, 1);
         bpf_map__set_max_entries(skel->maps.path_cache, 1);
+        ro->path_cache_mask = 0;
     }
     if (!config.per_thread) {
         // Unused: keep their bucket arrays (MBs) from being allocated.

@@ -34,6 +34,9 @@ struct ProgramConfig {
     bool call_paths = false;                        // totals per call path too (flame graphs)
     bool foreign = false;                           // --foreign: time inside untraced callees
     uint32_t max_paths = 0;                         // call paths kept (0: as many as fit)
+    uint32_t max_methods = 0;                       // traced methods (0: as many as fit)
+    uint32_t method_keys = 0;                       // method table entries (0: JMT_MAX_METHOD_KEYS)
+    uint32_t cache_slots = 0;                       // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr
 };
@@ -43,6 +46,10 @@ struct ProgramConfig {
 // Entries of a per-CPU array of value_size-byte values that fit
 // JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.
 uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit);
+
+// Slots of a per-CPU cache of value_size-byte slots on ncpu CPUs: the largest
+// power of two within JMT_CACHE_BUDGET, from JMT_MIN_CACHE_SLOTS to limit.
+uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit);
 
 // Tests only: JMT_TEST_TRAP_NS, ns every probe event of the tool's programs
 // spins, so one host stands in for hosts with slower traps (0 when unset);

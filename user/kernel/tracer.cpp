@@ -107,22 +107,41 @@ const char *const kUnsplitThread = "[not split: thread table full]";
 namespace {
 
 // Reads entries of a per-CPU array of jmt_method_stats, summed over the CPUs.
+// An id's totals are its chunk's plus those that waited in totals_overflow
+// (key: id | overflow_bit) before the chunk existed.
 class PercpuTotals {
 public:
-    explicit PercpuTotals(int fd) : fd_(fd) {}
-    // False when key has no entry.
-    bool read(__u32 key, MethodStats &out)
+    PercpuTotals(const TotalsChunks *chunks, int overflow_fd, uint32_t overflow_bit)
+        : chunks_(chunks), overflow_fd_(overflow_fd), overflow_bit_(overflow_bit)
     {
-        if (!read_percpu(fd_, key, per_cpu_))
-            return false;
+    }
+    // False when id has no entry.
+    bool read(__u32 id, MethodStats &out)
+    {
         out = MethodStats{};
-        for (const auto &s : per_cpu_)
-            out += to_method_stats(s);
-        return true;
+        bool found = false;
+        const int fd = chunks_ ? chunks_->fd_of(id) : -1;
+        if (fd >= 0 && read_percpu(fd, TotalsChunks::slot(id), per_cpu_)) {
+            add(out);
+            found = true;
+        }
+        if (read_percpu(overflow_fd_, id | overflow_bit_, per_cpu_)) {
+            add(out);
+            found = true;
+        }
+        return found;
     }
 
 private:
-    int fd_;
+    void add(MethodStats &out) const
+    {
+        for (const auto &s : per_cpu_)
+            out += to_method_stats(s);
+    }
+
+    const TotalsChunks *chunks_;
+    int overflow_fd_;
+    uint32_t overflow_bit_;
     std::vector<jmt_method_stats> per_cpu_;
 };
 
@@ -132,6 +151,15 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
     const int pid = config.programs.pid;
     skel_ = load_programs(config.programs);
+    method_totals_ = std::make_unique<TotalsChunks>(skel_->maps.stats, skel_->rodata->max_method_ids);
+    method_totals_->cover(skel_->bss->last_method_id);
+    std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), &skel_->bss->last_method_id}};
+    if (config.programs.call_paths) {
+        path_totals_ = std::make_unique<TotalsChunks>(skel_->maps.path_stats, skel_->rodata->max_path_ids);
+        path_totals_->cover(skel_->data->last_path_id);
+        watched.push_back({path_totals_.get(), &skel_->data->last_path_id});
+    }
+    grower_ = std::make_unique<TotalsGrower>(std::move(watched));
     links_ = attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, config.libjvm, "hotspot");
     // Class unloading: the method table forgets the class's keys before its names' memory is reused.
     // A libjvm without the probe (none known) would leave churned names unchecked: said once.
@@ -211,10 +239,12 @@ Snapshot Tracer::snapshot() const
     snap.diag = diagnostics_of(counters);
     Diagnostics &d = snap.diag;
     snap.gap_hist = gap_histogram();
+    snap.kernel_memory_bytes = bpf_memory_bytes();
+    snap.method_ids = skel_->bss->last_method_id;
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
-    PercpuTotals totals_of(bpf_map__fd(skel_->maps.stats));
+    PercpuTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
     __u32 last = skel_->bss->last_method_id;
     if (last >= skel_->rodata->max_method_ids)
         last = skel_->rodata->max_method_ids - 1;
@@ -262,7 +292,7 @@ CallTree Tracer::call_tree() const
     paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
     std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
-    PercpuTotals totals_of(bpf_map__fd(skel_->maps.path_stats));
+    PercpuTotals totals_of(path_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_PATH);
     uint64_t truncated_names = 0;
     for (const auto &[path, k] : paths) {
         PathNode node;

@@ -14,6 +14,7 @@
 #include "jmethodtime.h"
 #include "model/paths.h"
 #include "kernel/programs.h"
+#include "kernel/totals_chunks.h"
 #include "model/profile.h"
 
 namespace jmt {
@@ -33,6 +34,10 @@ struct Snapshot {
     // Gaps between consecutive clocked probe events of a thread, all CPUs
     // (JMT_GAP_BUCKETS buckets, bpf/gaps.h): the JVM's own cost per event.
     std::vector<uint64_t> gap_hist;
+    // Kernel memory (bytes) of this process's BPF maps and programs (bpf_memory_bytes).
+    uint64_t kernel_memory_bytes = 0;
+    // Method ids handed out: one per method seen traced, again after its class unloaded.
+    uint32_t method_ids = 0;
 };
 
 // The thread name of the rows of calls not split by thread (tid 0).
@@ -83,6 +88,10 @@ private:
 
     TracerConfig config_;
     SkeletonPtr skel_;
+    // Declared after skel_ and before links_: the links go first, then the
+    // grower stops, then the chunks close, then the programs unload.
+    std::unique_ptr<TotalsChunks> method_totals_, path_totals_;
+    std::unique_ptr<TotalsGrower> grower_;
     std::vector<LinkPtr> links_;
     mutable std::unordered_map<uint32_t, MethodNames> names_;
 };

@@ -143,6 +143,10 @@ struct Profile {
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
     std::vector<ReportSource> sources;  // the traced JVM and its host; a merge's every source (model/merge.h)
+    // Kernel memory (bytes) of the tool's BPF maps and programs, the calibration's
+    // included, as the kernel counted it at the end of the window; 0: unknown (a merge).
+    uint64_t kernel_memory_bytes = 0;
+    uint32_t method_ids = 0;  // method ids the kernel handed out (model of kernel_memory_bytes)
 };
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns

@@ -125,6 +125,8 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
                       {"foreign", profile.foreign},
                       {"jdk_version", profile.jdk_version},
                       {"virtual_threads", profile.virtual_threads},
+                      {"kernel_memory_bytes", profile.kernel_memory_bytes},
+                      {"method_ids", profile.method_ids},
                       {"probe_cost",
                        {{"traced_event_ns", profile.probe_cost.traced_event_ns},
                         {"rejected_event_ns", profile.probe_cost.rejected_event_ns},

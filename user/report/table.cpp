@@ -238,6 +238,12 @@ void write_header(std::ostream &out, const Profile &profile)
                "virtual threads its carrier ran meanwhile\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
+    if (profile.kernel_memory_bytes > 0) {
+        char line[160];
+        std::snprintf(line, sizeof(line), "Kernel memory: %.1f MB of BPF maps and programs (%u method ids)\n",
+                      static_cast<double>(profile.kernel_memory_bytes) / (1 << 20), profile.method_ids);
+        out << line;
+    }
 }
 
 // Depth-first lines of the call tree under parent (0: the roots), children by
