@@ -196,7 +196,7 @@ CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_
 
 struct CostSampler::State {
     SkeletonPtr skel;
-    std::unique_ptr<TotalsChunks> method_totals, path_totals;  // the few ids of the self-probe
+    SkeletonTotals totals;  // the few ids of the self-probe
     std::vector<LinkPtr> links;  // entry, return
     bool foreign = false;
     double bare_traced = 0, bare_rejected = 0;  // ns per pair with nothing attached
@@ -249,12 +249,7 @@ CostSampler::CostSampler(const CalibrationConfig &calibration) : state_(std::mak
     config.method_keys = kSelfProbeIds;
     config.cache_slots = JMT_MIN_CACHE_SLOTS;  // a hit costs the same in any size of cache
     state_->skel = load_programs(config);
-    state_->method_totals = std::make_unique<TotalsChunks>(state_->skel->maps.stats, state_->skel->rodata->max_method_ids);
-    state_->method_totals->cover(0);
-    if (config.call_paths) {
-        state_->path_totals = std::make_unique<TotalsChunks>(state_->skel->maps.path_stats, state_->skel->rodata->max_path_ids);
-        state_->path_totals->cover(0);
-    }
+    state_->totals = cover_totals(state_->skel.get());
     state_->foreign = calibration.foreign;
 
     state_->bare_traced = self_probe::pair_ns(true, kCalibrationBatches);

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <set>
 
+#include "jmethodtime.skel.h"
 #include "kernel/programs.h"
 #include "util/error.h"
 
@@ -20,6 +21,18 @@ namespace jmt {
 TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids)
     : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids)
 {
+}
+
+SkeletonTotals cover_totals(jmethodtime_bpf *skel)
+{
+    SkeletonTotals totals;
+    totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, skel->rodata->max_method_ids);
+    totals.methods->cover(skel->bss->last_method_id);
+    if (skel->rodata->call_paths) {
+        totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, skel->rodata->max_path_ids);
+        totals.paths->cover(skel->data->last_path_id);
+    }
+    return totals;
 }
 
 TotalsChunks::~TotalsChunks()

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -15,6 +16,7 @@
 #include "jmethodtime.h"
 
 struct bpf_map;
+struct jmethodtime_bpf;
 
 namespace jmt {
 
@@ -44,6 +46,14 @@ private:
     mutable std::mutex mutex_;
     std::vector<int> fds_;  // chunk i holds ids i * JMT_TOTALS_CHUNK and up
 };
+
+// A loaded skeleton's chunks: its method totals and, with call paths, its path
+// totals (else null), covering the ids handed out so far plus the headroom.
+// Every loaded instance needs them: without, its totals wait in totals_overflow.
+struct SkeletonTotals {
+    std::unique_ptr<TotalsChunks> methods, paths;
+};
+SkeletonTotals cover_totals(jmethodtime_bpf *skel);
 
 // Keeps chunks ahead of the ids the programs hand out: every poll_ms it reads
 // the programs' last ids (the skeleton's mmapped .bss) on a thread of its own

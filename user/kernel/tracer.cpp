@@ -151,14 +151,12 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
     const int pid = config.programs.pid;
     skel_ = load_programs(config.programs);
-    method_totals_ = std::make_unique<TotalsChunks>(skel_->maps.stats, skel_->rodata->max_method_ids);
-    method_totals_->cover(skel_->bss->last_method_id);
+    SkeletonTotals totals = cover_totals(skel_.get());
+    method_totals_ = std::move(totals.methods);
+    path_totals_ = std::move(totals.paths);
     std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), &skel_->bss->last_method_id}};
-    if (config.programs.call_paths) {
-        path_totals_ = std::make_unique<TotalsChunks>(skel_->maps.path_stats, skel_->rodata->max_path_ids);
-        path_totals_->cover(skel_->data->last_path_id);
+    if (path_totals_)
         watched.push_back({path_totals_.get(), &skel_->data->last_path_id});
-    }
     grower_ = std::make_unique<TotalsGrower>(std::move(watched));
     links_ = attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, config.libjvm, "hotspot");
     // Class unloading: the method table forgets the class's keys before its names' memory is reused.

@@ -25,6 +25,7 @@
 #include "floor.skel.h"
 #include "jmethodtime.skel.h"
 #include "target/lifecycle.h"
+#include "kernel/totals_chunks.h"
 #include "kernel/tracer.h"
 
 namespace {
@@ -62,6 +63,7 @@ struct Mode {
 struct Programs {
     std::unique_ptr<floor_bpf, FloorDeleter> floor;
     jmt::SkeletonPtr without_filter, with_filter, with_globs, per_thread, with_paths, with_foreign;
+    std::vector<jmt::SkeletonTotals> totals;  // each instance's chunks, as a trace has them
 };
 
 Programs load_all(int pid)
@@ -95,6 +97,9 @@ Programs load_all(int pid)
     p.per_thread = load_programs(threaded);
     p.with_paths = load_programs(pathed);
     p.with_foreign = load_programs(foreign);
+    for (jmethodtime_bpf *skel : {p.with_filter.get(), p.without_filter.get(), p.with_globs.get(), p.per_thread.get(),
+                                  p.with_paths.get(), p.with_foreign.get()})
+        p.totals.push_back(cover_totals(skel));
     return p;
 }
 
