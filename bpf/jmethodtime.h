@@ -47,6 +47,12 @@
  * over all CPUs: on 2 CPUs 4096 slots; on 96 and 192 CPUs 1024 and 512. */
 #define JMT_CACHE_BUDGET (8ULL << 20)
 #define JMT_MIN_CACHE_SLOTS 256
+/* Names of the first methods each filter stage rejected, kept for the report
+ * that says why nothing was traced: slots [0, N) --package (first methods),
+ * [N, 2N) --class or --method (first method of each class). */
+#define JMT_REJECTED_EXAMPLES 8
+/* Classes remembered to count classes_rejected_by_globs (once each). */
+#define JMT_MAX_REJECTED_CLASSES 16384
 /* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
 #define JMT_MAX_PREFIXES 16
 #define JMT_PREFIX_LEN 256
@@ -227,6 +233,14 @@ struct jmt_thread_key {
 	K(CLASSES_UNLOADED, classes_unloaded, 0, 0)                                        \
 	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \
 	K(METHODS_FORGOTTEN, methods_forgotten, 0, 0)                                      \
+	/* methods met for the first time (one per method table entry made) */            \
+	K(METHODS_SEEN, methods_seen, 0, 0)                                                \
+	/* of them, left untraced by --package, by --class, by --method (filters run in that order) */ \
+	K(REJECTED_BY_PACKAGE, rejected_by_package, 0, 0)                                  \
+	K(REJECTED_BY_CLASS, rejected_by_class, 0, 0)                                      \
+	K(REJECTED_BY_METHOD, rejected_by_method, 0, 0)                                    \
+	/* classes with a method that --package let through and --class/--method rejected */ \
+	K(CLASSES_REJECTED_BY_GLOBS, classes_rejected_by_globs, 0, 0)                      \
 	/* first sights of a method deferred: programs preempted inside each other held every scratch level */ \
 	K(SCRATCH_BUSY, scratch_busy, JMT_SCRATCH_LEVELS,                                  \
 	  "first sights of methods were deferred to a later event because {} probe programs were " \

@@ -46,6 +46,28 @@ struct {
 	__type(value, struct jmt_names);
 } names SEC(".maps");
 
+/* Examples of rejected methods (JMT_REJECTED_EXAMPLES): read_ok is 1 when
+ * the method name was read too (the --method stage reads it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * JMT_REJECTED_EXAMPLES);
+	__type(key, __u32);
+	__type(value, struct jmt_names);
+} rejected_examples SEC(".maps");
+
+/* Examples taken so far, per stage (0: --package, 1: --class/--method). */
+__u32 rejected_taken[2] = {};
+
+/* Class keys (klass, packed address|length) that --class/--method rejected;
+ * the loader shrinks it to one entry without globs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, JMT_MAX_REJECTED_CLASSES);
+	__type(key, __u64);
+	__type(value, __u8);
+} rejected_classes SEC(".maps");
+
 /* One buffer per scratch level (JMT_SCRATCH_LEVELS). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -153,6 +175,40 @@ __noinline int method_info_slow(const struct jmt_method_key *k, struct jmt_metho
 	return err;
 }
 
+/* Filter stages that can reject a method, in the order they run. */
+enum jmt_stage { JMT_STAGE_KEPT, JMT_STAGE_PACKAGE, JMT_STAGE_CLASS, JMT_STAGE_METHOD };
+
+/* Counts a new method's verdict by the stage that decided it, and keeps the
+ * first rejected ones' names (n) as examples. Once per method. */
+static __always_inline void count_verdict(const struct jmt_method_key *k, struct jmt_names *n,
+					  enum jmt_stage stage, int method_read)
+{
+	__u32 group, slot;
+	__u8 one = 1;
+
+	count(JMT_CNT_METHODS_SEEN);
+	if (stage == JMT_STAGE_KEPT)
+		return;
+	if (stage == JMT_STAGE_PACKAGE) {
+		count(JMT_CNT_REJECTED_BY_PACKAGE);
+		group = 0;
+	} else {
+		count(stage == JMT_STAGE_CLASS ? JMT_CNT_REJECTED_BY_CLASS : JMT_CNT_REJECTED_BY_METHOD);
+		if (bpf_map_update_elem(&rejected_classes, &k->klass, &one, BPF_NOEXIST))
+			return; /* a class seen before: one example per class */
+		count(JMT_CNT_CLASSES_REJECTED_BY_GLOBS);
+		group = 1;
+	}
+	if (rejected_taken[group] >= JMT_REJECTED_EXAMPLES)
+		return;
+	slot = __sync_fetch_and_add(&rejected_taken[group], 1);
+	if (slot >= JMT_REJECTED_EXAMPLES)
+		return;
+	slot += group * JMT_REJECTED_EXAMPLES;
+	n->read_ok = method_read;
+	bpf_map_update_elem(&rejected_examples, &slot, n, BPF_ANY);
+}
+
 /* method_info_slow's work with the scratch buffers of level. */
 static __noinline int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out,
 					  __u32 level)
@@ -162,6 +218,7 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 	__u32 len, mlen;
 	long err, merr = 0;
 	int kept, method_read = 0;
+	enum jmt_stage stage;
 
 	if (!k || !out || level >= JMT_SCRATCH_LEVELS)
 		return -1;
@@ -182,9 +239,12 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 		return -1; /* verdict unknown: decide on a later event */
 	}
 	kept = class_kept(n->klass, n->class_len);
+	stage = kept > 0 ? JMT_STAGE_KEPT : JMT_STAGE_PACKAGE;
 	/* Class globs see the bytes read (at most JMT_CLASS_BUF). */
-	if (kept > 0 && n_class_globs)
+	if (kept > 0 && n_class_globs) {
 		kept = globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, len, level);
+		stage = kept > 0 ? JMT_STAGE_KEPT : JMT_STAGE_CLASS;
+	}
 	if (kept > 0 && n_method_globs) {
 		merr = bpf_probe_read_user(n->method, mlen, key_addr(k->method));
 		if (merr) {
@@ -193,6 +253,7 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 		}
 		method_read = 1;
 		kept = globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen, level);
+		stage = kept > 0 ? JMT_STAGE_KEPT : JMT_STAGE_METHOD;
 	}
 	if (kept < 0) {
 		count(JMT_CNT_GLOB_BUDGET_OUT); /* once per method: the verdict is kept */
@@ -216,6 +277,7 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 		*out = *found; /* another CPU inserted it first */
 		return 0;
 	}
+	count_verdict(k, n, stage, method_read);
 	if (info.traced) {
 		if (!method_read)
 			err |= bpf_probe_read_user(n->method, mlen, key_addr(k->method));

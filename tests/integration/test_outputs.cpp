@@ -295,3 +295,44 @@ TEST(Outputs, StatusLineHasTheTrapShareOnATerminal)
 }
 
 }  // namespace
+
+// Issue 21: filters that together match nothing while events flow are named,
+// with the count of classes --class rejected and a name it saw, on stderr when
+// the report goes to a file, in the table, and in JSON's nothing_traced.
+TEST(Outputs, FiltersThatMatchNothingAreNamedWithWhatTheySaw)
+{
+    JMT_REQUIRE_BPF();
+    BusyJvm jvm;
+    const std::string pid = std::to_string(jvm.java.pid());
+    const std::string file = "/tmp/jmt_why_empty_" + std::to_string(getpid()) + ".json";
+    jmt_it::Child to_file(
+        {JMT_BINARY, "-p", pid, "--package", "demo/abc", "--class", "*Nope", "-d", "1.5", "--json", "-o", file}, false);
+    EXPECT_EQ(to_file.wait_exit(60000), 0);
+    const std::string err = to_file.drain(true, 2000);
+    EXPECT_TRUE(std::regex_search(err, std::regex("--package 'demo/abc' let [0-9]+ of the [0-9]+ methods seen "
+                                                  "through; --class '\\*Nope' rejected all [0-9]+ methods? of [0-9]+ "
+                                                  "class(es)? \\(seen: [^)]*demo/abc/Flow[,)]")))
+        << err;
+    EXPECT_NE(err.find("The filters combine with AND"), std::string::npos) << err;
+    const auto report = nlohmann::json::parse(file_text(file));
+    unlink(file.c_str());
+    const auto &why = report.at("nothing_traced");
+    EXPECT_EQ(why.at("filter"), "--class");
+    EXPECT_GE(why.at("rejected_classes").get<uint64_t>(), 1u);
+    const auto &examples = why.at("examples");
+    EXPECT_NE(std::find(examples.begin(), examples.end(), "demo/abc/Flow"), examples.end()) << examples;
+    // The counts behind it: Flow's a(), b(), c() at least, every one rejected by --class.
+    const auto &d = report.at("diagnostics");
+    EXPECT_GE(d.at("rejected_by_class").get<uint64_t>(), 3u);
+    EXPECT_EQ(d.at("rejected_by_method").get<uint64_t>(), 0u);
+    EXPECT_EQ(d.at("rejected_by_package").get<uint64_t>() + d.at("rejected_by_class").get<uint64_t>(),
+              d.at("methods_seen").get<uint64_t>());
+
+    // A package that matches nothing, the table on a pipe: the reason in the table.
+    jmt_it::Child table({JMT_BINARY, "-p", pid, "--package", "demo/abx", "-d", "1.5"}, false);
+    EXPECT_EQ(table.wait_exit(60000), 0);
+    const std::string out = table.drain(false, 2000);
+    EXPECT_TRUE(std::regex_search(out, std::regex("--package 'demo/abx' matched none of the [0-9]+ methods seen "
+                                                  "\\(seen: [^)]+\\): give whole leading segments")))
+        << out;
+}

@@ -241,6 +241,8 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     p.diag = snap.diag;
     p.kernel_memory_bytes = snap.kernel_memory_bytes;
     p.method_ids = snap.method_ids;
+    p.rejected_by_package = snap.rejected_by_package;
+    p.rejected_by_globs = snap.rejected_by_globs;
     if (sampler_) {
         const CostEstimate e = estimate_probe_cost(sampler_->samples(), window_start_ns_, now);
         p.calibrated_cost = e.cost;

@@ -115,6 +115,8 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     set_globs(JMT_GLOB_METHOD, config.method_globs, "--method");
     ro->n_class_globs = static_cast<__u32>(config.class_globs.size());
     ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
+    if (config.class_globs.empty() && config.method_globs.empty())
+        bpf_map__set_max_entries(skel->maps.rejected_classes, 1);  // counts classes globs reject
     ro->per_thread = config.per_thread ? 1 : 0;
     ro->test_trap_ns = test_trap_ns();
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);

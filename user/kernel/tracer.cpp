@@ -239,6 +239,7 @@ Snapshot Tracer::snapshot() const
     snap.gap_hist = gap_histogram();
     snap.kernel_memory_bytes = bpf_memory_bytes();
     snap.method_ids = skel_->bss->last_method_id;
+    rejected_examples(snap);
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
@@ -313,6 +314,26 @@ CallTree Tracer::call_tree() const
         tree.nodes.push_back(std::move(node));
     }
     return tree;
+}
+
+void Tracer::rejected_examples(Snapshot &snap) const
+{
+    const int fd = bpf_map__fd(skel_->maps.rejected_examples);
+    for (uint32_t group = 0; group < 2; group++) {
+        std::vector<std::string> &out = group == 0 ? snap.rejected_by_package : snap.rejected_by_globs;
+        const uint32_t taken = std::min<uint32_t>(skel_->bss->rejected_taken[group], JMT_REJECTED_EXAMPLES);
+        for (uint32_t i = 0; i < taken; i++) {
+            const __u32 slot = group * JMT_REJECTED_EXAMPLES + i;
+            jmt_names n;
+            if (bpf_map_lookup_elem(fd, &slot, &n) != 0 || n.class_len == 0)
+                continue;  // taken, not yet written
+            std::string name(n.klass, std::min<uint32_t>(n.class_len, JMT_CLASS_BUF));
+            if (n.read_ok)
+                name += "." + std::string(n.method, std::min<uint32_t>(n.method_len, JMT_METHOD_BUF));
+            if (std::find(out.begin(), out.end(), name) == out.end())
+                out.push_back(std::move(name));
+        }
+    }
 }
 
 const Tracer::MethodNames *Tracer::method_names(uint32_t id) const

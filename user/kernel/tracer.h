@@ -38,6 +38,9 @@ struct Snapshot {
     uint64_t kernel_memory_bytes = 0;
     // Method ids handed out: one per method seen traced, again after its class unloaded.
     uint32_t method_ids = 0;
+    // Names of the first methods --package rejected, and --class/--method
+    // ("org/x/Foo", or "org/x/Foo.bar" when the method name was read).
+    std::vector<std::string> rejected_by_package, rejected_by_globs;
 };
 
 // The thread name of the rows of calls not split by thread (tid 0).
@@ -84,6 +87,8 @@ private:
     void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
     // --per-thread rows, from the thread_stats map; totals are the
     // all-thread totals of the same snapshot, per method id.
+    // The kernel's examples of rejected methods into snap.
+    void rejected_examples(Snapshot &snap) const;
     void add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const;
 
     TracerConfig config_;

@@ -147,6 +147,8 @@ struct Profile {
     // included, as the kernel counted it at the end of the window; 0: unknown (a merge).
     uint64_t kernel_memory_bytes = 0;
     uint32_t method_ids = 0;  // method ids the kernel handed out (model of kernel_memory_bytes)
+    // Names of the first methods --package rejected, and --class/--method (why_empty.h).
+    std::vector<std::string> rejected_by_package, rejected_by_globs;
 };
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns

@@ -2,6 +2,7 @@
 
 #include "cost/overhead.h"
 #include "report/report.h"
+#include "report/why_empty.h"
 #include "report/fleet_json.h"
 
 namespace jmt {
@@ -153,6 +154,12 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
         doc["source"] = source_json(profile.sources[0], profile.duration_ns);
     if (paths)
         doc["paths"] = paths_json(*paths);
+    if (const std::optional<NothingTraced> why = why_nothing_traced(profile))
+        doc["nothing_traced"] = {{"filter", why->filter.empty() ? json(nullptr) : json(why->filter)},
+                                 {"reason", why->reason},
+                                 {"methods_seen", why->methods_seen},
+                                 {"rejected_classes", why->rejected_classes},
+                                 {"examples", why->examples}};
     if (profile.interval) {
         doc["interval"] = profile.interval;
         doc["end_time"] = format_utc(profile.end_unix_ns);

@@ -44,7 +44,8 @@ std::string filter_text(const std::vector<std::string> &packages, const std::vec
 // header's first line, without its newline.
 std::string traced_text(const Profile &profile);
 
-// Why a report has no rows (profile.methods empty): the table's line for it, without its newline.
+// Why a report has no rows (profile.methods empty): the table's line for it, without its newline
+// (report/why_empty.h has the parts).
 std::string nothing_traced_text(const Profile &profile);
 
 // The seed-style table: header with total elapsed time, aligned columns,

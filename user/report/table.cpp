@@ -344,15 +344,6 @@ std::string traced_text(const Profile &profile)
            filter;
 }
 
-std::string nothing_traced_text(const Profile &profile)
-{
-    if (profile.interval)
-        return "No traced method completed a call in this interval.";
-    return "No traced method completed a call during the trace. Check --package (org/postgresql or "
-           "org.postgresql), that the code ran while tracing, and that the JVM runs with "
-           "-XX:+DTraceMethodProbes.";
-}
-
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)
 {
     write_header(out, profile);
