@@ -251,3 +251,35 @@ TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 21: a second jmethodtime on the same JVM is refused in one line that
+// names the first; with --shared-probes it traces and says so in its header
+// and JSON, and the first learns of it at its next check (about a second).
+TEST(Preflight, ASecondTracerIsRefusedOrSharesTheProbesWhenAsked)
+{
+    JMT_REQUIRE_BPF();
+    IdleJvm jvm;
+    Child first({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "8", "--json"}, false);
+    ASSERT_FALSE(first.wait_line(true, "Tracing ", 60000).empty());
+    const std::string holder = "pid " + std::to_string(first.pid()) + " (jmethodtime)";
+    expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "1"}, "already in use by " + holder + ":");
+
+    Child shared({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "1.5", "--shared-probes", "--json"}, false);
+    EXPECT_EQ(shared.wait_exit(60000), 0);
+    const std::string shared_err = shared.drain(true, 1000);
+    EXPECT_NE(shared_err.find("the method probes are shared with " + holder), std::string::npos) << shared_err;
+    const auto report = nlohmann::json::parse(shared.drain(false, 2000));
+    EXPECT_EQ(report.at("shared_probes"), nlohmann::json::array({holder}));
+
+    EXPECT_EQ(first.wait_exit(60000), 0);
+    const std::string newcomer = "pid " + std::to_string(shared.pid()) + " (jmethodtime)";
+    const std::string first_err = first.drain(true, 1000);
+    EXPECT_NE(first_err.find("the method probes are now shared with " + newcomer), std::string::npos) << first_err;
+    const auto first_report = nlohmann::json::parse(first.drain(false, 2000));
+    EXPECT_EQ(first_report.at("shared_probes"), nlohmann::json::array({newcomer}));
+    expect_no_uprobe_left(jvm.java.pid());
+}
+
+}  // namespace

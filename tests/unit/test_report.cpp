@@ -317,8 +317,9 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 16u);  // with schema_version (issue 18), jdk_version, virtual_threads,
-                                 // kernel_memory_bytes and method_ids (issue 16)
+    EXPECT_EQ(doc.size(), 17u);  // with schema_version (issue 18), jdk_version, virtual_threads,
+                                 // kernel_memory_bytes and method_ids (issue 16), shared_probes (issue 21)
+    EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);

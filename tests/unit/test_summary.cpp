@@ -129,3 +129,35 @@ TEST(Summary, WantedWhenTheReportIsNotOnTheTerminal)
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 21: probes shared with another tracer (--shared-probes) double the high
+// end of the cost range, so every corrected time's bound widens; the header says why.
+TEST(SharedProbes, BoundsAllowTwiceTheProbeCostAndTheHeaderSaysWhy)
+{
+    jmt::Profile alone = traced();
+    alone.calibrated_cost = {1000, 800};
+    alone.methods[0].stats.events_incl = alone.methods[0].stats.events_excl = 400;
+    jmt::Profile shared = alone;
+    shared.shared_probes = {"pid 77 (jmethodtime)"};
+    jmt::correct_profile(alone, {});
+    jmt::correct_profile(shared, {});
+    EXPECT_EQ(shared.cost_range.lo.traced_event_ns, alone.cost_range.lo.traced_event_ns);
+    EXPECT_EQ(shared.cost_range.hi.traced_event_ns, 2 * alone.cost_range.hi.traced_event_ns);
+    EXPECT_EQ(shared.cost_range.hi.rejected_event_ns, 2 * alone.cost_range.hi.rejected_event_ns);
+    // The low bound of a time takes out the high cost: wider when shared.
+    const auto &a = alone.methods[0].bounds.wall_incl_ns, &s = shared.methods[0].bounds.wall_incl_ns;
+    EXPECT_LT(s[0], a[0]);
+    EXPECT_EQ(s[1], a[1]);
+    std::ostringstream out;
+    jmt::write_table(out, shared, {});
+    EXPECT_NE(out.str().find("\nProbes shared with pid 77 (jmethodtime): every event also ran its programs"),
+              std::string::npos)
+        << out.str();
+    std::ostringstream plain;
+    jmt::write_table(plain, alone, {});
+    EXPECT_EQ(plain.str().find("Probes shared"), std::string::npos);
+}
+
+}  // namespace

@@ -174,6 +174,9 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call (the cost is still calibrated for the overhead line and --max-overhead)");
+    app.add_flag("--shared-probes", o.shared_probes,
+                 "Trace even when another tracer (jmethodtime, bpftrace, bcc, perf) holds the JVM's method probes: "
+                 "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
     auto *match = app.add_option("--match", o.match,
                                  "Trace the one JVM whose command line matches this regular expression "

@@ -38,6 +38,7 @@ struct Options {
     uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
     std::string output;                 // report file; empty: stdout
     bool raw = false;                   // times as measured, probe cost left in
+    bool shared_probes = false;         // trace although another tracer holds the probes
     bool verbose = false;               // libbpf's own messages on stderr
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "report/report.h"
 #include "report/summary.h"
 #include "target/source.h"
+#include "util/error.h"
 
 namespace jmt {
 
@@ -114,7 +116,12 @@ void TraceSession::attach()
         child_ = std::make_unique<LaunchedCommand>(plan_.argv, run_as_);
         target_.pid = child_->pid();
     }
+    // A breakpoint at a probe site before we attach: another tracer's uprobe.
+    bool held_before = false;
+    for (uint64_t addr : target_.probe_addrs)
+        held_before |= breakpoint_at(target_.pid, addr);
     tracer_ = std::make_unique<Tracer>(tracer_config(options_, target_));
+    check_probe_holders(held_before);
     watch_ = std::make_unique<TargetWatch>(target_.pid);
     if (sampler_)
         sampler_->start();  // after the fork: the child of a threaded process only execs
@@ -198,8 +205,42 @@ std::optional<EndReason> TraceSession::tick(uint64_t now)
     return std::nullopt;
 }
 
+void TraceSession::check_probe_holders(bool held_before)
+{
+    const bool first = !holders_checked_;
+    if (first)
+        probe_sites_ = own_uprobe_sites(target_.libjvm, own_link_ids_);
+    holders_checked_ = true;
+    std::string who;
+    if (const std::vector<ProbeHolder> holders = link_holders(probe_sites_, own_link_ids_); !holders.empty()) {
+        who = holders_text(holders);
+    } else if (held_before) {
+        const std::vector<ProbeHolder> candidates = perf_event_holders();
+        who = "a tracer whose uprobe was on the probe sites first" +
+              (candidates.empty() ? std::string() : " (perf events open in " + holders_text(candidates) + ")");
+    } else {
+        return;
+    }
+    if (first && !options_.shared_probes)
+        throw Error("the method probes of pid " + std::to_string(target_.pid) + " are already in use by " + who +
+                        ": every event would run both tracers' programs and each would take out only its own "
+                        "cost; stop the other tracer, or add --shared-probes to trace anyway with wider bounds",
+                    EBUSY);
+    std::vector<std::string> &shared = base_.shared_probes;
+    if (std::find(shared.begin(), shared.end(), who) != shared.end())
+        return;
+    shared.push_back(who);
+    std::cerr << "jmethodtime: the method probes are " << (first ? "" : "now ") << "shared with " << who
+              << ": every event also runs its programs; the bounds on times allow up to twice the probe cost"
+              << std::endl;
+}
+
 std::optional<EndReason> TraceSession::read_cpu(uint64_t now)
 {
+    if (now >= next_holder_check_) {
+        check_probe_holders(false);
+        next_holder_check_ = now + kHolderCheckPeriodNs;
+    }
     if (std::optional<uint64_t> cpu = process_cpu_ns(target_.pid))
         last_cpu_ = cpu;
     while (next_cpu_read_ <= now)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "cli/options.h"
@@ -14,6 +15,7 @@
 #include "cli/status_line.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
+#include "kernel/probe_holders.h"
 #include "kernel/tracer.h"
 #include "model/profile.h"
 #include "report/dispatch.h"
@@ -39,6 +41,9 @@ public:
 private:
     void find_target();
     void attach();
+    // Other tracers on our probe sites: refused at the start (jmt::Error)
+    // unless --shared-probes; later ones are said once and go in the report.
+    void check_probe_holders(bool held_before);
     // Work due at now; an end reason when the guard tripped.
     std::optional<EndReason> tick(uint64_t now);
     std::optional<EndReason> read_cpu(uint64_t now);
@@ -78,6 +83,12 @@ private:
     std::vector<uint64_t> previous_gaps_;
     uint64_t window_start_ns_ = 0;
     uint32_t interval_no_ = 0;
+    // Our links' uprobe sites and ids, to tell other tracers' links from ours.
+    std::set<UprobeSite> probe_sites_;
+    std::set<uint32_t> own_link_ids_;
+    bool holders_checked_ = false;
+    uint64_t next_holder_check_ = 0;  // monotonic ns
+    static constexpr uint64_t kHolderCheckPeriodNs = 1'000'000'000;
 };
 
 }  // namespace jmt

@@ -131,6 +131,12 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
 {
     profile.gaps = summarize_gaps(profile.gap_hist);
     CostRange range = cost_range(profile.gaps, profile.calibrated_cost);
+    if (!profile.shared_probes.empty()) {
+        // Another tracer's programs ran on every event too, which our calibration
+        // did not time: the cost may be up to twice its high end.
+        range.hi.traced_event_ns *= 2;
+        range.hi.rejected_event_ns *= 2;
+    }
     if (!profile.corrected) {
         profile.cost_range = range;
         return;

@@ -149,6 +149,8 @@ struct Profile {
     uint32_t method_ids = 0;  // method ids the kernel handed out (model of kernel_memory_bytes)
     // Names of the first methods --package rejected, and --class/--method (why_empty.h).
     std::vector<std::string> rejected_by_package, rejected_by_globs;
+    // Other tracers on the same probes ("pid 12 (jmethodtime)"), traced with --shared-probes.
+    std::vector<std::string> shared_probes;
 };
 
 enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns

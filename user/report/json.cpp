@@ -128,6 +128,7 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
                       {"virtual_threads", profile.virtual_threads},
                       {"kernel_memory_bytes", profile.kernel_memory_bytes},
                       {"method_ids", profile.method_ids},
+                      {"shared_probes", profile.shared_probes},
                       {"probe_cost",
                        {{"traced_event_ns", profile.probe_cost.traced_event_ns},
                         {"rejected_event_ns", profile.probe_cost.rejected_event_ns},

@@ -238,6 +238,13 @@ void write_header(std::ostream &out, const Profile &profile)
                "virtual threads its carrier ran meanwhile\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
+    if (!profile.shared_probes.empty()) {
+        out << "Probes shared with";
+        for (size_t i = 0; i < profile.shared_probes.size(); i++)
+            out << (i ? ", " : " ") << profile.shared_probes[i];
+        out << ": every event also ran its programs, which the calibration did not time; the bounds allow up to "
+               "twice the probe cost\n";
+    }
     if (profile.kernel_memory_bytes > 0) {
         char line[160];
         std::snprintf(line, sizeof(line), "Kernel memory: %.1f MB of BPF maps and programs (%u method ids)\n",

@@ -252,6 +252,10 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
     t.has_probes = true;
     t.probes_on = probes_enabled(pid, m, info);
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    for (const UsdtNote &note : info.notes)
+        if (note.name == "method__entry" || note.name == "method__return")
+            t.probe_addrs.push_back(m.start - (info.first_load_vaddr & ~(page - 1)) + note.location);
     if (!t.probes_on)
         return failed(st, TargetProblem::ProbesOff,
                       named + " runs with the method probes off: restart the JVM with -XX:+DTraceMethodProbes "

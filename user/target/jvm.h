@@ -35,6 +35,7 @@ struct JvmTarget {
     bool has_probes = false;  // libjvm has the hotspot method__entry/method__return notes
     bool probes_on = false;   // the running JVM has DTraceMethodProbes (or the extended flag) on
     std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
+    std::vector<uint64_t> probe_addrs;  // method__entry/method__return sites in its memory (attach mode)
 };
 
 // Why a pid cannot be traced, in the preflight's order.
