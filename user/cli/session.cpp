@@ -211,13 +211,20 @@ void TraceSession::check_probe_holders(bool held_before)
     if (first)
         probe_sites_ = own_uprobe_sites(target_.libjvm, own_link_ids_);
     holders_checked_ = true;
+    // Other JVMs' tracers hold links on the same sites: a holder counts when it
+    // names our JVM's pid, or, at the start, when a breakpoint was already in
+    // the JVM's own memory (uprobes of a pid are set in that process only).
+    const std::vector<ProbeHolder> links = link_holders(probe_sites_, own_link_ids_);
+    std::vector<ProbeHolder> holders = tracing_pid(links, target_.pid);
     std::string who;
-    if (const std::vector<ProbeHolder> holders = link_holders(probe_sites_, own_link_ids_); !holders.empty()) {
+    if (!holders.empty()) {
         who = holders_text(holders);
     } else if (held_before) {
-        const std::vector<ProbeHolder> candidates = perf_event_holders();
+        holders = links.empty() ? tracing_pid(perf_event_holders(), target_.pid) : links;
+        if (holders.empty())
+            holders = perf_event_holders();
         who = "a tracer whose uprobe was on the probe sites first" +
-              (candidates.empty() ? std::string() : " (perf events open in " + holders_text(candidates) + ")");
+              (holders.empty() ? std::string() : " (perhaps " + holders_text(holders) + ")");
     } else {
         return;
     }

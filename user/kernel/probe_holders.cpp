@@ -57,6 +57,28 @@ std::string comm_of(int pid)
 }
 
 // Every (pid, fd) of processes other than this one whose fd's link target starts with prefix.
+// The fds of pid whose link target starts with prefix.
+std::vector<int> fds_of(int pid, const std::string &prefix)
+{
+    std::vector<int> found;
+    const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+    DIR *fds = opendir(dir.c_str());
+    if (!fds)
+        return found;
+    while (dirent *f = readdir(fds)) {
+        char target[256];
+        const ssize_t n = readlinkat(dirfd(fds), f->d_name, target, sizeof(target) - 1);
+        if (n <= 0)
+            continue;
+        target[n] = 0;
+        if (strncmp(target, prefix.c_str(), prefix.size()) == 0)
+            found.push_back(atoi(f->d_name));
+    }
+    closedir(fds);
+    return found;
+}
+
+// Every (pid, fd) of processes other than this one whose fd's link target starts with prefix.
 std::vector<std::pair<int, int>> fds_named(const std::string &prefix)
 {
     std::vector<std::pair<int, int>> found;
@@ -66,22 +88,9 @@ std::vector<std::pair<int, int>> fds_named(const std::string &prefix)
     const int self = getpid();
     while (dirent *e = readdir(proc)) {
         const int pid = atoi(e->d_name);
-        if (pid <= 0 || pid == self)
-            continue;
-        const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-        DIR *fds = opendir(dir.c_str());
-        if (!fds)
-            continue;
-        while (dirent *f = readdir(fds)) {
-            char target[256];
-            const ssize_t n = readlinkat(dirfd(fds), f->d_name, target, sizeof(target) - 1);
-            if (n <= 0)
-                continue;
-            target[n] = 0;
-            if (strncmp(target, prefix.c_str(), prefix.size()) == 0)
-                found.emplace_back(pid, atoi(f->d_name));
-        }
-        closedir(fds);
+        if (pid > 0 && pid != self)
+            for (int fd : fds_of(pid, prefix))
+                found.emplace_back(pid, fd);
     }
     closedir(proc);
     return found;
@@ -102,21 +111,9 @@ uint32_t link_id_of(int pid, int fd)
 std::set<uint32_t> link_ids_of(int pid)
 {
     std::set<uint32_t> ids;
-    const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-    DIR *fds = opendir(dir.c_str());
-    if (!fds)
-        return ids;
-    while (dirent *f = readdir(fds)) {
-        char target[64];
-        const ssize_t n = readlinkat(dirfd(fds), f->d_name, target, sizeof(target) - 1);
-        if (n <= 0)
-            continue;
-        target[n] = 0;
-        if (strcmp(target, "anon_inode:bpf_link") == 0)
-            if (const uint32_t id = link_id_of(pid, atoi(f->d_name)))
-                ids.insert(id);
-    }
-    closedir(fds);
+    for (int fd : fds_of(pid, "anon_inode:bpf_link"))
+        if (const uint32_t id = link_id_of(pid, fd))
+            ids.insert(id);
     return ids;
 }
 
@@ -125,7 +122,14 @@ void add_holder(std::vector<ProbeHolder> &holders, int pid)
     for (const ProbeHolder &h : holders)
         if (h.pid == pid)
             return;
-    holders.push_back({pid, comm_of(pid)});
+    std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+    std::vector<std::string> args;
+    for (size_t at = 0; at < cmdline.size();) {
+        const size_t end = cmdline.find('\0', at);
+        args.push_back(cmdline.substr(at, end == std::string::npos ? std::string::npos : end - at));
+        at = end == std::string::npos ? cmdline.size() : end + 1;
+    }
+    holders.push_back({pid, comm_of(pid), std::move(args)});
 }
 
 }  // namespace
@@ -183,6 +187,24 @@ std::vector<ProbeHolder> perf_event_holders()
     for (const auto &[pid, fd] : fds_named("anon_inode:[perf_event]"))
         add_holder(holders, pid);
     return holders;
+}
+
+bool names_pid(const std::vector<std::string> &args, int pid)
+{
+    const std::string p = std::to_string(pid);
+    for (size_t i = 1; i < args.size(); i++)
+        if (args[i] == p || args[i] == "--pid=" + p || args[i] == "-p" + p)
+            return true;
+    return false;
+}
+
+std::vector<ProbeHolder> tracing_pid(const std::vector<ProbeHolder> &holders, int pid)
+{
+    std::vector<ProbeHolder> found;
+    for (const ProbeHolder &h : holders)
+        if (names_pid(h.args, pid))
+            found.push_back(h);
+    return found;
 }
 
 bool breakpoint_at(int pid, uint64_t addr)

@@ -7,7 +7,10 @@
 // - a breakpoint byte (0xCC) at a probe site in the JVM's memory before we
 //   attach: any uprobe (bcc, bpftrace, perf probe), owner unknown; the
 //   processes with a perf event open are named as candidates.
-// Not seen: uprobe_multi links (BPF_LINK_TYPE_UPROBE_MULTI).
+// After we attach, the breakpoint is ours too: a later tracer is seen by its
+// link, and counted when its command line names the JVM's pid (names_pid).
+// Not seen: uprobe_multi links (BPF_LINK_TYPE_UPROBE_MULTI), and a later
+// tracer of every process (no pid on its command line).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +23,18 @@ namespace jmt {
 struct ProbeHolder {
     int pid = 0;
     std::string comm;
+    std::vector<std::string> args;  // its command line
 };
+
+// Whether a command line names pid as its target: an argument that is the pid,
+// or --pid=PID / -pPID (jmethodtime -p PID, bpftrace -p PID, bcc tools' PID).
+// A uprobe link does not say which process it traces, and a libjvm's probe
+// sites are the same for every JVM of the host: this tells a tracer of our
+// JVM from a tracer of another one.
+bool names_pid(const std::vector<std::string> &args, int pid);
+
+// The holders whose command line names pid.
+std::vector<ProbeHolder> tracing_pid(const std::vector<ProbeHolder> &holders, int pid);
 
 // A uprobe site: the file (device, inode) and the offset in it.
 struct UprobeSite {
@@ -37,7 +51,7 @@ struct UprobeSite {
 std::set<UprobeSite> own_uprobe_sites(const std::string &path, std::set<uint32_t> &own_ids);
 
 // Processes other than this one that hold a perf-event link on one of sites
-// (links in own_ids excluded); one entry per pid.
+// (links in own_ids excluded), whatever process they trace; one entry per pid.
 std::vector<ProbeHolder> link_holders(const std::set<UprobeSite> &sites, const std::set<uint32_t> &own_ids);
 
 // Processes other than this one with a perf event open.
