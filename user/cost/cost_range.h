@@ -20,9 +20,12 @@ constexpr uint64_t kMinGapSamples = 1000;
 constexpr double kGapEdgeQuantile = 0.005;
 // What the JVM pays per event above the lower edge, as a fraction of it: the
 // refill of its caches, TLB and branch predictors after each trap, which the
-// Java code after it pays. The range's top is the edge (or the calibration,
-// when higher) this much higher.
-constexpr double kRefillMargin = 0.25;
+// Java code after it pays. The range's top is the edge this much higher. Seen:
+// 3-5% with ~0.1-0.3 us of Java code per event, 16-39% with ~4 us (edge
+// 0.53 us), 7-11% at 5.4 us per event (docs/accuracy.md).
+constexpr double kRefillMargin = 0.45;
+// Without enough gaps the range is the calibration divided and multiplied by this.
+constexpr double kCalibrationSpread = 1.2;
 
 // Summary of a gap histogram (JMT_GAP_BUCKETS counts; an empty one gives zeros).
 GapSummary summarize_gaps(const std::vector<uint64_t> &hist);
@@ -32,8 +35,9 @@ std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::ve
 
 // The range from the gaps (their edge for a traced event; a filtered-out
 // event at the calibration's ratio of the two) and the calibration: lo is the
-// edge less a bucket's width (1/32), hi the larger of edge and calibration plus kRefillMargin. Without
-// enough gaps: lo = calibration / (1 + kRefillMargin), hi = calibration x (1 + kRefillMargin).
+// edge less a bucket's width (1/32), hi the edge plus kRefillMargin; the range is then
+// 0.48 x the edge wide, under half of what its likely cost takes out. Without
+// enough gaps: lo = calibration / kCalibrationSpread, hi = calibration x kCalibrationSpread.
 CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated);
 
 // [lo, hi] of each corrected time of a row measured raw, under range.

@@ -11,7 +11,10 @@ import demo.util.Harness;
  * its own untraced time per call of a(), b() and c() (median of interleaved batches), prints READY
  * and waits for the tracer. Then it runs ITERATIONS calls of a() and prints
  * DONE a_ns=.. b_ns=.. c_ns=.. (untraced, per call) traced_a_ns=.. (per call, traced)
- * slowest_batch_pct=.. (the slowest of 20 batches of the traced run against the median one).
+ * slowest_batch_pct=.. (the slowest of 20 batches of the traced run against the median one)
+ * ref_ns=.. traced_ref_ns=.. (Harness.referenceNs, medians, beside the untraced rounds and
+ * between the traced batches: traced_ref_ns / ref_ns is how much slower the host itself ran
+ * during the trace, which the JVM's untraced per-call times do not know).
  * usage: FixedWork ITERATIONS C_US
  */
 public final class FixedWork {
@@ -65,23 +68,26 @@ public final class FixedWork {
     // batch of each (about 20 ms apiece), so that a slow spell of the host lands on
     // all three alike instead of on one method's batches.
     static double[] untracedPerCall(int rounds) {
-        double[][] v = new double[3][rounds];
+        double[][] v = new double[4][rounds];
         for (int r = 0; r < rounds; r++) {
             v[0][r] = perCall(0, 300);
             v[1][r] = perCall(1, 1000);
             v[2][r] = perCall(2, 4000);
+            v[3][r] = Harness.referenceNs();
         }
-        return new double[] {median(v[0]), median(v[1]), median(v[2])};
+        return new double[] {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
     }
 
     static final int BATCHES = 20;
     static final double[] batchNs = new double[BATCHES];  // ns per a() in each batch of run()
+    static final double[] referenceNs = new double[BATCHES];  // Harness.referenceNs() before each batch
 
     // ITERATIONS calls of a(), timed in BATCHES batches: a batch far slower than the
     // median one is a spell in which the host took the CPU away (DONE's slowest_batch_pct).
     static void run(int iterations) {
         for (int b = 0; b < BATCHES; b++) {
             int count = iterations / BATCHES + (b < iterations % BATCHES ? 1 : 0);
+            referenceNs[b] = Harness.referenceNs();
             long t0 = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 a();
@@ -95,6 +101,7 @@ public final class FixedWork {
         double cTargetNs = Double.parseDouble(args[1]) * 1000;
         for (int round = 0; round < 3; round++) {  // warm up (JIT) and scale the unit
             perCall(0, 3000);
+            Harness.referenceNs();
             double[] c = new double[5];
             for (int i = 0; i < c.length; i++) {
                 c[i] = perCall(2, 2000);
@@ -103,7 +110,7 @@ public final class FixedWork {
         }
         perCall(0, 3000);
         double[] untraced = untracedPerCall(15);
-        double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2];
+        double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2], refNs = untraced[3];
         Harness.awaitGo();
         long t0 = System.nanoTime();
         run(iterations);
@@ -113,11 +120,15 @@ public final class FixedWork {
         java.util.Arrays.sort(sorted);
         double medianBatch = sorted[BATCHES / 2], slowestBatch = sorted[BATCHES - 1];
         long slowestPct = medianBatch > 0 ? Math.round(100 * slowestBatch / medianBatch) : 100;
+        double[] refs = referenceNs.clone();
+        java.util.Arrays.sort(refs);
+        double tracedRefNs = refs[BATCHES / 2];
         // A StringBuilder, not "+": linking a string concatenation's invokedynamic call site
         // makes about 200,000 JDK calls, which would all trap inside the trace.
         Harness.done(new StringBuilder().append("a_ns=").append(Math.round(aNs))
                 .append(" b_ns=").append(Math.round(bNs)).append(" c_ns=").append(Math.round(cNs))
                 .append(" traced_a_ns=").append(Math.round(tracedA)).append(" slowest_batch_pct=").append(slowestPct)
+                .append(" ref_ns=").append(Math.round(refNs)).append(" traced_ref_ns=").append(Math.round(tracedRefNs))
                 .append(" unit=").append(unit)
                 .append(" sink=").append(sink & 1).toString());
     }

@@ -28,6 +28,25 @@ public final class Harness {
         System.out.flush();
     }
 
+    private static long referenceSink;
+
+    /**
+     * ns one fixed run of register-only arithmetic takes now (about 0.5 ms): the host's
+     * speed at this moment, which no probe touches (nothing is called inside the loop).
+     * A workload times it before and during its traced run, so a test can tell the host
+     * slowing down (another VM on the core, frequency) from the tracer's own cost.
+     */
+    public static long referenceNs() {
+        long x = referenceSink;
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 500_000; i++) {
+            x = x * 31 + i;
+        }
+        long ns = System.nanoTime() - t0;
+        referenceSink = x;
+        return ns;
+    }
+
     /** Busy-waits ns nanoseconds (used by untraced code only). */
     public static void spin(long ns) {
         long end = System.nanoTime() + ns;
