@@ -10,7 +10,8 @@
  * - child_*_ns of a frame is the sum of the inclusive times of the traced
  *   frames closed directly above it (and of dropped frames' children), so
  *   exclusive = inclusive - child never double-subtracts nested callees.
- * - All times are ns; cpu_* are on-CPU ns of the frame's thread.
+ * - All times are ns; cpu_* are on-CPU ns of the frame's thread, runq_* the ns
+ *   it waited runnable for a CPU; elapsed - on-CPU - run-queue is blocked time.
  * - events count the probe events (traced or rejected) of the frame's thread,
  *   traced those of traced methods among them: a frame's counts cover every
  *   event after its entry, its return included, so each one stands for about
@@ -38,6 +39,7 @@ struct jmt_clock {
 	__u64 cpu_ns;
 	__u64 events;   /* probe events of the thread so far, this one included */
 	__u64 traced;   /* of those, events of traced methods */
+	__u64 runq_ns;  /* ns the thread waited runnable for a CPU (preempted, or woken and not yet run) */
 };
 
 struct jmt_frame {
@@ -45,10 +47,12 @@ struct jmt_frame {
 	__u32 fp;             /* fingerprint of the method key (return matching) */
 	__u64 wall_start_ns;
 	__u64 cpu_start_ns;
+	__u64 runq_start_ns;
 	__u64 events_start;
 	__u64 traced_start;
 	__u64 child_wall_ns;
 	__u64 child_cpu_ns;
+	__u64 child_runq_ns;
 	__u64 child_events;
 	__u64 child_traced;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here: 64 bits, id & 63 */
@@ -79,6 +83,7 @@ struct jmt_site {
 struct jmt_thread {
 	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
 	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
+	__u64 runq_total_ns;  /* run-queue wait (ns) up to the last switch-in */
 	__u64 events_total;   /* probe events up to the last switch-out */
 	__u64 traced_total;   /* events of traced methods, counted as they happen */
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
@@ -107,6 +112,7 @@ struct jmt_closed {
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
 	__u64 frame_cpu_ns;
+	__u64 frame_runq_ns;
 	__u64 frame_events;
 	__u64 frame_traced;
 	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
@@ -246,10 +252,12 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->fp = fp;
 	f->wall_start_ns = now->wall_ns;
 	f->cpu_start_ns = now->cpu_ns;
+	f->runq_start_ns = now->runq_ns;
 	f->events_start = now->events;
 	f->traced_start = now->traced;
 	f->child_wall_ns = 0;
 	f->child_cpu_ns = 0;
+	f->child_runq_ns = 0;
 	f->child_events = 0;
 	f->child_traced = 0;
 	f->seen_mask = below | bit;
@@ -348,9 +356,10 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
 	__u64 wall = jmt_sat_sub(now->wall_ns, f->wall_start_ns);
 	__u64 cpu = jmt_sat_sub(now->cpu_ns, f->cpu_start_ns);
+	__u64 runq = jmt_sat_sub(now->runq_ns, f->runq_start_ns);
 	__u64 events = jmt_sat_sub(now->events, f->events_start);
 	__u64 traced = jmt_sat_sub(now->traced, f->traced_start);
-	__u64 wall_excl, cpu_excl;
+	__u64 wall_excl, cpu_excl, runq_excl;
 
 	/* A thread is on a CPU only while time passes: on-CPU time above elapsed
 	 * time is a clock error (seen under heavy load), clamped and counted. */
@@ -363,18 +372,26 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 		out->cpu_clamped = 1;
 		cpu_excl = wall_excl;
 	}
+	/* Off a CPU, a thread waits runnable or blocked: run-queue wait is at
+	 * most the time it was off a CPU (elapsed less on-CPU), so blocked time,
+	 * the rest, is never negative. */
+	runq = jmt_min(runq, wall - cpu);
+	runq_excl = jmt_min(jmt_sat_sub(runq, f->child_runq_ns), wall_excl - cpu_excl);
 
 	out->id = f->id;
 	out->unreturned = 0;
 	out->path = f->path;
 	out->frame_wall_ns = wall;
 	out->frame_cpu_ns = cpu;
+	out->frame_runq_ns = runq;
 	out->frame_events = events;
 	out->frame_traced = traced;
 	out->wall_incl_ns = f->recursive ? 0 : wall;
 	out->cpu_incl_ns = f->recursive ? 0 : cpu;
 	out->wall_excl_ns = wall_excl;
 	out->cpu_excl_ns = cpu_excl;
+	out->runq_incl_ns = f->recursive ? 0 : runq;
+	out->runq_excl_ns = runq_excl;
 	out->events_incl = f->recursive ? 0 : events;
 	out->events_excl = jmt_sat_sub(events, f->child_events);
 	out->traced_incl = f->recursive ? 0 : traced;
@@ -395,6 +412,7 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 
 		p->child_wall_ns += wall;
 		p->child_cpu_ns += cpu;
+		p->child_runq_ns += runq;
 		p->child_events += events;
 		p->child_traced += traced;
 		if (foreign && p->foreign_depth)
@@ -418,6 +436,7 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 	out->path = f->path;
 	out->frame_wall_ns = 0;
 	out->frame_cpu_ns = 0;
+	out->frame_runq_ns = 0;
 	out->frame_events = 0;
 	out->frame_traced = 0;
 #define JMT_ZERO(name) out->name = 0;
@@ -429,6 +448,7 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 
 		p->child_wall_ns += f->child_wall_ns;
 		p->child_cpu_ns += f->child_cpu_ns;
+		p->child_runq_ns += f->child_runq_ns;
 		p->child_events += f->child_events;
 		p->child_traced += f->child_traced;
 		if (foreign) {

@@ -30,6 +30,12 @@ static __always_inline void bump(struct jmt_cpu *cpu, enum jmt_counter c)
 		cpu->counters[c] += 1;
 }
 
+static __always_inline void bump_by(struct jmt_cpu *cpu, enum jmt_counter c, __u64 n)
+{
+	if (c < JMT_CNT_NR)
+		cpu->counters[c] += n;
+}
+
 static __always_inline void count(enum jmt_counter c)
 {
 	struct jmt_cpu *cpu = this_cpu();

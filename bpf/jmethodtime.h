@@ -112,6 +112,8 @@ struct jmt_names {
 	VALUE(wall_excl_ns)                                                             \
 	VALUE(cpu_incl_ns)                                                              \
 	VALUE(cpu_excl_ns)                                                              \
+	VALUE(runq_incl_ns) /* waiting runnable for a CPU; blocked = wall - cpu - runq */ \
+	VALUE(runq_excl_ns)                                                             \
 	VALUE(unreturned)  /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */ \
 	VALUE(events_incl) /* probe events inside the outermost frames (each costs one trap) */ \
 	VALUE(events_excl) /* probe events inside frames, less those inside traced callees */ \
@@ -229,6 +231,8 @@ struct jmt_thread_key {
 	K(FOREIGN_LOST, foreign_lost, 0,                                                   \
 	  "calls had an untraced callee whose return never fired (an exception out of a C1-inlined " \
 	  "method): their time after it counts as foreign") \
+	/* ns the target's threads, traced or not, waited runnable for a CPU (sched_switch, sched_wakeup) */ \
+	K(RUNQ_NS, runq_ns, 0, 0)                                                          \
 	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */              \
 	K(CLASSES_UNLOADED, classes_unloaded, 0, 0)                                        \
 	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \

@@ -8,12 +8,25 @@
 #ifndef JMT_THREADS_BPF_H
 #define JMT_THREADS_BPF_H
 
+/* task_struct.__state of a runnable task (the kernel's TASK_RUNNING, a macro BTF does not carry). */
+#define JMT_TASK_RUNNING 0
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct jmt_thread);
 } threads SEC(".maps");
+
+/* Every target thread, traced or not: the ktime (ns) it became runnable
+ * without a CPU (preempted, yielding, or woken), 0 while it runs or blocks.
+ * Freed with the task. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} runnable_since SEC(".maps");
 
 /* --per-thread: tid -> comm when the thread's state was created (its name
  * after the thread has exited; userspace prefers the live name). */
@@ -55,6 +68,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		/* First seen at a probe: the thread is on a CPU right now. */
 		t->switch_in_ns = bpf_ktime_get_ns();
 		t->cpu_total_ns = 0;
+		t->runq_total_ns = 0;
 		t->events_total = 0;
 		t->traced_total = 0;
 		t->depth = 0;
@@ -88,7 +102,7 @@ static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu
 static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
 					 struct jmt_clock *c)
 {
-	__u64 switch_in_ns = 0, cpu_total_ns = 0;
+	__u64 switch_in_ns = 0, cpu_total_ns = 0, runq_total_ns = 0;
 
 	/* A preemptible kernel (preempt=full/lazy/RT) can switch this thread out
 	 * and in between two reads: the thread's on-CPU fields are read before
@@ -96,6 +110,7 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 	for (int i = 0; i < 3; i++) {
 		switch_in_ns = *(volatile __u64 *)&t->switch_in_ns;
 		cpu_total_ns = *(volatile __u64 *)&t->cpu_total_ns;
+		runq_total_ns = *(volatile __u64 *)&t->runq_total_ns;
 		asm volatile("" ::: "memory");
 		c->wall_ns = bpf_ktime_get_ns();
 		asm volatile("" ::: "memory");
@@ -110,12 +125,17 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 		bump(cpu, JMT_CNT_SWITCH_UNSEEN);
 	}
 	c->cpu_ns = cpu_total_ns + (c->wall_ns > switch_in_ns ? c->wall_ns - switch_in_ns : 0);
+	c->runq_ns = runq_total_ns;
 	c->events = t->events_total + cpu->slice_events;
 	c->traced = t->traced_total;
 	record_gap(t, cpu, c);
 }
 
-/* On-CPU time per target thread: accumulated at switch-out, restarted at switch-in. */
+/* On-CPU time per target thread: accumulated at switch-out, restarted at
+ * switch-in. Run-queue wait: from a switch-out that leaves the thread
+ * runnable (preempted, or yielding in TASK_RUNNING), or from its wakeup
+ * (handle_wakeup), to its next switch-in. A thread switched out in any other
+ * state is blocked until its wakeup. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -130,6 +150,10 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!cpu)
 		return 0;
 	if (prev->tgid == target_tgid) {
+		__u64 *since = bpf_task_storage_get(&runnable_since, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (since)
+			*since = preempt || prev->__state == JMT_TASK_RUNNING ? now : 0;
 		t = bpf_task_storage_get(&threads, prev, 0, 0);
 		if (t && t->initialized) {
 			/* Off a CPU without a seen switch-in: its slice's start is unknown. */
@@ -143,14 +167,38 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	}
 	cpu->slice_events = 0;
 	if (next->tgid == target_tgid) {
+		__u64 *since = bpf_task_storage_get(&runnable_since, next, 0, 0);
+		__u64 waited = 0;
+
+		if (since && *since) {
+			waited = now > *since ? now - *since : 0;
+			*since = 0;
+			bump_by(cpu, JMT_CNT_RUNQ_NS, waited);
+		}
 		t = bpf_task_storage_get(&threads, next, 0, 0);
 		if (t && t->initialized) {
 			if (t->on_cpu)
 				bump(cpu, JMT_CNT_SWITCH_UNSEEN); /* its switch-out went unseen */
+			t->runq_total_ns += waited;
 			t->switch_in_ns = now;
 			t->on_cpu = 1;
 		}
 	}
+	return 0;
+}
+
+/* A blocked target thread put back on a run queue: its wait for a CPU starts.
+ * Runs under the run queue's lock, so the thread's switch-in comes after it. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(handle_wakeup, struct task_struct *p)
+{
+	__u64 *since;
+
+	if (p->tgid != target_tgid)
+		return 0;
+	since = bpf_task_storage_get(&runnable_since, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (since && !*since)
+		*since = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -148,6 +148,7 @@ static __always_inline void account_path(const struct jmt_closed *c)
 		return;
 	frame.wall_incl_ns = c->frame_wall_ns;
 	frame.cpu_incl_ns = c->frame_cpu_ns;
+	frame.runq_incl_ns = c->frame_runq_ns;
 	frame.events_incl = c->frame_events;
 	frame.traced_incl = c->frame_traced;
 	add_totals(s, &frame);

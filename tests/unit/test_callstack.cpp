@@ -50,7 +50,15 @@ struct Thread {
 
     uint64_t events = 0;  // probe events of the thread, counted before its clocks are read
     uint64_t traced = 0;  // of those, events of traced methods (all of them here, unless rejected())
-    jmt_clock clock(uint64_t now) { return {now, now / 2, ++events, ++traced}; }
+    bool exact_cpu = false;  // on-CPU time is cpu below, not now / 2
+    uint64_t cpu = 0;        // with exact_cpu: on-CPU ns so far
+    uint64_t runq = 0;       // ns waited runnable for a CPU so far
+    jmt_clock clock(uint64_t now)
+    {
+        ++events;
+        ++traced;
+        return {now, exact_cpu ? cpu : now / 2, events, traced, runq};
+    }
     void rejected() { ++events; }  // an event the package filter rejects
     // Mirror foreign_event: an untraced method's entry or return at now.
     void untraced_enter(uint64_t now)
@@ -87,6 +95,60 @@ struct Thread {
 };
 
 enum : uint32_t { A = 1, B = 2, C = 3, X = 4 };
+
+// Off a CPU, a frame's thread waits runnable (run queue) or is blocked: A runs 10, waits 30
+// for a CPU, calls B (runs 10, waits 20 for a CPU, blocks 40), blocks 5, runs 10.
+TEST(CallStack, OffCpuTimeIsRunQueueWaitAndBlockedTime)
+{
+    Thread th;
+    th.exact_cpu = true;
+    uint64_t now = 1000;
+    auto run = [&](uint64_t n) { now += n; th.cpu += n; };
+    auto runnable = [&](uint64_t n) { now += n; th.runq += n; };
+    auto blocked = [&](uint64_t n) { now += n; };
+    th.enter(A, now);
+    run(10); runnable(30);
+    th.enter(B, now);
+    run(10); runnable(20); blocked(40);
+    th.leave(B, now);
+    blocked(5); run(10);
+    th.leave(A, now);
+    const Totals &a = th.totals[A], &b = th.totals[B];
+    EXPECT_EQ(a.wall_incl_ns, 125u);
+    EXPECT_EQ(a.cpu_incl_ns, 30u);
+    EXPECT_EQ(a.runq_incl_ns, 50u);  // blocked: 125 - 30 - 50 = 45
+    EXPECT_EQ(a.wall_excl_ns, 55u);
+    EXPECT_EQ(a.cpu_excl_ns, 20u);
+    EXPECT_EQ(a.runq_excl_ns, 30u);  // blocked: 5
+    EXPECT_EQ(b.wall_incl_ns, 70u);
+    EXPECT_EQ(b.runq_incl_ns, 20u);
+    EXPECT_EQ(b.runq_excl_ns, 20u);  // blocked: 70 - 10 - 20 = 40
+}
+
+// Run-queue wait is at most the time off a CPU: a clock that says more (an unseen switch) is cut
+// there, and a recursive frame adds no inclusive wait (its outermost frame has it).
+TEST(CallStack, RunQueueWaitStaysWithinTheTimeOffACpu)
+{
+    Thread th;
+    th.exact_cpu = true;
+    uint64_t now = 1000;
+    th.enter(A, now);
+    now += 100;
+    th.cpu += 40;
+    th.runq += 90;  // more than the 60 ns off a CPU
+    th.enter(A, now);
+    now += 10;
+    th.cpu += 10;
+    th.leave(A, now);
+    th.leave(A, now);
+    const Totals &a = th.totals[A];
+    EXPECT_EQ(a.calls, 2u);
+    EXPECT_EQ(a.wall_incl_ns, 110u);
+    EXPECT_EQ(a.cpu_incl_ns, 50u);
+    EXPECT_EQ(a.runq_incl_ns, 60u);
+    EXPECT_EQ(a.runq_excl_ns, 60u);
+    EXPECT_LE(a.runq_excl_ns + a.cpu_excl_ns, a.wall_excl_ns);
+}
 
 // The seed's flow with consume(n) = n ns: A 135/45, B 80/40 (two calls), C 50/50 (five calls).
 TEST(CallStack, SeedFlowInclusiveExclusive)

@@ -191,3 +191,4 @@ TEST(RunAs, UsersComeFromEtcPasswdWithTheirGroups)
     EXPECT_EQ(numeric.name, "43210");
     EXPECT_THROW(jmt::resolve_run_as("no-such-user-jmt", "", ""), jmt::Error);
 }
+

@@ -60,6 +60,14 @@ TEST(ParseOptions, SortKeys)
 {
     EXPECT_EQ(parse({"-p", "1", "--sort", "incl"}).options.sort, jmt::SortKey::Incl);
     EXPECT_EQ(parse({"-p", "1", "--sort", "cpu-excl"}).options.sort, jmt::SortKey::CpuExcl);
+    EXPECT_EQ(parse({"-p", "1", "--sort", "runq-incl"}).options.sort, jmt::SortKey::RunqIncl);
+    EXPECT_EQ(parse({"-p", "1", "--sort", "runq-excl"}).options.sort, jmt::SortKey::RunqExcl);
+    EXPECT_EQ(parse({"-p", "1", "--sort", "blocked-incl"}).options.sort, jmt::SortKey::BlockedIncl);
+    EXPECT_EQ(parse({"-p", "1", "--sort", "blocked-excl"}).options.sort, jmt::SortKey::BlockedExcl);
+    EXPECT_EQ(parse({"-p", "1", "--folded", "--metric", "runq"}).options.metric, jmt::PathMetric::Runq);
+    EXPECT_EQ(parse({"-p", "1", "--folded", "--metric", "blocked"}).options.metric, jmt::PathMetric::Blocked);
+    EXPECT_FALSE(parse({"-p", "1"}).options.offcpu);
+    EXPECT_TRUE(parse({"-p", "1", "--offcpu"}).options.offcpu);
     auto bad = parse({"-p", "1", "--sort", "name"});
     EXPECT_TRUE(bad.exit_now);
     EXPECT_NE(bad.exit_code, 0);

@@ -41,3 +41,21 @@ TEST(OverheadGuard, AWindowUnderTheLimitOrIdleStartsTheCountAgain)
     EXPECT_FALSE(guard.feed(5 * kS, Totals{3'698'000, 0, 4 * kS + 99'000'000}, cost));  // 50%
     EXPECT_TRUE(guard.feed(6 * kS, Totals{4'698'000, 0, 5 * kS + 99'000'000}, cost));   // 50% again
 }
+
+// The JVM's threads' wait for a CPU, as a share of their runnable time, over a window.
+TEST(RunQueue, ShareOfTheRunnableTimeOverTheWindow)
+{
+    Totals then, now;
+    then.jvm_cpu_ns = 1 * kS;
+    now.jvm_cpu_ns = 4 * kS;
+    then.jvm_runq_ns = 500'000'000;
+    now.jvm_runq_ns = 1'500'000'000;
+    const jmt::Overhead o = jmt::overhead_since(now, then);
+    ASSERT_TRUE(o.jvm_runq_ns);
+    EXPECT_EQ(*o.jvm_runq_ns, 1'000'000'000u);
+    ASSERT_TRUE(jmt::runq_share(o));
+    EXPECT_DOUBLE_EQ(*jmt::runq_share(o), 0.25);  // 1 s waiting against 3 s on a CPU
+    then.jvm_runq_ns.reset();
+    EXPECT_FALSE(jmt::overhead_since(now, then).jvm_runq_ns);
+    EXPECT_FALSE(jmt::runq_share(jmt::overhead_since(now, then)));
+}

@@ -294,7 +294,11 @@ TEST(Pprof, HeaderFields)
     // No string twice.
     EXPECT_EQ(std::set<std::string>(d.strings.begin(), d.strings.end()).size(), d.strings.size());
     using VT = std::pair<std::string, std::string>;
-    EXPECT_EQ(d.sample_types, (std::vector<VT>{{"calls", "count"}, {"wall", "nanoseconds"}, {"cpu", "nanoseconds"}}));
+    EXPECT_EQ(d.sample_types, (std::vector<VT>{{"calls", "count"},
+                                               {"wall", "nanoseconds"},
+                                               {"cpu", "nanoseconds"},
+                                               {"runq", "nanoseconds"},
+                                               {"blocked", "nanoseconds"}}));
     EXPECT_EQ(d.default_sample_type, "wall");
     EXPECT_EQ(d.period_type, (VT{"calls", "count"}));
     EXPECT_EQ(d.period, 1);
@@ -311,13 +315,13 @@ TEST(Pprof, OneSamplePerPathLeafFirst)
     using Names = std::vector<std::string>;
     using Values = std::vector<int64_t>;
     EXPECT_EQ(d.samples[0].names, (Names{A}));
-    EXPECT_EQ(d.samples[0].values, (Values{1000, 1'000'000, 900'000}));
+    EXPECT_EQ(d.samples[0].values, (Values{1000, 1'000'000, 900'000, 0, 100'000}));
     EXPECT_EQ(d.samples[1].names, (Names{B, A}));
-    EXPECT_EQ(d.samples[1].values, (Values{2000, 4'000'000, 3'600'000}));
+    EXPECT_EQ(d.samples[1].values, (Values{2000, 4'000'000, 3'600'000, 0, 400'000}));
     EXPECT_EQ(d.samples[2].names, (Names{C, B, A}));
-    EXPECT_EQ(d.samples[2].values, (Values{4000, 20'000'000, 18'000'000}));
+    EXPECT_EQ(d.samples[2].values, (Values{4000, 20'000'000, 18'000'000, 0, 2'000'000}));
     EXPECT_EQ(d.samples[3].names, (Names{C, A}));
-    EXPECT_EQ(d.samples[3].values, (Values{1000, 5'000'000, 4'500'000}));
+    EXPECT_EQ(d.samples[3].values, (Values{1000, 5'000'000, 4'500'000, 0, 500'000}));
     // The same method is the same location in every path.
     EXPECT_EQ(d.samples[2].location_ids[0], d.samples[3].location_ids[0]);
     EXPECT_EQ(d.samples[1].location_ids[1], d.samples[3].location_ids[1]);
@@ -406,7 +410,7 @@ TEST(Pprof, RecursionTruncatedAndZeroPaths)
     EXPECT_EQ(d.samples[1].names, (Names{r, r, main}));
     EXPECT_EQ(d.samples[1].location_ids[0], d.samples[1].location_ids[1]);
     EXPECT_EQ(d.samples[2].names, (Names{"[truncated]", main}));
-    EXPECT_EQ(d.samples[2].values, (std::vector<int64_t>{7, 700, 500}));
+    EXPECT_EQ(d.samples[2].values, (std::vector<int64_t>{7, 700, 500, 0, 200}));
     // r's cum counts the recursive path once.
     EXPECT_EQ(flat_cum(d, r, 1), (std::pair<int64_t, int64_t>{1200, 1200}));
     EXPECT_EQ(flat_cum(d, main, 0), (std::pair<int64_t, int64_t>{0, 19}));
@@ -436,7 +440,7 @@ TEST(Pprof, EmptyTreeIsAValidProfile)
     const Decoded d = decode_profile(pprof_bytes(jmt::CallTree{}, 0));
     EXPECT_TRUE(d.samples.empty());
     EXPECT_EQ(d.function_count, 0u);
-    EXPECT_EQ(d.sample_types.size(), 3u);
+    EXPECT_EQ(d.sample_types.size(), 5u);
     EXPECT_EQ(d.strings.at(0), "");
     EXPECT_EQ(d.default_sample_type, "wall");
 }

@@ -76,7 +76,7 @@ TEST(Table, HeaderAndSummaryLines)
     EXPECT_EQ(lines[1], "Times as measured (--raw): each probe event inside a call adds its cost to it");
     EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
     EXPECT_EQ(lines[3], "");
-    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl  Method");
 }
 
 TEST(Table, CorrectedTimesStateTheProbeCost)
@@ -147,13 +147,14 @@ TEST(Table, RowsSortedRightAlignedAndMethodColumnAligned)
     const std::string text = table_of(sample());
     auto lines = lines_of(text);
     ASSERT_EQ(lines.size(), 8u) << text;
-    EXPECT_EQ(lines[5], "1145565        263 ms        214 ms    132 ms    107 ms  "
-                        "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;");
-    EXPECT_EQ(lines[6], " 134422        144 ms       42.0 ms   72.2 ms   21.0 ms  "
-                        "org/postgresql/jdbc/PgConnection.prepareStatement(Ljava/lang/String;)"
+    // Half of each time off a CPU, none of it in a run queue: the off-CPU columns show.
+    EXPECT_EQ(lines[5], "1145565        263 ms        214 ms    132 ms    107 ms       0 ns       0 ns        132 ms"
+                        "        107 ms  org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;");
+    EXPECT_EQ(lines[6], " 134422        144 ms       42.0 ms   72.2 ms   21.0 ms       0 ns       0 ns       72.2 ms"
+                        "       21.0 ms  org/postgresql/jdbc/PgConnection.prepareStatement(Ljava/lang/String;)"
                         "Ljava/sql/PreparedStatement;");
-    EXPECT_EQ(lines[7], " 532551       23.3 ms       23.3 ms   11.7 ms   11.7 ms  "
-                        "org/postgresql/core/Utils.toInt(Ljava/lang/String;)I");
+    EXPECT_EQ(lines[7], " 532551       23.3 ms       23.3 ms   11.7 ms   11.7 ms       0 ns       0 ns       11.7 ms"
+                        "       11.7 ms  org/postgresql/core/Utils.toInt(Ljava/lang/String;)I");
     const size_t col = method_offset(lines[4], "Method");
     EXPECT_EQ(method_offset(lines[5], "org/postgresql/jdbc/PgResultSet."), col);
     EXPECT_EQ(method_offset(lines[6], "org/postgresql/jdbc/PgConnection."), col);
@@ -175,9 +176,12 @@ TEST(Table, ColumnsWidenForWideCells)
     add_method(p, "a/B", "narrow", "()V", 1, 5, 5);
     auto lines = lines_of(table_of(p));
     ASSERT_EQ(lines.size(), 7u);
-    EXPECT_EQ(lines[4], "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
-    EXPECT_EQ(lines[5], "123456789012        7235 s       1.00 us    3617 s    500 ns  a/B.wide()V");
-    EXPECT_EQ(lines[6], "           1          5 ns          5 ns      2 ns      2 ns  a/B.narrow()V");
+    EXPECT_EQ(lines[4], "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl"
+                        "  Blocked Excl  Method");
+    EXPECT_EQ(lines[5], "123456789012        7235 s       1.00 us    3617 s    500 ns       0 ns       0 ns        3617 s"
+                        "        500 ns  a/B.wide()V");
+    EXPECT_EQ(lines[6], "           1          5 ns          5 ns      2 ns      2 ns       0 ns       0 ns          3 ns"
+                        "          3 ns  a/B.narrow()V");
 }
 
 TEST(Table, TopNAndSortKey)
@@ -300,6 +304,7 @@ TEST(Json, RoundTripsEveryField)
     d.rejected_by_class = 126;
     d.rejected_by_method = 127;
     d.classes_rejected_by_globs = 128;
+    d.runq_ns = 129;
     p.kernel_memory_bytes = 7'760'000;
     p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
@@ -325,7 +330,8 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);
     // No events, no JVM CPU time: counts of 0 and nulls.
     EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
-                                      R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null})"));
+                                      R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null,)"
+                                      R"("jvm_runq_ns":null,"runq_share":null,"saturated":false})"));
     EXPECT_EQ(doc.at("foreign"), false);
     EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
     EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
@@ -343,8 +349,15 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 15u);
+        EXPECT_EQ(m.size(), 19u);
         EXPECT_EQ(m.at("probe_dominated").get<bool>(), src.probe_dominated);
+        // On-CPU, run-queue and blocked time make up elapsed time.
+        EXPECT_EQ(m.at("cpu_incl_ns").get<uint64_t>() + m.at("runq_incl_ns").get<uint64_t>() +
+                      m.at("blocked_incl_ns").get<uint64_t>(),
+                  m.at("wall_incl_ns").get<uint64_t>());
+        EXPECT_EQ(m.at("cpu_excl_ns").get<uint64_t>() + m.at("runq_excl_ns").get<uint64_t>() +
+                      m.at("blocked_excl_ns").get<uint64_t>(),
+                  m.at("wall_excl_ns").get<uint64_t>());
         // Corrected times carry their bounds, [lo, hi] per time key.
         EXPECT_EQ(m.at("bounds").at("wall_incl_ns"),
                   nlohmann::json::array({src.bounds.wall_incl_ns[0], src.bounds.wall_incl_ns[1]}));
@@ -375,7 +388,7 @@ TEST(Json, RoundTripsEveryField)
         {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
         {"scratch_busy", 122},      {"totals_not_ready", 123}, {"methods_seen", 124},
         {"rejected_by_package", 125}, {"rejected_by_class", 126}, {"rejected_by_method", 127},
-        {"classes_rejected_by_globs", 128}};
+        {"classes_rejected_by_globs", 128}, {"runq_ns", 129}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -464,17 +477,19 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     }
     ASSERT_EQ(lines.size(), 4u);
     const auto header = csv_fields(lines[0]);
-    ASSERT_EQ(header.size(), 14u);
-    EXPECT_EQ(header[13], "probe_dominated");
+    ASSERT_EQ(header.size(), 18u);
+    EXPECT_EQ(header[17], "probe_dominated");
     EXPECT_EQ(header[0], "class");
     EXPECT_EQ(header[3], "calls");
-    EXPECT_EQ(header[12], "traced_events_excl");
+    EXPECT_EQ(header[16], "traced_events_excl");
+    EXPECT_EQ(header[8], "runq_incl_ns");
+    EXPECT_EQ(header[11], "blocked_excl_ns");
     const std::vector<size_t> order = {1, 0, 2};  // by calls, descending
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 14u) << lines[i + 1];
-        EXPECT_EQ(f[13], src.probe_dominated ? "1" : "0");
+        ASSERT_EQ(f.size(), 18u) << lines[i + 1];
+        EXPECT_EQ(f[17], src.probe_dominated ? "1" : "0");
         EXPECT_EQ(f[0], src.klass);
         EXPECT_EQ(f[1], src.method);
         EXPECT_EQ(f[2], src.signature);
@@ -483,9 +498,11 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
         EXPECT_EQ(std::stoull(f[5]), src.stats.wall_excl_ns);
         EXPECT_EQ(std::stoull(f[6]), src.stats.cpu_incl_ns);
         EXPECT_EQ(std::stoull(f[7]), src.stats.cpu_excl_ns);
-        EXPECT_EQ(std::stoull(f[8]), src.stats.unreturned);
-        EXPECT_EQ(std::stoull(f[9]), src.stats.events_incl);
-        EXPECT_EQ(std::stoull(f[11]), src.stats.traced_incl);
+        EXPECT_EQ(std::stoull(f[8]), src.stats.runq_incl_ns);
+        EXPECT_EQ(std::stoull(f[11]), jmt::blocked_excl_ns(src.stats));
+        EXPECT_EQ(std::stoull(f[12]), src.stats.unreturned);
+        EXPECT_EQ(std::stoull(f[13]), src.stats.events_incl);
+        EXPECT_EQ(std::stoull(f[15]), src.stats.traced_incl);
     }
 }
 
@@ -566,17 +583,18 @@ TEST(PerThread, TableHasAThreadColumnBeforeMethod)
     auto lines = lines_of(text);
     ASSERT_EQ(lines.size(), 9u) << text;
     EXPECT_EQ(lines[2], "4 rows: 2 methods in 2 threads, 8000 calls; top 4 by exclusive elapsed time");
-    EXPECT_EQ(lines[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Thread                          "
+    const std::string off = "  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl";
+    EXPECT_EQ(lines[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl" + off + "  Thread                          "
                         "Method");
-    EXPECT_EQ(lines[5], " 3000       9.00 ms       6.00 ms   4.50 ms   3.00 ms  worker-3 (301)                  "
-                        "demo/Work.run()V");
+    EXPECT_EQ(lines[5], " 3000       9.00 ms       6.00 ms   4.50 ms   3.00 ms       0 ns       0 ns       4.50 ms"
+                        "       3.00 ms  worker-3 (301)                  demo/Work.run()V");
     // Equal exclusive times: by name, then tid (0 before 301).
-    EXPECT_EQ(lines[6], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms  [not split: thread table full]  "
-                        "demo/Work.step(I)I");
-    EXPECT_EQ(lines[7], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms  worker-3 (301)                  "
-                        "demo/Work.step(I)I");
-    EXPECT_EQ(lines[8], " 1000       3.00 ms       2.00 ms   1.50 ms   1.00 ms  worker-1 (101)                  "
-                        "demo/Work.run()V");
+    EXPECT_EQ(lines[6], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms       0 ns       0 ns       2.00 ms"
+                        "       2.00 ms  [not split: thread table full]  demo/Work.step(I)I");
+    EXPECT_EQ(lines[7], " 2000       4.00 ms       4.00 ms   2.00 ms   2.00 ms       0 ns       0 ns       2.00 ms"
+                        "       2.00 ms  worker-3 (301)                  demo/Work.step(I)I");
+    EXPECT_EQ(lines[8], " 1000       3.00 ms       2.00 ms   1.50 ms   1.00 ms       0 ns       0 ns       1.50 ms"
+                        "       1.00 ms  worker-1 (101)                  demo/Work.run()V");
     // Thread cells start where their header does, and so do the methods.
     const size_t thread_col = lines[4].find("Thread"), method_col = lines[4].find("Method");
     for (size_t i = 5; i <= 8; i++) {
@@ -594,7 +612,8 @@ TEST(PerThread, TableNamesAThreadWithoutAName)
     auto lines = lines_of(table_of(p));
     ASSERT_EQ(lines.size(), 6u);
     EXPECT_EQ(lines[2], "1 rows: 1 method in 1 thread, 1 calls; top 1 by exclusive elapsed time");
-    EXPECT_EQ(lines[5], "    1          5 ns          5 ns      2 ns      2 ns  ? (77)  a/B.c()V");
+    EXPECT_EQ(lines[5], "    1          5 ns          5 ns      2 ns      2 ns       0 ns       0 ns          3 ns"
+                        "          3 ns  ? (77)  a/B.c()V");
 }
 
 TEST(PerThread, TableWithoutThreadsIsUnchanged)
@@ -602,7 +621,7 @@ TEST(PerThread, TableWithoutThreadsIsUnchanged)
     // The mode comes from the rows (or Profile::per_thread), not from tid 0 rows alone.
     auto lines = lines_of(table_of(sample()));
     ASSERT_GE(lines.size(), 5u);
-    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl  Method");
     EXPECT_EQ(lines[4].find("Thread"), std::string::npos);
 }
 
@@ -614,7 +633,7 @@ TEST(PerThread, JsonRowsHaveTidAndThread)
     const auto &methods = doc.at("methods");
     ASSERT_EQ(methods.size(), 4u);
     for (const auto &m : methods) {
-        EXPECT_EQ(m.size(), 16u);
+        EXPECT_EQ(m.size(), 20u);
         ASSERT_TRUE(m.contains("tid"));
         ASSERT_TRUE(m.contains("thread"));
     }
@@ -662,7 +681,8 @@ TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
         lines.push_back(line);
     }
     ASSERT_EQ(lines.size(), 5u);
-    EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
+    EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
+                         "blocked_incl_ns,blocked_excl_ns,unreturned,"
                         "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread");
     // By calls: 3000 (301), 2000 step tid 0, 2000 step tid 301, 1000 (101).
     const std::vector<std::pair<std::string, std::string>> expected = {
@@ -670,11 +690,11 @@ TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
         {"101", "pool-1,worker \"1\""}};
     for (size_t i = 0; i < expected.size(); i++) {
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 16u) << lines[i + 1];
-        EXPECT_EQ(f[14], expected[i].first) << lines[i + 1];
-        EXPECT_EQ(f[15], expected[i].second) << lines[i + 1];
+        ASSERT_EQ(f.size(), 20u) << lines[i + 1];
+        EXPECT_EQ(f[18], expected[i].first) << lines[i + 1];
+        EXPECT_EQ(f[19], expected[i].second) << lines[i + 1];
     }
-    // The first 14 columns are the usual ones.
+    // The first 18 columns are the usual ones.
     const auto first = csv_fields(lines[1]);
     EXPECT_EQ(first[0], "demo/Work");
     EXPECT_EQ(first[1], "run");
@@ -689,7 +709,8 @@ TEST(PerThread, CsvHeaderHasThreadColumnsEvenWithoutRows)
     p.per_thread = true;
     std::ostringstream out;
     jmt::write_csv(out, p, jmt::SortKey::Calls);
-    EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
+    EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
+                         "blocked_incl_ns,blocked_excl_ns,unreturned,"
                          "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread\r\n");
     std::ostringstream plain;
     jmt::write_csv(plain, sample(), jmt::SortKey::Calls);
@@ -771,7 +792,7 @@ TEST(Foreign, TableAddsTwoColumnsBeforeMethod)
     auto header = std::find_if(lines.begin(), lines.end(),
                                [](const std::string &l) { return l.find("Calls") != std::string::npos; });
     ASSERT_NE(header, lines.end());
-    EXPECT_NE(header->find("CPU Excl  Foreign  CPU Foreign  Method"), std::string::npos) << *header;
+    EXPECT_NE(header->find("Blocked Excl  Foreign  CPU Foreign  Method"), std::string::npos) << *header;
     const std::string &get_string = *(header + 1);  // top by exclusive time
     EXPECT_NE(get_string.find("150 ms"), std::string::npos) << get_string;
     EXPECT_NE(get_string.find("40.0 ms"), std::string::npos) << get_string;
@@ -874,4 +895,74 @@ TEST(Overhead, LineStatesEventsTrapTimeAndShareOfTheJvmsCpu)
     EXPECT_EQ(o.at("trap_ns"), 0);
     EXPECT_TRUE(o.at("share").is_null());
     EXPECT_EQ(o.at("jvm_cpu_ns"), 3'000'000'000);
+}
+
+namespace {
+
+// A CPU-bound row (elapsed = on-CPU) and one that waited: 30 ms for a CPU, 50 ms blocked.
+jmt::Profile offcpu_sample(bool waits)
+{
+    jmt::Profile p;
+    p.pid = 5;
+    add_method(p, "a/B", "spin", "()V", 10, 100'000'000, 100'000'000);
+    p.methods[0].stats.cpu_incl_ns = p.methods[0].stats.cpu_excl_ns = 100'000'000;
+    if (waits) {
+        add_method(p, "a/B", "flush", "()V", 10, 100'000'000, 90'000'000);
+        jmt::MethodStats &s = p.methods[1].stats;
+        s.cpu_incl_ns = 20'000'000;
+        s.cpu_excl_ns = 10'000'000;
+        s.runq_incl_ns = s.runq_excl_ns = 30'000'000;
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST(Table, OffCpuColumnsShowWhenARowWaitedOrWhenAskedFor)
+{
+    const auto busy = lines_of(table_of(offcpu_sample(false)));
+    ASSERT_GE(busy.size(), 5u);
+    EXPECT_EQ(busy[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  Method");
+    jmt::TableOptions asked;
+    asked.offcpu = true;
+    EXPECT_NE(lines_of(table_of(offcpu_sample(false), asked))[4].find("RunQ Incl"), std::string::npos);
+    jmt::TableOptions by_runq;
+    by_runq.sort = jmt::SortKey::RunqExcl;
+    const auto sorted = lines_of(table_of(offcpu_sample(true), by_runq));
+    EXPECT_EQ(sorted[2], "2 methods, 20 calls; top 2 by exclusive run-queue wait");
+    const auto waited = lines_of(table_of(offcpu_sample(true)));
+    EXPECT_EQ(waited[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  "
+                         "Blocked Excl  Method");
+    // On a CPU 10 ms, waiting for one 30 ms, blocked the other 50 ms of its 90 ms of its own.
+    EXPECT_EQ(waited[6], "   10        100 ms       90.0 ms   20.0 ms   10.0 ms    30.0 ms    30.0 ms       50.0 ms  "
+                         "     50.0 ms  a/B.flush()V");
+}
+
+TEST(RunQueue, TheHeaderSaysWhenTheCpusWereSaturated)
+{
+    jmt::Profile p = offcpu_sample(true);
+    EXPECT_EQ(jmt::run_queue_text(p), "") << "unknown";
+    p.overhead.jvm_cpu_ns = 1'000'000'000;
+    p.overhead.jvm_runq_ns = 50'000'000;
+    EXPECT_FALSE(jmt::saturated(p));
+    EXPECT_EQ(jmt::run_queue_text(p),
+              "Run queue: the JVM's threads waited 50.0 ms for a CPU against 1.00 s on one (5% of their runnable time)");
+    p.overhead.jvm_runq_ns = 500'000'000;
+    p.overhead.events = 2'000'000;
+    p.overhead.traced_events = 1'000'000;
+    p.corrected = true;
+    p.probe_cost = {400, 300};
+    EXPECT_TRUE(jmt::saturated(p));
+    EXPECT_EQ(jmt::run_queue_text(p),
+              "Run queue: the JVM's threads waited 500 ms for a CPU against 1.00 s on one (33% of their runnable "
+              "time); the CPUs were saturated, largely by the probes' own traps (70% of the JVM's CPU): elapsed "
+              "times hold that wait (the RunQ columns), on-CPU times do not");
+    // In the table's header, in the summary of a report that went to a file, and in JSON.
+    EXPECT_NE(table_of(p).find("the CPUs were saturated"), std::string::npos);
+    std::ostringstream out;
+    jmt::write_json(out, p);
+    const auto overhead = nlohmann::json::parse(out.str()).at("overhead");
+    EXPECT_EQ(overhead.at("jvm_runq_ns").get<uint64_t>(), 500'000'000u);
+    EXPECT_NEAR(overhead.at("runq_share").get<double>(), 1.0 / 3, 1e-9);
+    EXPECT_TRUE(overhead.at("saturated").get<bool>());
 }

@@ -92,14 +92,17 @@ const std::map<std::string, SortKey> &sort_keys()
 {
     static const std::map<std::string, SortKey> keys = {
         {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
-        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign}};
+        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign},
+        {"runq-incl", SortKey::RunqIncl}, {"runq-excl", SortKey::RunqExcl},
+        {"blocked-incl", SortKey::BlockedIncl}, {"blocked-excl", SortKey::BlockedExcl}};
     return keys;
 }
 
 const std::map<std::string, PathMetric> &path_metrics()
 {
     static const std::map<std::string, PathMetric> metrics = {
-        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu}};
+        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu},
+        {"runq", PathMetric::Runq}, {"blocked", PathMetric::Blocked}};
     return metrics;
 }
 
@@ -191,9 +194,14 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
 {
     g.top = std::to_string(o.top);
     g.top_opt = app.add_option("--top", g.top, "Rows in the table (0: all)")->type_name("N")->capture_default_str();
-    app.add_option("--sort", g.sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign (with --foreign)")
-        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
+    app.add_option("--sort", g.sort,
+                   "Table and CSV order: " + names_of(sort_keys()) +
+                       " (foreign with --foreign; runq: waiting runnable for a CPU; blocked: neither on a CPU "
+                       "nor waiting for one)")
+        ->check(CLI::IsMember(keys_of(sort_keys())))
         ->capture_default_str();
+    app.add_flag("--offcpu", o.offcpu,
+                 "Show the table's run-queue and blocked columns even when no row spends 1% of its time so");
     auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
     auto *csv = app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")
                     ->excludes(json);
@@ -206,8 +214,10 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
         ->excludes(json)
         ->excludes(csv)
         ->excludes(folded);
-    app.add_option("--metric", g.metric, "Value of --folded: calls, wall (exclusive elapsed ns) or cpu (exclusive on-CPU ns)")
-        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+    app.add_option("--metric", g.metric,
+                   "Value of --folded (and the flame graph's first): calls, or exclusive ns of wall (elapsed), "
+                   "cpu (on a CPU), runq (waiting for a CPU) or blocked (neither)")
+        ->check(CLI::IsMember(keys_of(path_metrics())))
         ->capture_default_str();
     g.min_percent_opt = app.add_option("--min-percent", g.min_percent,
                    "--tree: leave out call paths under this percentage of the total elapsed time")

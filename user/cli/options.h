@@ -26,6 +26,7 @@ struct Options {
     double max_overhead_percent = 0;    // >0: detach when the traps take more of the JVM's CPU time
     size_t top = 20;                    // 0: all rows
     SortKey sort = SortKey::Excl;
+    bool offcpu = false;                // --offcpu: the table's run-queue and blocked columns always
     bool json = false;
     bool csv = false;
     bool folded = false;                // collapsed stacks of the call paths instead of the table
@@ -45,6 +46,23 @@ struct Options {
 // --sort's and --metric's names (jmethodtime, merge and diff take the same).
 const std::map<std::string, SortKey> &sort_keys();
 const std::map<std::string, PathMetric> &path_metrics();
+// "a, b, c": the names of one of those maps, for --help.
+template <typename T>
+std::string names_of(const std::map<std::string, T> &named)
+{
+    std::string out;
+    for (const auto &entry : named)
+        out += (out.empty() ? "" : ", ") + entry.first;
+    return out;
+}
+template <typename T>
+std::vector<std::string> keys_of(const std::map<std::string, T> &named)
+{
+    std::vector<std::string> out;
+    for (const auto &entry : named)
+        out.push_back(entry.first);
+    return out;
+}
 
 // Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof, --json).
 bool wants_call_paths(const Options &o);

@@ -55,6 +55,7 @@ OutputSpec output_spec(const Options &o)
                       : OutputKind::Table;
     s.top = o.top;
     s.sort = o.sort;
+    s.offcpu = o.offcpu;
     s.metric = o.metric;
     s.min_percent = o.min_percent;
     return s;
@@ -156,6 +157,7 @@ void TraceSession::attach()
     next_progress_ = show ? start_ns_ + kProgressPeriodNs : 0;
     window_start_.jvm_cpu_ns = process_cpu_ns(target_.pid);
     last_cpu_ = window_start_.jvm_cpu_ns;
+    window_start_.jvm_runq_ns = 0;  // the kernel counts from the attach
     window_start_ns_ = start_ns_;
     progress_->start(window_start_);
     next_cpu_read_ = start_ns_ + kCpuReadPeriodNs;
@@ -299,6 +301,7 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     // cpu: read at the window's end; a JVM already reaped keeps the last reading.
     OverheadTotals totals = event_totals(snap.diag.entries, snap.diag.returns, snap.diag.traced_calls);
     totals.jvm_cpu_ns = cpu ? cpu : last_cpu_;
+    totals.jvm_runq_ns = snap.diag.runq_ns;
     p.overhead = overhead_since(totals, window_start_);
     p.overhead.jvm_cpu_early = !cpu && last_cpu_;
     window_start_ = totals;

@@ -13,7 +13,17 @@ Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then)
     o.traced_events = now.traced_events - then.traced_events;
     if (now.jvm_cpu_ns && then.jvm_cpu_ns && *now.jvm_cpu_ns >= *then.jvm_cpu_ns)
         o.jvm_cpu_ns = *now.jvm_cpu_ns - *then.jvm_cpu_ns;
+    if (now.jvm_runq_ns && then.jvm_runq_ns && *now.jvm_runq_ns >= *then.jvm_runq_ns)
+        o.jvm_runq_ns = *now.jvm_runq_ns - *then.jvm_runq_ns;
     return o;
+}
+
+std::optional<double> runq_share(const Overhead &overhead)
+{
+    if (!overhead.jvm_runq_ns || overhead.jvm_cpu_ns == 0)
+        return std::nullopt;
+    const double runq = static_cast<double>(*overhead.jvm_runq_ns);
+    return runq / (runq + static_cast<double>(overhead.jvm_cpu_ns));
 }
 
 uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost)

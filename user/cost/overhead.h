@@ -14,9 +14,17 @@ namespace jmt {
 // reaped by its parent before the end of the trace still has a recent figure.
 constexpr uint64_t kCpuReadPeriodNs = 25'000'000;
 
-// The window between two totals: its events, and the JVM's CPU time between
-// the two readings (0, unknown, when either is missing).
+// The window between two totals: its events, and the JVM's CPU time (0,
+// unknown, when either reading is missing) and run-queue wait between them.
 Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then);
+
+// The JVM's threads' run-queue wait as a share of their runnable time (on a
+// CPU or waiting for one) over the window; nullopt when either is unknown.
+std::optional<double> runq_share(const Overhead &overhead);
+// From this share of their runnable time spent waiting, the JVM's threads
+// waited for a CPU enough to stretch every elapsed time: the header says the
+// host was saturated.
+constexpr double kSaturatedRunqShare = 0.10;
 
 // ns the window's events cost the JVM at cost (0 when cost is zero).
 uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);

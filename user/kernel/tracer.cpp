@@ -168,18 +168,17 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
         std::cerr << "jmethodtime: warning: " << e.what()
                   << "; names of methods of classes that unload may be misattributed" << std::endl;
     }
-    bpf_link *sw = bpf_program__attach(skel_->progs.handle_switch);
-    if (!sw) {
-        int err = errno;
-        throw Error("cannot attach to the sched_switch BTF tracepoint: " + errno_text(err), err);
+    const std::pair<bpf_program *, const char *> scheduler[] = {{skel_->progs.handle_switch, "sched_switch"},
+                                                                 {skel_->progs.handle_wakeup, "sched_wakeup"},
+                                                                 {skel_->progs.handle_exit, "sched_process_exit"}};
+    for (const auto &[prog, tracepoint] : scheduler) {
+        bpf_link *link = bpf_program__attach(prog);
+        if (!link) {
+            int err = errno;
+            throw Error(std::string("cannot attach to the ") + tracepoint + " BTF tracepoint: " + errno_text(err), err);
+        }
+        links_.emplace_back(link);
     }
-    links_.emplace_back(sw);
-    bpf_link *exit_link = bpf_program__attach(skel_->progs.handle_exit);
-    if (!exit_link) {
-        int err = errno;
-        throw Error("cannot attach to the sched_process_exit BTF tracepoint: " + errno_text(err), err);
-    }
-    links_.emplace_back(exit_link);
 }
 
 Tracer::~Tracer() = default;

@@ -166,7 +166,7 @@ Profile merge_profiles(const std::vector<MergeInput> &inputs)
     out.method_globs = first.method_globs;
     out.corrected = first.corrected;
     out.foreign = first.foreign;
-    bool cpu_known = true;
+    bool cpu_known = true, runq_known = true;
     std::vector<MethodRow> rows;
     for (const MergeInput &in : inputs) {
         const Profile &p = in.profile;
@@ -178,10 +178,15 @@ Profile merge_profiles(const std::vector<MergeInput> &inputs)
         out.overhead.traced_events += p.overhead.traced_events;
         out.overhead.jvm_cpu_ns += p.overhead.jvm_cpu_ns;
         cpu_known = cpu_known && p.overhead.jvm_cpu_ns > 0;
+        runq_known = runq_known && p.overhead.jvm_runq_ns.has_value();
+        if (runq_known)
+            out.overhead.jvm_runq_ns = out.overhead.jvm_runq_ns.value_or(0) + *p.overhead.jvm_runq_ns;
         out.sources.insert(out.sources.end(), p.sources.begin(), p.sources.end());
     }
     if (!cpu_known)
         out.overhead.jvm_cpu_ns = 0;
+    if (!runq_known)
+        out.overhead.jvm_runq_ns.reset();
     out.methods = sum_rows(rows);
     return out;
 }

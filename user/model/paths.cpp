@@ -134,6 +134,8 @@ uint64_t exclusive_value(const PathNode &node, PathMetric metric)
     case PathMetric::Calls: return node.stats.calls;
     case PathMetric::Wall: return node.stats.wall_excl_ns;
     case PathMetric::Cpu: return node.stats.cpu_excl_ns;
+    case PathMetric::Runq: return node.stats.runq_excl_ns;
+    case PathMetric::Blocked: return blocked_excl_ns(node.stats);
     }
     return 0;
 }

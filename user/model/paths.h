@@ -46,7 +46,8 @@ private:
     std::unordered_map<uint32_t, const PathNode *> by_id_;
 };
 
-enum class PathMetric { Calls, Wall, Cpu };
+// Runq: run-queue wait; Blocked: blocked time (model/profile.h).
+enum class PathMetric { Calls, Wall, Cpu, Runq, Blocked };
 
 // "org.postgresql.jdbc.PgResultSet.getString(int)": the dotted class, the
 // method and its parameter types as Java source spells them (simple class
@@ -66,7 +67,7 @@ CallTree with_untraced_nodes(const CallTree &tree);
 std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node);
 
 // The exclusive value of a node for metric: its calls (Calls), its
-// exclusive elapsed ns (Wall) or exclusive on-CPU ns (Cpu).
+// exclusive elapsed ns (Wall), on-CPU ns (Cpu), run-queue ns (Runq) or blocked ns (Blocked).
 uint64_t exclusive_value(const PathNode &node, PathMetric metric);
 
 // Collapsed stacks (FlameGraph, speedscope, inferno): one line

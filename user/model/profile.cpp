@@ -30,6 +30,18 @@ MethodStats &MethodStats::operator-=(const MethodStats &o)
     return *this;
 }
 
+uint64_t blocked_incl_ns(const MethodStats &s)
+{
+    const uint64_t on_or_waiting = s.cpu_incl_ns + s.runq_incl_ns;
+    return s.wall_incl_ns > on_or_waiting ? s.wall_incl_ns - on_or_waiting : 0;
+}
+
+uint64_t blocked_excl_ns(const MethodStats &s)
+{
+    const uint64_t on_or_waiting = s.cpu_excl_ns + s.runq_excl_ns;
+    return s.wall_excl_ns > on_or_waiting ? s.wall_excl_ns - on_or_waiting : 0;
+}
+
 OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_calls)
 {
     OverheadTotals t;
@@ -49,6 +61,10 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
     case SortKey::CpuIncl: return s.cpu_incl_ns;
     case SortKey::CpuExcl: return s.cpu_excl_ns;
     case SortKey::Foreign: return s.wall_foreign_ns;
+    case SortKey::RunqIncl: return s.runq_incl_ns;
+    case SortKey::RunqExcl: return s.runq_excl_ns;
+    case SortKey::BlockedIncl: return blocked_incl_ns(s);
+    case SortKey::BlockedExcl: return blocked_excl_ns(s);
     }
     return 0;
 }

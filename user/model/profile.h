@@ -24,6 +24,13 @@ struct MethodStats {
     MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
 };
 
+// Blocked time (ns): elapsed time neither on a CPU nor waiting in a run queue for
+// one (sleeping, I/O, locks, parking); on-CPU + run-queue + blocked = elapsed.
+// The probes' cost is on-CPU time, so taking it out of elapsed and on-CPU time
+// leaves run-queue and blocked time as they were.
+uint64_t blocked_incl_ns(const MethodStats &s);
+uint64_t blocked_excl_ns(const MethodStats &s);
+
 // [lo, hi] (ns) of each corrected time: the time corrected with the high end
 // of the per-event cost range, and with its low end (cost/cost_range.h).
 struct TimeBounds {
@@ -77,6 +84,8 @@ struct Overhead {
     uint64_t jvm_cpu_ns = 0;     // the JVM's CPU time (every thread, user and system); 0: unknown
     bool jvm_cpu_early = false;  // the JVM was gone at the end: jvm_cpu_ns ends at the last reading
                                  // (up to one reading period earlier), so the share is a little high
+    // ns the JVM's threads, traced or not, waited runnable for a CPU (the kernel's runq_ns); nullopt: unknown.
+    std::optional<uint64_t> jvm_runq_ns;
 };
 
 // Totals at one moment, from which windows' Overhead are taken: the programs'
@@ -85,6 +94,7 @@ struct OverheadTotals {
     uint64_t events = 0;                // every entry and return
     uint64_t traced_events = 0;         // of them, the traced methods' (a traced call's entry and return)
     std::optional<uint64_t> jvm_cpu_ns; // process_cpu_ns; nullopt: not read
+    std::optional<uint64_t> jvm_runq_ns; // the kernel's runq_ns counter; nullopt: not read
 };
 
 // Totals from the programs' counters (enum jmt_counter), without a CPU reading.
@@ -153,7 +163,8 @@ struct Profile {
     std::vector<std::string> shared_probes;
 };
 
-enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign };  // Foreign: wall_foreign_ns
+// Foreign: wall_foreign_ns; Runq*: runq_*_ns; Blocked*: blocked_*_ns.
+enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign, RunqIncl, RunqExcl, BlockedIncl, BlockedExcl };
 
 // Whether rows are split by thread (--per-thread): some row carries a tid.
 bool per_thread_rows(const std::vector<MethodRow> &rows);

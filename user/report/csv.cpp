@@ -1,5 +1,6 @@
 #include <sstream>
 
+#include "model/stat_keys.h"
 #include "report/report.h"
 
 namespace jmt {
@@ -22,19 +23,28 @@ std::string csv_field(const std::string &s)
 
 }  // namespace
 
-// Column names match the JSON keys (README); times in ns. With --foreign, the
-// foreign columns follow probe_dominated; split by thread, the thread's tid
-// and name follow; corrected times end with <key>_lo and <key>_hi, the bounds.
+// Column names match the JSON keys (model/stat_keys.h); times in ns. With
+// --foreign, the foreign columns follow probe_dominated; split by thread, the
+// thread's tid and name follow; corrected times end with <key>_lo and
+// <key>_hi, the bounds.
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
 {
     const bool per_thread = per_thread_profile(profile);
     const std::string interval =
         profile.interval ? std::to_string(profile.interval) + "," + format_utc(profile.end_unix_ns) + "," : "";
-    if (profile.interval <= 1)
-        out << (profile.interval ? "interval,end_time," : "") << "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,unreturned,"
-           "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated"
-            << (profile.foreign ? ",wall_foreign_ns,cpu_foreign_ns,events_foreign,traced_events_foreign" : "")
-            << (per_thread ? ",tid,thread" : "");
+    auto keys = [&](bool foreign, auto &&each) {
+        for (const StatKey &k : kStatKeys)
+            if (k.foreign == foreign)
+                each(k);
+    };
+    if (profile.interval <= 1) {
+        out << (profile.interval ? "interval,end_time," : "") << "class,method,signature";
+        keys(false, [&](const StatKey &k) { out << ',' << k.key; });
+        out << ",probe_dominated";
+        if (profile.foreign)
+            keys(true, [&](const StatKey &k) { out << ',' << k.key; });
+        out << (per_thread ? ",tid,thread" : "");
+    }
     if (profile.interval <= 1 && profile.corrected) {
         for (const char *key : {"wall_incl_ns", "wall_excl_ns", "cpu_incl_ns", "cpu_excl_ns"})
             out << ',' << key << "_lo," << key << "_hi";
@@ -45,13 +55,11 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         out << "\r\n";
     for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
         const MethodStats &s = m.stats;
-        out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature) << ','
-            << s.calls << ',' << s.wall_incl_ns << ',' << s.wall_excl_ns << ',' << s.cpu_incl_ns << ','
-            << s.cpu_excl_ns << ',' << s.unreturned << ',' << s.events_incl << ',' << s.events_excl << ','
-            << s.traced_incl << ',' << s.traced_excl << ',' << (m.probe_dominated ? 1 : 0);
+        out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature);
+        keys(false, [&](const StatKey &k) { out << ',' << stat_value(s, k); });
+        out << ',' << (m.probe_dominated ? 1 : 0);
         if (profile.foreign)
-            out << ',' << s.wall_foreign_ns << ',' << s.cpu_foreign_ns << ',' << s.events_foreign << ','
-                << s.traced_foreign;
+            keys(true, [&](const StatKey &k) { out << ',' << stat_value(s, k); });
         if (per_thread)
             out << ',' << m.tid << ',' << csv_field(m.thread);
         if (profile.corrected) {

@@ -25,6 +25,8 @@ uint64_t inclusive_value(const PathNode &n, PathMetric metric)
     case PathMetric::Calls: return n.stats.calls;
     case PathMetric::Wall: return n.stats.wall_incl_ns;
     case PathMetric::Cpu: return n.stats.cpu_incl_ns;
+    case PathMetric::Runq: return n.stats.runq_incl_ns;
+    case PathMetric::Blocked: return blocked_incl_ns(n.stats);
     }
     return 0;
 }

@@ -35,7 +35,7 @@ void write_outputs(std::ostream &out, const OutputSpec &spec, const Profile &pro
         write_csv(out, profile, spec.sort);
         break;
     case OutputKind::Table:
-        write_table(out, profile, TableOptions{spec.top, spec.sort});
+        write_table(out, profile, TableOptions{spec.top, spec.sort, spec.offcpu});
         if (profile.interval)
             out << "\n";
         break;

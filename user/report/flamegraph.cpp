@@ -30,7 +30,11 @@ json values_of(const std::string &name, const MethodStats &s)
                 {"wall_incl", s.wall_incl_ns},
                 {"wall_excl", s.wall_excl_ns},
                 {"cpu_incl", s.cpu_incl_ns},
-                {"cpu_excl", s.cpu_excl_ns}};
+                {"cpu_excl", s.cpu_excl_ns},
+                {"runq_incl", s.runq_incl_ns},
+                {"runq_excl", s.runq_excl_ns},
+                {"blocked_incl", blocked_incl_ns(s)},
+                {"blocked_excl", blocked_excl_ns(s)}};
 }
 
 json to_json(const std::vector<Node> &nodes, size_t at)
@@ -46,6 +50,7 @@ json to_json(const std::vector<Node> &nodes, size_t at)
             sum.calls += nodes[c].path->stats.calls;
             sum.wall_incl_ns += nodes[c].path->stats.wall_incl_ns;
             sum.cpu_incl_ns += nodes[c].path->stats.cpu_incl_ns;
+            sum.runq_incl_ns += nodes[c].path->stats.runq_incl_ns;
         }
         out = values_of(node.label, sum);
     }
@@ -109,6 +114,8 @@ const char *metric_name(PathMetric metric)
     case PathMetric::Calls: return "calls";
     case PathMetric::Wall: return "wall";
     case PathMetric::Cpu: return "cpu";
+    case PathMetric::Runq: return "runq";
+    case PathMetric::Blocked: return "blocked";
     }
     return "wall";
 }

@@ -11,6 +11,8 @@
   var METRICS = {
     wall: { name: "elapsed", excl: "wall_excl", time: true },
     cpu: { name: "on-CPU", excl: "cpu_excl", time: true },
+    runq: { name: "run-queue wait", excl: "runq_excl", time: true },
+    blocked: { name: "blocked", excl: "blocked_excl", time: true },
     calls: { name: "calls", excl: "calls", time: false }
   };
 
@@ -234,6 +236,9 @@
       rows = [["calls", fmtCount(n.calls)],
               ["elapsed inclusive", fmtNs(n.wall_incl)], ["elapsed exclusive", fmtNs(n.wall_excl)],
               ["on-CPU inclusive", fmtNs(n.cpu_incl)], ["on-CPU exclusive", fmtNs(n.cpu_excl)]];
+      if (n.runq_incl || n.blocked_incl)
+        rows.push(["run-queue inclusive", fmtNs(n.runq_incl)], ["run-queue exclusive", fmtNs(n.runq_excl)],
+                  ["blocked inclusive", fmtNs(n.blocked_incl)], ["blocked exclusive", fmtNs(n.blocked_excl)]);
     }
     rows.push(["share of " + METRICS[metric].name, pct(n.value, data.value) +
                (focus !== data ? " (" + pct(n.value, focus.value) + " of zoom)" : "")]);

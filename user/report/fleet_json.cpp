@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "model/stat_keys.h"
 #include "util/error.h"
 
 namespace jmt {
@@ -67,26 +68,6 @@ PathNode node_of_jvm_frame(const std::string &f)
     return n;
 }
 
-MethodStats stats_from_json(const json &j)
-{
-    MethodStats s;
-    s.calls = value_or<uint64_t>(j, "calls", 0);
-    s.wall_incl_ns = value_or<uint64_t>(j, "wall_incl_ns", 0);
-    s.wall_excl_ns = value_or<uint64_t>(j, "wall_excl_ns", 0);
-    s.cpu_incl_ns = value_or<uint64_t>(j, "cpu_incl_ns", 0);
-    s.cpu_excl_ns = value_or<uint64_t>(j, "cpu_excl_ns", 0);
-    s.unreturned = value_or<uint64_t>(j, "unreturned", 0);
-    s.events_incl = value_or<uint64_t>(j, "events_incl", 0);
-    s.events_excl = value_or<uint64_t>(j, "events_excl", 0);
-    s.traced_incl = value_or<uint64_t>(j, "traced_events_incl", 0);
-    s.traced_excl = value_or<uint64_t>(j, "traced_events_excl", 0);
-    s.wall_foreign_ns = value_or<uint64_t>(j, "wall_foreign_ns", 0);
-    s.cpu_foreign_ns = value_or<uint64_t>(j, "cpu_foreign_ns", 0);
-    s.events_foreign = value_or<uint64_t>(j, "events_foreign", 0);
-    s.traced_foreign = value_or<uint64_t>(j, "traced_events_foreign", 0);
-    return s;
-}
-
 void bounds_from_json(const json &j, TimeBounds &b)
 {
     auto pair = [&j](const char *key, uint64_t (&v)[2]) {
@@ -131,6 +112,24 @@ ReportSource source_from_json(const json &j)
     return s;
 }
 
+json stats_json(const MethodStats &s, bool foreign, bool paths_only)
+{
+    json j = json::object();
+    for (const StatKey &k : kStatKeys)
+        if ((foreign || !k.foreign) && (k.path || !paths_only))
+            j[k.key] = stat_value(s, k);
+    return j;
+}
+
+MethodStats stats_from_json(const json &j)
+{
+    MethodStats s;
+    for (const StatKey &k : kStatKeys)
+        if (k.field)
+            s.*k.field = value_or<uint64_t>(j, k.key, 0);
+    return s;
+}
+
 json paths_json(const CallTree &tree)
 {
     json out = json::array();
@@ -142,13 +141,10 @@ json paths_json(const CallTree &tree)
             frames.push_back(frame_label(**it));
             jvm_frames.push_back(jvm_frame(**it));
         }
-        out.push_back({{"frames", std::move(frames)},
-                       {"jvm_frames", std::move(jvm_frames)},
-                       {"calls", node.stats.calls},
-                       {"wall_incl_ns", node.stats.wall_incl_ns},
-                       {"wall_excl_ns", node.stats.wall_excl_ns},
-                       {"cpu_incl_ns", node.stats.cpu_incl_ns},
-                       {"cpu_excl_ns", node.stats.cpu_excl_ns}});
+        json path = stats_json(node.stats, false, true);
+        path["frames"] = std::move(frames);
+        path["jvm_frames"] = std::move(jvm_frames);
+        out.push_back(std::move(path));
     }
     return out;
 }
@@ -227,6 +223,8 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
             p.overhead.events = value_or<uint64_t>(o, "events", 0);
             p.overhead.traced_events = value_or<uint64_t>(o, "traced_events", 0);
             p.overhead.jvm_cpu_ns = value_or<uint64_t>(o, "jvm_cpu_ns", 0);
+            if (o.contains("jvm_runq_ns") && !o.at("jvm_runq_ns").is_null())
+                p.overhead.jvm_runq_ns = o.at("jvm_runq_ns").get<uint64_t>();
         }
         for (const json &m : d.at("methods")) {
             MethodRow row;

@@ -20,8 +20,14 @@ namespace jmt {
 nlohmann::json source_json(const ReportSource &s, uint64_t duration_ns = 0);
 ReportSource source_from_json(const nlohmann::json &j);
 
+// A method's values by their keys (model/stat_keys.h): the --foreign ones only
+// with foreign, and only the call paths' ones with paths_only.
+nlohmann::json stats_json(const MethodStats &s, bool foreign, bool paths_only = false);
+// The record's fields back (absent keys: 0); the derived ones follow from them.
+MethodStats stats_from_json(const nlohmann::json &j);
+
 // [{"frames": [label, ...] root first (frame_label), "jvm_frames": [class.method+signature, ...],
-//   "calls", "wall_incl_ns", "wall_excl_ns", "cpu_incl_ns", "cpu_excl_ns"}], parents before children.
+//   and the path keys of stats_json}], parents before children.
 nlohmann::json paths_json(const CallTree &tree);
 // The tree back from "paths" (by jvm_frames): node ids from 1, parents first.
 CallTree paths_from_json(const nlohmann::json &paths);

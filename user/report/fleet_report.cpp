@@ -282,19 +282,11 @@ json diff_json(const std::vector<DiffRow> &rows, const Profile &base, const Prof
     auto side = [](const DiffRow &r, const std::optional<MethodStats> &s) -> json {
         if (!s)
             return nullptr;
-        return {{"class", r.klass},
-                {"method", r.method},
-                {"signature", r.signature},
-                {"calls", s->calls},
-                {"wall_incl_ns", s->wall_incl_ns},
-                {"wall_excl_ns", s->wall_excl_ns},
-                {"cpu_incl_ns", s->cpu_incl_ns},
-                {"cpu_excl_ns", s->cpu_excl_ns},
-                {"unreturned", s->unreturned},
-                {"events_incl", s->events_incl},
-                {"events_excl", s->events_excl},
-                {"traced_events_incl", s->traced_incl},
-                {"traced_events_excl", s->traced_excl}};
+        json j = stats_json(*s, false);
+        j["class"] = r.klass;
+        j["method"] = r.method;
+        j["signature"] = r.signature;
+        return j;
     };
     json methods = json::array();
     for (const DiffRow &r : rows) {

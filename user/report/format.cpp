@@ -60,6 +60,31 @@ std::string overhead_text(const Profile &profile)
     return text;
 }
 
+bool saturated(const Profile &profile)
+{
+    const std::optional<double> share = runq_share(profile.overhead);
+    return share && *share >= kSaturatedRunqShare;
+}
+
+std::string run_queue_text(const Profile &profile)
+{
+    const Overhead &o = profile.overhead;
+    const std::optional<double> share = runq_share(o);
+    if (!share)
+        return "";
+    std::string text = "Run queue: the JVM's threads waited " + format_duration(*o.jvm_runq_ns) +
+                       " for a CPU against " + format_duration(o.jvm_cpu_ns) + " on one (" +
+                       std::to_string(std::lround(100.0 * *share)) + "% of their runnable time)";
+    if (!saturated(profile))
+        return text;
+    text += "; the CPUs were saturated";
+    const std::optional<double> traps = trap_share(o, trap_cost(profile));
+    if (traps && *traps >= 0.5)
+        text += ", largely by the probes' own traps (" + std::to_string(std::lround(100.0 * *traps)) +
+                "% of the JVM's CPU)";
+    return text + ": elapsed times hold that wait (the RunQ columns), on-CPU times do not";
+}
+
 std::string format_count(uint64_t n)
 {
     if (n < 10000)

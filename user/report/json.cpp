@@ -31,26 +31,11 @@ json bounds_json(const TimeBounds &b, bool foreign)
 
 json method_json(const MethodRow &m, bool per_thread, bool foreign, bool corrected)
 {
-    json row = {{"class", m.klass},
-                {"method", m.method},
-                {"signature", m.signature},
-                {"calls", m.stats.calls},
-                {"wall_incl_ns", m.stats.wall_incl_ns},
-                {"wall_excl_ns", m.stats.wall_excl_ns},
-                {"cpu_incl_ns", m.stats.cpu_incl_ns},
-                {"cpu_excl_ns", m.stats.cpu_excl_ns},
-                {"unreturned", m.stats.unreturned},
-                {"events_incl", m.stats.events_incl},
-                {"events_excl", m.stats.events_excl},
-                {"traced_events_incl", m.stats.traced_incl},
-                {"traced_events_excl", m.stats.traced_excl},
-                {"probe_dominated", m.probe_dominated}};
-    if (foreign) {
-        row["wall_foreign_ns"] = m.stats.wall_foreign_ns;
-        row["cpu_foreign_ns"] = m.stats.cpu_foreign_ns;
-        row["events_foreign"] = m.stats.events_foreign;
-        row["traced_events_foreign"] = m.stats.traced_foreign;
-    }
+    json row = stats_json(m.stats, foreign);
+    row["class"] = m.klass;
+    row["method"] = m.method;
+    row["signature"] = m.signature;
+    row["probe_dominated"] = m.probe_dominated;
     if (per_thread) {
         row["tid"] = m.tid;
         row["thread"] = m.thread;
@@ -103,6 +88,10 @@ json overhead_json(const Profile &profile)
         j["jvm_cpu_ns"] = o.jvm_cpu_ns;
     if (const std::optional<double> share = trap_share(o, cost))
         j["share"] = *share;
+    j["jvm_runq_ns"] = o.jvm_runq_ns ? json(*o.jvm_runq_ns) : json(nullptr);
+    const std::optional<double> runq = runq_share(o);
+    j["runq_share"] = runq ? json(*runq) : json(nullptr);
+    j["saturated"] = saturated(profile);
     return j;
 }
 

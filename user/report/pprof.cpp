@@ -246,6 +246,8 @@ void add_samples(Message &profile, StringTable &strings, Locations &where, const
         const uint64_t calls = exclusive_value(node, PathMetric::Calls);
         const uint64_t wall = exclusive_value(node, PathMetric::Wall);
         const uint64_t cpu = exclusive_value(node, PathMetric::Cpu);
+        const uint64_t runq = exclusive_value(node, PathMetric::Runq);
+        const uint64_t blocked = exclusive_value(node, PathMetric::Blocked);
         if (calls == 0 && wall == 0 && cpu == 0)
             continue;
         std::vector<uint64_t> location_ids;  // leaf first, as pprof wants
@@ -253,7 +255,8 @@ void add_samples(Message &profile, StringTable &strings, Locations &where, const
             location_ids.push_back(where.of(*at, strings));
         Message sample;
         sample.add_packed(pb::Sample::location_id, location_ids);
-        sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu)});
+        sample.add_packed(pb::Sample::value, {int64_range(calls), int64_range(wall), int64_range(cpu),
+                                              int64_range(runq), int64_range(blocked)});
         for (const Message &label : labels)
             sample.add_message(pb::Sample::label, label);
         profile.add_message(pb::Profile::sample, sample);
@@ -276,6 +279,8 @@ void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uin
     profile.add_message(pb::Profile::sample_type, value_type(strings, "calls", "count"));
     profile.add_message(pb::Profile::sample_type, value_type(strings, "wall", "nanoseconds"));
     profile.add_message(pb::Profile::sample_type, value_type(strings, "cpu", "nanoseconds"));
+    profile.add_message(pb::Profile::sample_type, value_type(strings, "runq", "nanoseconds"));
+    profile.add_message(pb::Profile::sample_type, value_type(strings, "blocked", "nanoseconds"));
 
     // No file name on the mapping: pprof would show it as the profile's "File:".
     Message mapping;

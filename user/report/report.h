@@ -15,6 +15,7 @@ namespace jmt {
 struct TableOptions {
     size_t top = 20;
     SortKey sort = SortKey::Excl;
+    bool offcpu = false;  // the run-queue and blocked columns even when no row has 1% of its time in them
 };
 
 // "987", "12.3K", "4.56M": three significant digits above 9999.
@@ -35,6 +36,14 @@ std::string format_utc(uint64_t unix_ns);
 // 4.10 s on a CPU": what the probes cost the JVM over the profile's window,
 // with advice to keep the trace short from 25% on.
 std::string overhead_text(const Profile &profile);
+
+// "Run queue: the JVM's threads waited 1.25 s for a CPU against 1.78 s on one
+// (41% of their runnable time); ...": the window's run-queue wait, and from
+// kSaturatedRunqShare on that the CPUs were saturated (and how much of the
+// JVM's CPU the traps took). Empty when the wait or the CPU time is unknown.
+std::string run_queue_text(const Profile &profile);
+// Whether the window's run-queue share says the CPUs were saturated.
+bool saturated(const Profile &profile);
 
 // "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,

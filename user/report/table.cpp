@@ -12,15 +12,23 @@ namespace {
 
 // Separates columns; the Method column follows the last numeric column.
 constexpr const char *kGap = "  ";
-// The numeric columns of a line: the five times, then with --foreign the part
-// of the exclusive times inside untraced callees.
+// The numeric columns of a line: calls and the four times, then with offcpu
+// the time off a CPU split into run-queue wait and blocked time, then with
+// --foreign the part of the exclusive times inside untraced callees.
 using Cells = std::vector<std::string>;
 using Widths = std::vector<size_t>;
 
-Cells header_cells(bool foreign)
+struct Columns {
+    bool offcpu = false;
+    bool foreign = false;
+};
+
+Cells header_cells(Columns cols)
 {
     Cells h = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
-    if (foreign) {
+    if (cols.offcpu)
+        h.insert(h.end(), {"RunQ Incl", "RunQ Excl", "Blocked Incl", "Blocked Excl"});
+    if (cols.foreign) {
         h.push_back("Foreign");
         h.push_back("CPU Foreign");
     }
@@ -36,12 +44,17 @@ const char *sort_description(SortKey key)
     case SortKey::CpuIncl: return "inclusive on-CPU time";
     case SortKey::CpuExcl: return "exclusive on-CPU time";
     case SortKey::Foreign: return "elapsed time in untraced callees";
+    case SortKey::RunqIncl: return "inclusive run-queue wait";
+    case SortKey::RunqExcl: return "exclusive run-queue wait";
+    case SortKey::BlockedIncl: return "inclusive blocked time";
+    case SortKey::BlockedExcl: return "exclusive blocked time";
     }
     return "";
 }
 
-// A row's cells; corrected times show their bounds ("121 us ±18%").
-Cells cells_of(const MethodRow &r, bool foreign, bool corrected)
+// A row's cells; corrected times show their bounds ("121 us ±18%"). Run-queue
+// and blocked times take no correction (the probes' cost is on-CPU time).
+Cells cells_of(const MethodRow &r, Columns cols, bool corrected)
 {
     const MethodStats &s = r.stats;
     const TimeBounds &b = r.bounds;
@@ -50,7 +63,10 @@ Cells cells_of(const MethodRow &r, bool foreign, bool corrected)
     };
     Cells c = {std::to_string(s.calls), time(s.wall_incl_ns, b.wall_incl_ns), time(s.wall_excl_ns, b.wall_excl_ns),
                time(s.cpu_incl_ns, b.cpu_incl_ns), time(s.cpu_excl_ns, b.cpu_excl_ns)};
-    if (foreign) {
+    if (cols.offcpu)
+        c.insert(c.end(), {format_duration(s.runq_incl_ns), format_duration(s.runq_excl_ns),
+                           format_duration(blocked_incl_ns(s)), format_duration(blocked_excl_ns(s))});
+    if (cols.foreign) {
         c.push_back(time(s.wall_foreign_ns, b.wall_foreign_ns));
         c.push_back(time(s.cpu_foreign_ns, b.cpu_foreign_ns));
     }
@@ -103,14 +119,14 @@ std::string thread_text(const MethodRow &r)
 
 // Split by thread, a left-aligned Thread column (as wide as its widest cell)
 // comes between the numeric columns and Method.
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool foreign,
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, Columns cols,
                 bool corrected)
 {
-    const Cells header = header_cells(foreign);
+    const Cells header = header_cells(cols);
     std::vector<Cells> body;
     body.reserve(rows.size());
     for (const MethodRow &r : rows)
-        body.push_back(cells_of(r, foreign, corrected));
+        body.push_back(cells_of(r, cols, corrected));
     const Widths w = widths_of(header, body);
     if (!per_thread) {
         write_line(out, header, w, "Method");
@@ -127,6 +143,22 @@ void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_
     write_line(out, header, w, last("Thread", "Method"));
     for (size_t i = 0; i < rows.size(); i++)
         write_line(out, body[i], w, last(thread_text(rows[i]), method_text(rows[i])));
+}
+
+// Whether s spent at least 1% of its elapsed time off a CPU.
+bool off_cpu_a_while(const MethodStats &s)
+{
+    return s.wall_incl_ns > 0 && (s.runq_incl_ns + blocked_incl_ns(s)) * 100 >= s.wall_incl_ns;
+}
+
+// The run-queue and blocked columns: asked for, sorted by, or where a row spent
+// at least 1% of its elapsed time off a CPU (a CPU-bound trace stays narrow).
+bool shows_offcpu(const std::vector<MethodRow> &rows, const TableOptions &opts)
+{
+    if (opts.offcpu || opts.sort == SortKey::RunqIncl || opts.sort == SortKey::RunqExcl ||
+        opts.sort == SortKey::BlockedIncl || opts.sort == SortKey::BlockedExcl)
+        return true;
+    return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return off_cpu_a_while(r.stats); });
 }
 
 void write_methods(std::ostream &out, const Profile &profile, const TableOptions &opts)
@@ -154,7 +186,7 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
     }
-    write_rows(out, rows, per_thread, profile.foreign, profile.corrected);
+    write_rows(out, rows, per_thread, Columns{shows_offcpu(rows, opts), profile.foreign}, profile.corrected);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
         out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
                "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
@@ -238,6 +270,8 @@ void write_header(std::ostream &out, const Profile &profile)
                "virtual threads its carrier ran meanwhile\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
+    if (const std::string runq = run_queue_text(profile); !runq.empty())
+        out << runq << "\n";
     if (!profile.shared_probes.empty()) {
         out << "Probes shared with";
         for (size_t i = 0; i < profile.shared_probes.size(); i++)
@@ -304,13 +338,16 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
             out << " (paths under " << min_percent << "% of the elapsed total left out: --min-percent)";
         out << "\n\n";
         // With --foreign the time in untraced callees is in "[untraced callees]" lines (with_untraced_nodes).
-        const Cells header = header_cells(false);
+        Columns cols;
+        for (const auto &line : lines)
+            cols.offcpu = cols.offcpu || off_cpu_a_while(line.second->stats);
+        const Cells header = header_cells(cols);
         std::vector<Cells> body;
         // Call paths carry no bounds: their times are shown as corrected.
         for (const auto &line : lines) {
             MethodRow path_row;
             path_row.stats = line.second->stats;
-            body.push_back(cells_of(path_row, false, false));
+            body.push_back(cells_of(path_row, cols, false));
         }
         const Widths w = widths_of(header, body);
         write_line(out, header, w, "Call tree");

@@ -27,4 +27,5 @@ std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
 // (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
 std::optional<uint64_t> process_cpu_ns(int pid);
 
+
 }  // namespace jmt

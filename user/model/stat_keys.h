@@ -1,0 +1,49 @@
+// The per-method values a report carries, by their key (JSON key, CSV column),
+// written once for the JSON writer and reader and the CSV writer: the fields
+// of the kernel's record (JMT_METHOD_STATS) and the blocked times derived from
+// them. Times in ns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "model/profile.h"
+
+namespace jmt {
+
+struct StatKey {
+    const char *key;
+    uint64_t MethodStats::*field;               // nullptr: derived, never read back
+    uint64_t (*derived)(const MethodStats &);   // the derived value (field == nullptr)
+    bool foreign;                               // --foreign only
+    bool path;                                  // a call path carries it too (JSON "paths")
+};
+
+// In the CSV's order: the --foreign keys come last.
+inline constexpr StatKey kStatKeys[] = {
+    {"calls", &MethodStats::calls, nullptr, false, true},
+    {"wall_incl_ns", &MethodStats::wall_incl_ns, nullptr, false, true},
+    {"wall_excl_ns", &MethodStats::wall_excl_ns, nullptr, false, true},
+    {"cpu_incl_ns", &MethodStats::cpu_incl_ns, nullptr, false, true},
+    {"cpu_excl_ns", &MethodStats::cpu_excl_ns, nullptr, false, true},
+    {"runq_incl_ns", &MethodStats::runq_incl_ns, nullptr, false, true},
+    {"runq_excl_ns", &MethodStats::runq_excl_ns, nullptr, false, true},
+    {"blocked_incl_ns", nullptr, blocked_incl_ns, false, false},
+    {"blocked_excl_ns", nullptr, blocked_excl_ns, false, false},
+    {"unreturned", &MethodStats::unreturned, nullptr, false, false},
+    {"events_incl", &MethodStats::events_incl, nullptr, false, false},
+    {"events_excl", &MethodStats::events_excl, nullptr, false, false},
+    {"traced_events_incl", &MethodStats::traced_incl, nullptr, false, false},
+    {"traced_events_excl", &MethodStats::traced_excl, nullptr, false, false},
+    {"wall_foreign_ns", &MethodStats::wall_foreign_ns, nullptr, true, false},
+    {"cpu_foreign_ns", &MethodStats::cpu_foreign_ns, nullptr, true, false},
+    {"events_foreign", &MethodStats::events_foreign, nullptr, true, false},
+    {"traced_events_foreign", &MethodStats::traced_foreign, nullptr, true, false},
+};
+
+inline uint64_t stat_value(const MethodStats &s, const StatKey &k)
+{
+    return k.field ? s.*k.field : k.derived(s);
+}
+
+}  // namespace jmt
