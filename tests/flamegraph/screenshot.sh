@@ -131,6 +131,12 @@ frames=$(frames_of "$work/dom-cpu.html")
 expect_width "$frames" "demo.abc.FixedWork.b()" "$(px 200 330)"
 note "on-CPU metric: as expected"
 
+# Blocked time (elapsed less on-CPU, nothing waited in a run queue): b() holds 8 of its 13 ms.
+dump "#metric=blocked" "$work/dom-blocked.html"
+grep -q 'Total blocked: 13.2 ms in 5,000 outermost traced calls' "$work/dom-blocked.html" ||
+  fail "wrong blocked total: $(grep -o 'Total[^<]*' "$work/dom-blocked.html" | head -1)"
+note "blocked metric: as expected"
+
 # The mouse: a copy of the page with a driver script at its end moves the mouse over a;b,
 # records the tooltip, screenshots it (the README's picture), then clicks b and types a search.
 driven=$work/flamegraph-driven.html
@@ -170,7 +176,7 @@ fi
 chrome --virtual-time-budget=3000 --dump-dom "file://$driven" >"$work/dom-driven.html" || fail "chromium --dump-dom of the driven page failed"
 tip=$(sed -n 's/.*<pre id="probe-tip">\([^<]*\)<\/pre>.*/\1/p' "$work/dom-driven.html")
 echo "tooltip: $tip"
-[ "$tip" = "demo.abc.FixedWork.b()|calls=10,000|elapsed inclusive=200 ms|elapsed exclusive=100 ms|on-CPU inclusive=192 ms|on-CPU exclusive=96.0 ms|share of elapsed=60.61%|block" ] ||
+[ "$tip" = "demo.abc.FixedWork.b()|calls=10,000|elapsed inclusive=200 ms|elapsed exclusive=100 ms|on-CPU inclusive=192 ms|on-CPU exclusive=96.0 ms|run-queue inclusive=0 ns|run-queue exclusive=0 ns|blocked inclusive=8.00 ms|blocked exclusive=4.00 ms|share of elapsed=60.61%|block" ] ||
   fail "unexpected tooltip: $tip"
 frames=$(frames_of "$work/dom-driven.html")
 echo "$frames"

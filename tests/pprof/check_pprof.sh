@@ -58,12 +58,12 @@ run_pprof() {
   printf -v "$var" "%s" "$pprof_out"
 }
 
-# -raw: "calls/count wall/nanoseconds[dflt] cpu/nanoseconds" then one line per
-# sample "  CALLS WALL CPU: LOCATION_IDS", up to "Locations".
+# -raw: "calls/count wall/nanoseconds[dflt] cpu/nanoseconds runq/nanoseconds blocked/nanoseconds"
+# then one line per sample "  CALLS WALL CPU RUNQ BLOCKED: LOCATION_IDS", up to "Locations".
 run_pprof raw -raw
 header=$(printf '%s\n' "$raw" | sed -n '/^Samples:$/{n;p;q}')
-[ "$header" = "calls/count wall/nanoseconds[dflt] cpu/nanoseconds" ] ||
-  fail "sample types: got '$header', want 'calls/count wall/nanoseconds[dflt] cpu/nanoseconds'"
+want_types="calls/count wall/nanoseconds[dflt] cpu/nanoseconds runq/nanoseconds blocked/nanoseconds"
+[ "$header" = "$want_types" ] || fail "sample types: got '$header', want '$want_types'"
 grep -qx 'PeriodType: calls count' <<<"$raw" || fail "period type is not 'calls count'"
 sums=$(printf '%s\n' "$raw" | awk '
   /^Samples:$/ { in_samples = 1; getline; next }
