@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A real application server as a test (issue 21): Debian's Tomcat 10 with its examples webapp
+# (examples/tomcat/tomcat.sh: loopback port, -XX:+DTraceMethodProbes, run by the tomcat user),
+# loaded by ab (apache2-utils) with the HelloWorldExample servlet, traced by jmethodtime -p PID.
+#
+#  1. untraced: the process's own CPU time per request (/proc/PID/stat) at one request at a time;
+#  2. one client (--class 'org.apache.catalina.*' --class HelloWorldExample): exact counts of the
+#     request path (CoyoteAdapter.service, the engine, host, context and wrapper valves, the error
+#     report valve, the servlet's doGet); on-CPU + run-queue + blocked = elapsed for every row; the
+#     adapter's per-request on-CPU bounds hold the process's untraced CPU per request (its low
+#     end at most that, its high end at least half of it: the adapter is most of a request);
+#  3. twice as many clients as CPUs (--package org/apache/catalina): the same exact counts, and
+#     run-queue wait inside the adapter (at least 5% of its elapsed time, and more per request
+#     than with one client), which the header reports as saturated CPUs.
+# The server is stopped and its directory removed whatever happens (EXIT trap).
+#
+# usage: appserver_test.sh JMETHODTIME SOURCE_DIR
+# Exit status: 0 pass, 1 fail, 2 usage, 77 skip (something needed is missing, unless CI=true).
+set -uo pipefail
+
+if (($# != 2)); then
+  echo "usage: $0 JMETHODTIME SOURCE_DIR" >&2
+  exit 2
+fi
+jmt=$1 src=$2
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "-- $*"; }
+
+missing=()
+[ "$(id -u)" = 0 ] || missing+=("root (run the tests as root)")
+[ -r /sys/kernel/btf/vmlinux ] || missing+=("BTF (/sys/kernel/btf/vmlinux)")
+[ -x "$jmt" ] || missing+=("$jmt (build jmethodtime)")
+[ -r /usr/share/tomcat10/lib/catalina.jar ] || missing+=("Tomcat 10 (apt-get install tomcat10)")
+[ -r /usr/share/tomcat10-examples/examples/WEB-INF/classes/HelloWorldExample.class ] ||
+  missing+=("Tomcat's examples (apt-get install tomcat10-examples)")
+for tool in ab jq curl java setpriv; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if ((${#missing[@]})); then
+  what=$(printf '%s; ' "${missing[@]}")
+  [ "${CI:-}" = true ] && fail "CI=true and missing: ${what%; }"
+  echo "SKIP: missing: ${what%; }"
+  exit 77
+fi
+
+# shellcheck source=../../examples/tomcat/tomcat.sh
+source "$src/examples/tomcat/tomcat.sh"
+work=$(mktemp -d /tmp/jmt-appserver-test.XXXXXX)
+jmt_pid=""
+cleanup() {
+  if [ -n "$jmt_pid" ]; then kill -KILL "$jmt_pid" 2>/dev/null; wait "$jmt_pid" 2>/dev/null; fi
+  tc_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+tc_start || fail "Tomcat did not start"
+note "Tomcat $TC_URL, pid $TC_PID"
+
+cpu_ns() {
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1e9 / hz }' "/proc/$1/stat"
+}
+# load N C: N requests, C at a time; every one must get a 200.
+load() {
+  ab -n "$1" -c "$2" "$TC_URL" >"$work/ab.txt" 2>&1 || { cat "$work/ab.txt" >&2; fail "ab -n $1 -c $2 failed"; }
+  grep -q '^Failed requests: *0' "$work/ab.txt" || { cat "$work/ab.txt" >&2; fail "ab: failed requests"; }
+  if grep -q '^Non-2xx' "$work/ab.txt"; then cat "$work/ab.txt" >&2; fail "ab: responses other than 200"; fi
+}
+# trace OUT N C [options]: jmethodtime --json -o OUT attached while N requests run, C at a time.
+trace() {
+  local out=$1 n=$2 c=$3
+  shift 3
+  "$jmt" -p "$TC_PID" --json -o "$out" "$@" 2>"$out.err" &
+  jmt_pid=$!
+  for _ in $(seq 150); do grep -q '^Tracing' "$out.err" 2>/dev/null && break; sleep 0.1; done
+  grep -q '^Tracing' "$out.err" || { cat "$out.err" >&2; fail "jmethodtime did not attach"; }
+  load "$n" "$c"
+  kill -INT "$jmt_pid"
+  wait "$jmt_pid" || { cat "$out.err" >&2; fail "jmethodtime exited with $?"; }
+  jmt_pid=""
+  cat "$out.err"
+}
+# calls FILE CLASS METHOD: calls of every row of CLASS.METHOD (all signatures).
+calls() {
+  jq --arg c "$2" --arg m "$3" '[.methods[] | select(.class == $c and .method == $m) | .calls] | add // 0' "$1"
+}
+# The request path: one call of each per request.
+expect_request_path() {
+  local file=$1 n=$2 servlet=$3 row got
+  local rows=(org/apache/catalina/connector/CoyoteAdapter:service
+              org/apache/catalina/core/StandardEngineValve:invoke
+              org/apache/catalina/core/StandardHostValve:invoke
+              org/apache/catalina/valves/ErrorReportValve:invoke
+              org/apache/catalina/core/StandardContextValve:invoke
+              org/apache/catalina/core/StandardWrapperValve:invoke)
+    [ "$servlet" = yes ] && rows+=(HelloWorldExample:doGet)
+  for row in "${rows[@]}"; do
+    got=$(calls "$file" "${row%%:*}" "${row#*:}")
+    [ "$got" = "$n" ] || fail "$(basename "$file"): ${row/:/.}: $got calls for $n requests"
+  done
+  note "$(basename "$file"): ${#rows[@]} methods of the request path, $n calls each"
+}
+# Every row: on-CPU + run-queue + blocked = elapsed, inclusive and exclusive.
+expect_time_split() {
+  local bad
+  bad=$(jq -r '.methods[] | select(.cpu_incl_ns + .runq_incl_ns + .blocked_incl_ns != .wall_incl_ns or
+                                   .cpu_excl_ns + .runq_excl_ns + .blocked_excl_ns != .wall_excl_ns)
+               | "\(.class).\(.method)"' "$1" | head -3)
+  [ -z "$bad" ] || fail "$(basename "$1"): on-CPU + run queue + blocked is not elapsed time for $bad"
+}
+adapter() { # FILE EXPR: EXPR of the adapter's row
+  jq -r "[.methods[] | select(.class == \"org/apache/catalina/connector/CoyoteAdapter\" and .method == \"service\")][0] | $2" "$1"
+}
+
+# --- 1. the untraced reference -------------------------------------------------------------------
+load 3000 2  # warm up: JIT, pools
+n=${JMT_APPSERVER_REQUESTS:-400}
+before=$(cpu_ns "$TC_PID")
+load "$n" 1
+untraced_cpu=$(( ($(cpu_ns "$TC_PID") - before) / n ))
+note "untraced: Tomcat used $((untraced_cpu / 1000)) us of CPU per request, one request at a time"
+
+# --- 2. one client -------------------------------------------------------------------------------
+trace "$work/one.json" "$n" 1 --class 'org.apache.catalina.*' --class HelloWorldExample
+expect_request_path "$work/one.json" "$n" yes
+expect_time_split "$work/one.json"
+read -r lo hi likely events < <(adapter "$work/one.json" '"\(.bounds.cpu_incl_ns[0]) \(.bounds.cpu_incl_ns[1]) \(.cpu_incl_ns) \(.events_incl)"')
+edge=$(jq '.probe_cost.gaps.edge_ns' "$work/one.json")
+note "adapter, on a CPU per request: $((lo / n / 1000)) to $((hi / n / 1000)) us (likely $((likely / n / 1000)) us) with $((events / n)) probe events inside each, at $edge ns per event (the gaps' edge); the process untraced: $((untraced_cpu / 1000)) us"
+((lo / n <= untraced_cpu)) || fail "the adapter's CPU per request is at least $((lo / n)) ns: more than the whole process's untraced $untraced_cpu ns"
+((hi / n >= untraced_cpu / 2)) || fail "the adapter's CPU per request is at most $((hi / n)) ns: under half the process's untraced $untraced_cpu ns"
+one_runq=$(adapter "$work/one.json" '.runq_incl_ns')
+
+# --- 3. more clients than CPUs -------------------------------------------------------------------
+clients=$((2 * $(nproc)))
+trace "$work/many.json" "$n" "$clients" --package org/apache/catalina
+expect_request_path "$work/many.json" "$n" no
+expect_time_split "$work/many.json"
+read -r wall runq < <(adapter "$work/many.json" '"\(.wall_incl_ns) \(.runq_incl_ns)"')
+note "adapter with $clients clients: $((wall / n / 1000)) us elapsed per request, $((runq / n / 1000)) us of it waiting for a CPU (one client: $((one_runq / n / 1000)) us)"
+((runq * 20 >= wall)) || fail "with $clients clients on $(nproc) CPUs the adapter waited for a CPU only $runq of its $wall ns"
+((runq > one_runq)) || fail "the adapter waited no longer for a CPU with $clients clients ($runq ns) than with one ($one_runq ns)"
+[ "$(jq '.overhead.saturated' "$work/many.json")" = true ] || fail "the header did not say the CPUs were saturated"
+grep -q 'the CPUs were saturated' "$work/many.json.err" || fail "no saturation line on stderr"
+note "pass"
