@@ -70,7 +70,15 @@ TEST(ParseOptions, SortKeys)
     EXPECT_TRUE(parse({"-p", "1", "--offcpu"}).options.offcpu);
     auto bad = parse({"-p", "1", "--sort", "name"});
     EXPECT_TRUE(bad.exit_now);
-    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.message.find("--sort: 'name' is not a sort key (one of blocked-excl, blocked-incl, calls,"),
+              std::string::npos)
+        << bad.message;
+    auto metric = parse({"-p", "1", "--folded", "--metric", "wal"});
+    EXPECT_EQ(metric.exit_code, 2);
+    EXPECT_NE(metric.message.find("--metric: 'wal' is not a metric (one of blocked, calls, cpu, runq, wall)"),
+              std::string::npos)
+        << metric.message;
 }
 
 TEST(ParseOptions, ErrorsExitNonZeroWithAMessage)

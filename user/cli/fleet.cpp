@@ -109,11 +109,11 @@ void add_merge_options(CLI::App &app, MergeArgs &a)
     app.add_option("--flamegraph", a.flamegraph, "Also write the merged call paths as a flame graph to FILE.html");
     app.add_option("--pprof", a.pprof, "Also write a gzipped pprof profile, each sample labelled host and pid");
     app.add_option("--top", a.top_s, "Rows in the table (0: all)")->capture_default_str();
-    app.add_option("--sort", a.sort, "Table order: calls, incl, excl, cpu-incl, cpu-excl, foreign")
-        ->check(CLI::IsMember({"calls", "incl", "excl", "cpu-incl", "cpu-excl", "foreign"}))
+    app.add_option("--sort", a.sort, "Table order: " + names_of(kSortKeys))
+        ->check(one_of(kSortKeys, "a sort key"))
         ->capture_default_str();
-    app.add_option("--metric", a.metric, "--folded's value and the flame graph's first metric: calls, wall, cpu")
-        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+    app.add_option("--metric", a.metric, "--folded's value and the flame graph's first metric: " + names_of(kMetrics))
+        ->check(one_of(kMetrics, "a metric"))
         ->capture_default_str();
     app.add_option("--min-percent", a.min_percent_s, "--tree: leave out paths under this % of the total")
         ->capture_default_str();
@@ -233,8 +233,8 @@ int run_diff(int argc, const char *const argv[])
         ->excludes(j);
     app.add_option("--flamegraph", flamegraph,
                    "Also write a differential flame graph to FILE.html (widths from NEW, colour from the change)");
-    app.add_option("--metric", metric, "--folded's value and the flame graph's widths: calls, wall, cpu")
-        ->check(CLI::IsMember({"calls", "wall", "cpu"}))
+    app.add_option("--metric", metric, "--folded's value and the flame graph's widths: " + names_of(kMetrics))
+        ->check(one_of(kMetrics, "a metric"))
         ->capture_default_str();
     app.add_option("--top", top_s, "Rows in the table (0: all)")->capture_default_str();
     app.add_option("--min-calls", min_calls_s, "Leave out methods with fewer calls in both reports");

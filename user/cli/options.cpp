@@ -198,7 +198,7 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
                    "Table and CSV order: " + names_of(sort_keys()) +
                        " (foreign with --foreign; runq: waiting runnable for a CPU; blocked: neither on a CPU "
                        "nor waiting for one)")
-        ->check(CLI::IsMember(keys_of(sort_keys())))
+        ->check(one_of(sort_keys(), "a sort key"))
         ->capture_default_str();
     app.add_flag("--offcpu", o.offcpu,
                  "Show the table's run-queue and blocked columns even when no row spends 1% of its time so");
@@ -217,7 +217,7 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
     app.add_option("--metric", g.metric,
                    "Value of --folded (and the flame graph's first): calls, or exclusive ns of wall (elapsed), "
                    "cpu (on a CPU), runq (waiting for a CPU) or blocked (neither)")
-        ->check(CLI::IsMember(keys_of(path_metrics())))
+        ->check(one_of(path_metrics(), "a metric"))
         ->capture_default_str();
     g.min_percent_opt = app.add_option("--min-percent", g.min_percent,
                    "--tree: leave out call paths under this percentage of the total elapsed time")

@@ -1,6 +1,7 @@
 // Command-line options: a plain struct built by CLI11, testable without a process.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,13 +56,17 @@ std::string names_of(const std::map<std::string, T> &named)
         out += (out.empty() ? "" : ", ") + entry.first;
     return out;
 }
+// A check that a value is one of named's names: "'nope' is not a sort key (one of calls, excl, ...)".
 template <typename T>
-std::vector<std::string> keys_of(const std::map<std::string, T> &named)
+CLI::Validator one_of(const std::map<std::string, T> &named, const std::string &what)
 {
-    std::vector<std::string> out;
-    for (const auto &entry : named)
-        out.push_back(entry.first);
-    return out;
+    return CLI::Validator(
+        [&named, what](std::string &value) -> std::string {
+            if (named.count(value))
+                return "";
+            return "'" + value + "' is not " + what + " (one of " + names_of(named) + ")";
+        },
+        "NAME");
 }
 
 // Whether the options need call paths in the kernel (--folded, --tree, --flamegraph, --pprof, --json).
