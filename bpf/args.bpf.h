@@ -58,7 +58,8 @@ static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)
 #define JMT_LEN_SHIFT 48
 #define JMT_ADDR_MASK ((1ULL << JMT_LEN_SHIFT) - 1)
 
-/* Reads (class, method, signature) as packed address|length words. */
+/* Reads (class, method, signature) as packed address|length words; the
+ * caller sets jvm. */
 static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *k)
 {
 	__u64 cp, cl, mp, ml, sp, sl;

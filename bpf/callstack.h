@@ -126,6 +126,7 @@ static __always_inline __u32 jmt_fingerprint(const struct jmt_method_key *k)
 
 	h ^= k->method * 0xC2B2AE3D27D4EB4FULL;
 	h ^= k->sig * 0x165667B19E3779F9ULL;
+	h ^= (__u64)k->jvm * 0x27D4EB2F165667C5ULL;
 	return (__u32)(h >> 32) ^ (__u32)h;
 }
 

@@ -25,7 +25,13 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Tunables, set by the loader between open and load. */
-const volatile __u32 target_tgid = 0;
+/* The traced JVMs: target_tgids[i], i < n_targets (at least one). */
+const volatile __u32 n_targets = 1;
+const volatile __u32 target_tgids[JMT_MAX_TARGETS] = {};
+/* 1 when the probes are attached for every process that maps libjvm (several
+ * JVMs of one libjvm, all with the probes on, all traced): the probe programs
+ * then keep only the targets' events. */
+const volatile __u32 filter_tgids = 0;
 const volatile __u32 n_prefixes = 0;
 const volatile struct {
 	__u32 len;
@@ -84,6 +90,32 @@ const volatile __u64 test_trap_ns = 0;
 __u32 last_method_id = 0;
 /* Highest path id handed out so far (ids from JMT_PATH_TRUNCATED + 1 up). */
 __u32 last_path_id = JMT_PATH_TRUNCATED;
+
+/* Whether tgid is one of the traced JVMs. */
+static __always_inline int is_target(__u32 tgid)
+{
+	for (__u32 i = 0; i < JMT_MAX_TARGETS; i++) {
+		if (i >= n_targets)
+			break;
+		if (target_tgids[i] == tgid)
+			return 1;
+	}
+	return 0;
+}
+
+/* The probe event's JVM for the method key (0 with one JVM), or -1 for an
+ * event of a process that is not traced (filter_tgids). */
+static __always_inline long event_jvm(void)
+{
+	__u32 tgid;
+
+	if (n_targets <= 1 && !filter_tgids)
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (filter_tgids && !is_target(tgid))
+		return -1;
+	return n_targets > 1 ? tgid : 0;
+}
 
 #include "counters.bpf.h"
 #include "args.bpf.h"
@@ -153,9 +185,10 @@ int handle_entry(struct pt_regs *ctx)
 	struct jmt_cpu *cpu = this_cpu();
 	__u64 sp, call_site = 0;
 	__u32 fp, path;
+	long jvm = event_jvm();
 
 	test_trap();
-	if (!cpu)
+	if (!cpu || jvm < 0)
 		return 0;
 	cpu->slice_events += 1;
 	bump(cpu, JMT_CNT_ENTRIES);
@@ -163,6 +196,8 @@ int handle_entry(struct pt_regs *ctx)
 		bump(cpu, JMT_CNT_ARG_FAIL);
 		return 0;
 	}
+	k.jvm = jvm;
+	k.pad = 0;
 	fp = jmt_fingerprint(&k);
 	if (method_info(&k, fp, &info))
 		return 0;
@@ -219,8 +254,9 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 	struct jmt_clock now;
 	struct jmt_cpu *cpu = this_cpu();
 	__u32 fp;
+	long jvm = event_jvm();
 
-	if (!cpu)
+	if (!cpu || jvm < 0)
 		return 0;
 	cpu->slice_events += 1;
 	bump(cpu, JMT_CNT_RETURNS);
@@ -228,6 +264,8 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 		bump(cpu, JMT_CNT_ARG_FAIL);
 		return 0;
 	}
+	k.jvm = jvm;
+	k.pad = 0;
 	fp = jmt_fingerprint(&k);
 	/* The verdict first: a rejected method's return needs nothing else
 	 * (but its callers' foreign time under --foreign). */
@@ -258,6 +296,8 @@ int handle_class_unloaded(struct pt_regs *ctx)
 {
 	long name = 0, len = 0;
 
+	if (event_jvm() < 0)
+		return 0;
 	if (bpf_usdt_arg(ctx, 0, &name) || bpf_usdt_arg(ctx, 1, &len)) {
 		count(JMT_CNT_ARG_FAIL);
 		return 0;

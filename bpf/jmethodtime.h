@@ -73,12 +73,19 @@
 #define JMT_METHOD_BUF 512
 #define JMT_SIG_BUF 1024
 
+/* JVMs one trace follows (--match REGEX matching several). */
+#define JMT_MAX_TARGETS 16
+
 /* Method identity as the probes give it: each word is the address of an
- * interned Symbol body with its length (bytes) in bits 48..63. */
+ * interned Symbol body with its length (bytes) in bits 48..63; with several
+ * JVMs, jvm is the process id (the same address holds other names in another
+ * JVM), 0 otherwise. */
 struct jmt_method_key {
 	__u64 klass;
 	__u64 method;
 	__u64 sig;
+	__u32 jvm;
+	__u32 pad; /* 0: hashed with the rest */
 };
 
 struct jmt_method_info {
@@ -91,6 +98,8 @@ struct jmt_names {
 	__u64 class_addr, method_addr, sig_addr; /* target addresses (for long names) */
 	__u32 class_len, method_len, sig_len;    /* full lengths (bytes) */
 	__u32 read_ok;                           /* 1 when all three reads succeeded */
+	__u32 jvm;                               /* the method key's jvm: its process, 0 with one JVM */
+	__u32 pad;
 	char klass[JMT_CLASS_BUF];
 	char method[JMT_METHOD_BUF];
 	char sig[JMT_SIG_BUF];
@@ -301,6 +310,7 @@ JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_PATH_CACHE_SLOTS), "path_of masks its has
 JMT_STATIC_ASSERT(JMT_PATH_CACHE_SLOTS <= (1u << 12), "path_of's index is the top 12 bits of a 32-bit hash");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_CLASS_BUF), "class_kept masks indices into the class buffer");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS <= (1u << 31), "method ids are u32 and 0 is never one");
+JMT_STATIC_ASSERT(sizeof(struct jmt_method_key) == 32, "the method key has no hidden padding (it is hashed)");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MIN_CACHE_SLOTS) && JMT_MIN_CACHE_SLOTS <= JMT_PATH_CACHE_SLOTS,
 		  "the loader's cache masks are powers of two within the cache maps");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0,

@@ -125,7 +125,7 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 	if (slot) {
 		__u32 seq = cache_read_begin(&slot->seq);
 		int hit = slot->key.klass == k->klass && slot->key.method == k->method &&
-			  slot->key.sig == k->sig && slot->generation == generation;
+			  slot->key.sig == k->sig && slot->key.jvm == k->jvm && slot->generation == generation;
 
 		*out = slot->info;
 		if (hit && cache_read_valid(&slot->seq, seq))
@@ -231,6 +231,7 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 	n->class_len = key_len(k->klass);
 	n->method_len = key_len(k->method);
 	n->sig_len = key_len(k->sig);
+	n->jvm = k->jvm;
 	len = min_u32(n->class_len, JMT_CLASS_BUF);
 	mlen = min_u32(n->method_len, JMT_METHOD_BUF);
 	err = bpf_probe_read_user(n->klass, len, key_addr(k->klass));

@@ -139,17 +139,18 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	int prev_target = is_target(prev->tgid), next_target = is_target(next->tgid);
 	struct jmt_thread *t;
 	struct jmt_cpu *cpu;
 	__u64 now;
 
-	if (prev->tgid != target_tgid && next->tgid != target_tgid)
+	if (!prev_target && !next_target)
 		return 0;
 	now = bpf_ktime_get_ns();
 	cpu = this_cpu();
 	if (!cpu)
 		return 0;
-	if (prev->tgid == target_tgid) {
+	if (prev_target) {
 		__u64 *since = bpf_task_storage_get(&runnable_since, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 		if (since)
@@ -166,7 +167,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		}
 	}
 	cpu->slice_events = 0;
-	if (next->tgid == target_tgid) {
+	if (next_target) {
 		__u64 *since = bpf_task_storage_get(&runnable_since, next, 0, 0);
 		__u64 waited = 0;
 
@@ -194,7 +195,7 @@ int BPF_PROG(handle_wakeup, struct task_struct *p)
 {
 	__u64 *since;
 
-	if (p->tgid != target_tgid)
+	if (!is_target(p->tgid))
 		return 0;
 	since = bpf_task_storage_get(&runnable_since, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (since && !*since)
@@ -207,7 +208,7 @@ int BPF_PROG(handle_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *task)
 {
-	if (task->tgid != target_tgid)
+	if (!is_target(task->tgid))
 		return 0;
 	if (bpf_task_storage_delete(&threads, task) == 0)
 		count(JMT_CNT_THREADS_ENDED);

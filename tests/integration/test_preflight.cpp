@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "harness.h"
@@ -230,7 +231,8 @@ namespace {
 TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
 {
     JMT_REQUIRE_BPF();
-    const std::string marker = "7" + std::to_string(getpid() % 100000);  // FixedWork's iterations, unique here
+    // FixedWork's iterations, unique here (7000 to 7999: under a second of work whatever the pid).
+    const std::string marker = std::to_string(7000 + getpid() % 1000);
     Child jvm({JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", marker, "5"},
               true);
     ASSERT_FALSE(jvm.wait_line(false, "READY", 60000).empty());
@@ -248,6 +250,71 @@ TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
     EXPECT_EQ(none.wait_exit(30000), 1);
     EXPECT_EQ(none.drain(true, 1000), "jmethodtime: --match 'no-such-jvm-" + marker +
                                           "': no JVM's command line matches (jmethodtime --list shows them)\n");
+}
+
+// A FixedWork JVM of `calls` calls of a(), started with -Dtoken=TOKEN, waiting at READY.
+std::unique_ptr<Child> fixed_work_jvm(const std::string &token, uint64_t calls, bool probes = true)
+{
+    std::vector<std::string> argv = {JMT_JAVA};
+    if (probes)
+        argv.push_back("-XX:+DTraceMethodProbes");
+    argv.insert(argv.end(), {"-Dtoken=" + token, "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", std::to_string(calls), "2"});
+    auto jvm = std::make_unique<Child>(argv, true);
+    EXPECT_FALSE(jvm->wait_line(false, "READY", 60000).empty());
+    return jvm;
+}
+
+// Issue 18: --match follows every JVM it finds, with rows per JVM (--per-jvm) or summed. A
+// JVM it finds without the probes on is left out in one line; a JVM with the probes on that it
+// does not find runs the same workload meanwhile, started before the trace (the probes then
+// attach per pid) or during it (they attach once for the libjvm and the kernel keeps the
+// traced pids' events): none of its calls may count.
+TEST(Preflight, MatchFollowsEveryJvmItFindsAndNoOther)
+{
+    JMT_REQUIRE_BPF();
+    for (bool other_first : {true, false}) {
+        SCOPED_TRACE(other_first ? "an untraced JVM with the probes on before the trace"
+                                 : "an untraced JVM with the probes on started during the trace");
+        const std::string token = "jmt" + std::to_string(getpid()) + (other_first ? "a" : "b");
+        auto one = fixed_work_jvm(token, 1000), two = fixed_work_jvm(token, 2000);
+        auto off = fixed_work_jvm(token, 500, false);
+        std::unique_ptr<Child> other;
+        if (other_first)
+            other = fixed_work_jvm("other" + token, 3000);
+        Child jmt({JMT_BINARY, "--match", "-Dtoken=" + token + " ", "--package", "demo/abc", "--per-jvm", "--json"},
+                  false);
+        const std::string tracing = jmt.wait_line(true, "Tracing", 30000);
+        EXPECT_NE(tracing.find("in 2 JVMs: pid " + std::to_string(one->pid()) + " (java), pid " +
+                               std::to_string(two->pid()) + " (java)"),
+                  std::string::npos)
+            << tracing;
+        if (!other)
+            other = fixed_work_jvm("other" + token, 3000);
+        for (Child *jvm : {one.get(), two.get(), other.get()})
+            jvm->write_stdin("go\n");
+        for (Child *jvm : {one.get(), two.get(), other.get()})
+            EXPECT_EQ(jvm->wait_exit(120000), 0);
+        ASSERT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
+        const std::string err = jmt.drain(true, 1000);
+        EXPECT_NE(err.find("found pid " + std::to_string(off->pid()) + ", left out: "), std::string::npos) << err;
+        const auto report = nlohmann::json::parse(jmt.drain(false, 5000));
+        std::map<int, uint64_t> calls_of_a;
+        for (const auto &m : report.at("methods"))
+            if (m.at("method") == "a")
+                calls_of_a[m.at("pid").get<int>()] += m.at("calls").get<uint64_t>();
+        EXPECT_EQ(calls_of_a, (std::map<int, uint64_t>{{one->pid(), 1000}, {two->pid(), 2000}})) << report.dump(1);
+        EXPECT_EQ(report.at("jvm_pids"), nlohmann::json::array({one->pid(), two->pid()}));
+        EXPECT_EQ(report.at("sources").size(), 2u);
+        // The call paths of both JVMs, summed: a() 3000 times under run().
+        uint64_t path_calls = 0;
+        for (const auto &p : report.at("paths"))
+            if (p.at("frames").size() == 2 && p.at("frames")[1] == "demo.abc.FixedWork.a()")
+                path_calls += p.at("calls").get<uint64_t>();
+        EXPECT_EQ(path_calls, 3000u);
+    }
+    // The probes attached for every process of the libjvm are gone too.
+    IdleJvm idle;
+    expect_no_uprobe_left(idle.java.pid());
 }
 
 }  // namespace

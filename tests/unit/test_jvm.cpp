@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "jmethodtime.h"
+#include "cli/targets.h"
 #include "target/jvm.h"
 #include "util/error.h"
 #include "report/report.h"
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 
 #include <unistd.h>
@@ -108,7 +110,7 @@ TEST(JdkVersion, VirtualThreadsAreNamedInTheHeaderAndJson)
     EXPECT_EQ(plain.str().find("virtual threads"), std::string::npos);
 }
 
-TEST(PickJvm, OneMatchGivesItsPidNoneOrSeveralAreErrors)
+TEST(PickJvms, EveryMatchUpToTheLimitNoneOrMoreAreErrors)
 {
     std::vector<jmt::JvmTarget> jvms(3);
     jvms[0].pid = 10;
@@ -117,14 +119,52 @@ TEST(PickJvm, OneMatchGivesItsPidNoneOrSeveralAreErrors)
     jvms[1].command = "java -cp app.jar com.shop.Payments --port 8081";
     jvms[2].pid = 12;
     jvms[2].command = "java -jar tools.jar";
-    EXPECT_EQ(jmt::pick_jvm(jvms, "Orders"), 10);
-    EXPECT_EQ(jmt::pick_jvm(jvms, "--port 808[1]"), 11);
+    EXPECT_EQ(jmt::pick_jvms(jvms, "Orders", 16), std::vector<int>{10});
+    EXPECT_EQ(jmt::pick_jvms(jvms, "--port 808[1]", 16), std::vector<int>{11});
+    EXPECT_EQ(jmt::pick_jvms(jvms, "com\\.shop", 16), (std::vector<int>{10, 11}));
     try {
-        jmt::pick_jvm(jvms, "com\\.shop");
-        ADD_FAILURE() << "two JVMs match";
+        jmt::pick_jvms(jvms, "java", 2);
+        ADD_FAILURE() << "three JVMs match, two are followed";
     } catch (const jmt::Error &e) {
-        EXPECT_NE(std::string(e.what()).find("matches 2 JVMs (pids 10, 11)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("matches 3 JVMs (pids 10, 11, 12), more than the 2"), std::string::npos)
+            << e.what();
     }
-    EXPECT_THROW(jmt::pick_jvm(jvms, "Inventory"), jmt::Error);
-    EXPECT_THROW(jmt::pick_jvm(jvms, "([unclosed"), jmt::Error);
+    EXPECT_THROW(jmt::pick_jvms(jvms, "Inventory", 16), jmt::Error);
+    EXPECT_THROW(jmt::pick_jvms(jvms, "([unclosed", 16), jmt::Error);
+}
+
+// Several JVMs' probes attach once per libjvm file when no other JVM with the probes on maps it,
+// per pid otherwise, and one group per file.
+TEST(AttachPlan, OncePerLibjvmUnlessAnUntracedJvmWithTheProbesOnMapsIt)
+{
+    char dir_template[] = "/tmp/jmt-attach-plan-XXXXXX";
+    const std::string dir = mkdtemp(dir_template);
+    const std::string a = dir + "/a-libjvm.so", b = dir + "/b-libjvm.so", a_link = dir + "/link-libjvm.so";
+    std::ofstream(a) << "a";
+    std::ofstream(b) << "b";
+    ASSERT_EQ(symlink(a.c_str(), a_link.c_str()), 0);  // the same file by another path (another mount namespace)
+    auto jvm = [](int pid, const std::string &libjvm, bool on) {
+        jmt::JvmTarget t;
+        t.pid = pid;
+        t.libjvm = libjvm;
+        t.probes_on = on;
+        return t;
+    };
+    const std::vector<jmt::JvmTarget> targets = {jvm(10, a, true), jvm(11, a_link, true), jvm(12, b, true)};
+    std::vector<jmt::JvmTarget> host = targets;
+    host.push_back(jvm(13, a, false));  // maps a, probes off: pays nothing
+    auto plan = jmt::attach_plan(targets, host);
+    ASSERT_EQ(plan.size(), 2u);
+    EXPECT_EQ(plan[0].pids, (std::vector<int>{10, 11}));
+    EXPECT_TRUE(plan[0].whole);
+    EXPECT_EQ(plan[1].pids, std::vector<int>{12});
+    EXPECT_TRUE(plan[1].whole);
+    host.push_back(jvm(14, a_link, true));  // maps a with the probes on, not traced
+    plan = jmt::attach_plan(targets, host);
+    ASSERT_EQ(plan.size(), 2u);
+    EXPECT_FALSE(plan[0].whole) << "pid 14 would pay every trap";
+    EXPECT_TRUE(plan[1].whole);
+    for (const std::string &f : {a_link, a, b})
+        unlink(f.c_str());
+    rmdir(dir.c_str());
 }

@@ -966,3 +966,38 @@ TEST(RunQueue, TheHeaderSaysWhenTheCpusWereSaturated)
     EXPECT_NEAR(overhead.at("runq_share").get<double>(), 1.0 / 3, 1e-9);
     EXPECT_TRUE(overhead.at("saturated").get<bool>());
 }
+
+// Several JVMs in one trace: the header names them; --per-jvm rows carry their pid in a JVM
+// column, in JSON and in CSV; the JSON has a source per JVM.
+TEST(PerJvm, RowsNameTheirJvmAndTheHeaderEveryJvm)
+{
+    jmt::Profile p;
+    p.pid = 12;
+    p.jvm_pids = {12, 34};
+    p.per_jvm = true;
+    p.duration_ns = 1'000'000'000;
+    p.sources.resize(2);
+    p.sources[0].pid = 12;
+    p.sources[1].pid = 34;
+    add_method(p, "a/B", "run", "()V", 10, 5000, 5000);
+    add_method(p, "a/B", "run", "()V", 20, 9000, 9000);
+    p.methods[0].pid = 12;
+    p.methods[1].pid = 34;
+    const auto lines = lines_of(table_of(p));
+    EXPECT_EQ(lines[0], "Traced 2 JVMs (pids 12, 34) for 1.00 s: all methods");
+    const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string &l) { return l.find("Calls") == 0 || l.find(" Calls") != std::string::npos; });
+    ASSERT_NE(header, lines.end());
+    EXPECT_NE(header->find("  JVM     Method"), std::string::npos) << *header;
+    EXPECT_NE((header + 1)->find("  pid 34  a/B.run()V"), std::string::npos) << *(header + 1);
+    std::ostringstream json_out;
+    jmt::write_json(json_out, p);
+    const auto doc = nlohmann::json::parse(json_out.str());
+    EXPECT_EQ(doc.at("jvm_pids"), nlohmann::json::array({12, 34}));
+    EXPECT_EQ(doc.at("sources").size(), 2u);
+    EXPECT_EQ(doc.at("methods")[0].at("pid"), 34);
+    std::ostringstream csv_out;
+    jmt::write_csv(csv_out, p, jmt::SortKey::Calls);
+    const auto csv = lines_of(csv_out.str());
+    EXPECT_EQ(csv[0].substr(csv[0].size() - 5), ",pid\r");
+    EXPECT_EQ(csv[1].substr(csv[1].size() - 4), ",34\r");
+}

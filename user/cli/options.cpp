@@ -171,6 +171,8 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                    "the default is the user who ran sudo, otherwise root (-u root keeps root)")
         ->type_name("USER");
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
+    app.add_flag("--per-jvm", o.per_jvm,
+                 "With several JVMs (--match): split the rows by JVM (pid) instead of summing them");
     app.add_flag("--foreign", o.foreign,
                  "Also measure the part of each method's exclusive time spent inside untraced callees "
                  "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
@@ -182,8 +184,9 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
     auto *match = app.add_option("--match", o.match,
-                                 "Trace the one JVM whose command line matches this regular expression "
-                                 "(ECMAScript, searched anywhere in it), instead of -p: the pid differs on every host")
+                                 "Trace the JVMs whose command line matches this regular expression "
+                                 "(ECMAScript, searched anywhere in it; up to 16 in one trace), instead of -p: the "
+                                 "pid differs on every host")
                       ->type_name("REGEX");
     g.pid_opt->excludes(g.list_opt);
     match->excludes(g.pid_opt)->excludes(g.list_opt);

@@ -22,6 +22,7 @@ struct Options {
     std::vector<std::string> method_globs;  // method names; '*' and '?' wildcards
     double interval_s = 0;              // >0: a report per interval of this many seconds
     bool per_thread = false;            // rows split by thread
+    bool per_jvm = false;               // several JVMs: rows split by JVM (pid)
     bool foreign = false;               // --foreign: time inside untraced callees per method
     double duration_s = 0;              // 0: until signal or target exit
     double max_overhead_percent = 0;    // >0: detach when the traps take more of the JVM's CPU time

@@ -11,6 +11,7 @@
 #include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "kernel/privileges.h"
+#include "model/merge.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "target/source.h"
@@ -61,10 +62,18 @@ OutputSpec output_spec(const Options &o)
     return s;
 }
 
-TracerConfig tracer_config(const Options &o, const JvmTarget &target)
+TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets)
 {
+    const JvmTarget &target = targets.front();
     TracerConfig config;
     config.programs.pid = target.pid;
+    if (targets.size() > 1) {
+        for (size_t i = 1; i < targets.size(); i++)
+            config.programs.other_pids.push_back(targets[i].pid);
+        config.libjvms = attach_plan(targets, list_jvms());
+        for (const TracedLibjvm &lib : config.libjvms)
+            config.programs.filter_by_process = config.programs.filter_by_process || lib.whole;
+    }
     config.programs.packages = o.packages;
     config.programs.class_globs = o.class_globs;
     config.programs.method_globs = o.method_globs;
@@ -102,9 +111,10 @@ void TraceSession::find_target()
         const std::string path = env("PATH");
         plan_ = plan_launch(options_.command, path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
         run_as_ = resolve_run_as(options_.user, env("SUDO_UID"), env("SUDO_GID"));
-        target_ = inspect_jdk(plan_.java, plan_.libjvm);
+        targets_ = {inspect_jdk(plan_.java, plan_.libjvm)};
     } else {
-        target_ = inspect_target(options_.match.empty() ? options_.pid : pick_jvm(list_jvms(), options_.match));
+        targets_ = find_targets(options_.pid, options_.match,
+                                options_.match.empty() ? std::vector<JvmTarget>{} : list_jvms(), std::cerr);
     }
 }
 
@@ -115,15 +125,19 @@ void TraceSession::attach()
         if (!run_as_.note.empty())
             std::cerr << run_as_.note << std::endl;
         child_ = std::make_unique<LaunchedCommand>(plan_.argv, run_as_);
-        target_.pid = child_->pid();
+        targets_.front().pid = child_->pid();
     }
     // A breakpoint at a probe site before we attach: another tracer's uprobe.
     bool held_before = false;
-    for (uint64_t addr : target_.probe_addrs)
-        held_before |= breakpoint_at(target_.pid, addr);
-    tracer_ = std::make_unique<Tracer>(tracer_config(options_, target_));
+    std::vector<int> pids;
+    for (const JvmTarget &t : targets_) {
+        for (uint64_t addr : t.probe_addrs)
+            held_before |= breakpoint_at(t.pid, addr);
+        pids.push_back(t.pid);
+        watches_.push_back(std::make_unique<TargetWatch>(t.pid));
+    }
+    tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
     check_probe_holders(held_before);
-    watch_ = std::make_unique<TargetWatch>(target_.pid);
     if (sampler_)
         sampler_->start();  // after the fork: the child of a threaded process only execs
     if (launch_)
@@ -131,22 +145,28 @@ void TraceSession::attach()
     start_ns_ = monotonic_ns();
     const std::string filter = filter_text(options_.packages, options_.class_globs, options_.method_globs);
     if (launch_)
-        std::cerr << "Tracing " << filter << " in " << plan_.java << " (pid " << target_.pid
+        std::cerr << "Tracing " << filter << " in " << plan_.java << " (pid " << pids.front()
                   << ") from its start; the report follows its exit" << std::endl;
     else
-        std::cerr << "Tracing " << filter << " in pid " << target_.pid << " (" << target_.comm
-                  << "); Ctrl-C or SIGTERM to stop" << std::endl;
+        std::cerr << "Tracing " << filter << " in "
+                  << (targets_.size() > 1 ? std::to_string(targets_.size()) + " JVMs: " : "") << targets_text(targets_)
+                  << "; Ctrl-C or SIGTERM to stop" << std::endl;
 
-    base_.pid = target_.pid;
-    base_.jdk_version = target_.jdk_version;
-    base_.virtual_threads = jdk_feature_release(target_.jdk_version) >= kFirstJdkWithVirtualThreads;
+    base_.pid = pids.front();
+    base_.jvm_pids = targets_.size() > 1 ? pids : std::vector<int>{};
+    base_.per_jvm = options_.per_jvm && targets_.size() > 1;
+    base_.jdk_version = targets_.front().jdk_version;
+    for (const JvmTarget &t : targets_)
+        base_.virtual_threads =
+            base_.virtual_threads || jdk_feature_release(t.jdk_version) >= kFirstJdkWithVirtualThreads;
     base_.packages = options_.packages;
     base_.class_globs = options_.class_globs;
     base_.method_globs = options_.method_globs;
     base_.per_thread = options_.per_thread;
     base_.foreign = options_.foreign;
     base_.corrected = !options_.raw;
-    base_.sources = {describe_source(target_.pid, target_.jdk_version, unix_now_ns())};
+    for (const JvmTarget &t : targets_)
+        base_.sources.push_back(describe_source(t.pid, t.jdk_version, unix_now_ns()));
 
     interval_ns_ = static_cast<uint64_t>(options_.interval_s * 1e9);
     end_deadline_ = options_.duration_s > 0 ? start_ns_ + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
@@ -155,8 +175,8 @@ void TraceSession::attach()
     const bool show = !launch_ && isatty(STDERR_FILENO);
     progress_ = std::make_unique<ProgressLine>(show);
     next_progress_ = show ? start_ns_ + kProgressPeriodNs : 0;
-    window_start_.jvm_cpu_ns = process_cpu_ns(target_.pid);
-    last_cpu_ = window_start_.jvm_cpu_ns;
+    cpu_ = std::make_unique<JvmsCpu>(pids);
+    window_start_.jvm_cpu_ns = cpu_->read();
     window_start_.jvm_runq_ns = 0;  // the kernel counts from the attach
     window_start_ns_ = start_ns_;
     progress_->start(window_start_);
@@ -170,8 +190,11 @@ void TraceSession::attach()
 int TraceSession::run()
 {
     for (;;) {
+        std::vector<const TargetWatch *> watching;
+        for (const auto &watch : watches_)
+            watching.push_back(watch.get());
         const Woken w =
-            wait_until(stop_, *watch_, earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
+            wait_until(stop_, watching, earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
         if (w.wake == Wake::Signal) {
             if (!launch_)
                 return finish(EndReason::Signal);
@@ -180,8 +203,17 @@ int TraceSession::run()
                 child_->forward(w.signo);
             continue;
         }
-        if (w.wake == Wake::TargetExited)
-            return finish(EndReason::TargetExited);
+        if (w.wake == Wake::TargetExited) {
+            // Several JVMs: the trace goes on while one of them runs.
+            const int pid = watches_[w.target]->pid();
+            watches_.erase(watches_.begin() + static_cast<std::ptrdiff_t>(w.target));
+            if (watches_.empty())
+                return finish(EndReason::TargetExited);
+            progress_->clear();
+            std::cerr << "Pid " << pid << " exited; tracing the other " << watches_.size()
+                      << (watches_.size() == 1 ? " JVM" : " JVMs") << std::endl;
+            continue;
+        }
         const uint64_t now = monotonic_ns();
         if (end_deadline_ && now >= end_deadline_)
             return finish(EndReason::Duration);
@@ -196,7 +228,9 @@ std::optional<EndReason> TraceSession::tick(uint64_t now)
         if (std::optional<EndReason> end = read_cpu(now))
             return end;
     if (next_interval_ && now >= next_interval_) {
-        Profile p = window_profile(tracer_->snapshot(), now, process_cpu_ns(target_.pid));
+        bool fresh = false;
+        const std::optional<uint64_t> cpu = cpu_->read(&fresh);
+        Profile p = window_profile(tracer_->snapshot(), now, fresh ? cpu : std::nullopt);
         progress_->clear();
         report(std::move(p), {}, false);
         while (next_interval_ <= now)
@@ -211,18 +245,27 @@ void TraceSession::check_probe_holders(bool held_before)
 {
     const bool first = !holders_checked_;
     if (first)
-        probe_sites_ = own_uprobe_sites(target_.libjvm, own_link_ids_);
+        for (const JvmTarget &t : targets_)
+            for (const UprobeSite &site : own_uprobe_sites(t.libjvm, own_link_ids_))
+                probe_sites_.insert(site);
     holders_checked_ = true;
     // Other JVMs' tracers hold links on the same sites: a holder counts when it
-    // names our JVM's pid, or, at the start, when a breakpoint was already in
-    // the JVM's own memory (uprobes of a pid are set in that process only).
+    // names one of our JVMs' pids, or, at the start, when a breakpoint was already
+    // in a JVM's own memory (uprobes of a pid are set in that process only).
     const std::vector<ProbeHolder> links = link_holders(probe_sites_, own_link_ids_);
-    std::vector<ProbeHolder> holders = tracing_pid(links, target_.pid);
+    auto tracing_ours = [this](const std::vector<ProbeHolder> &from) {
+        std::vector<ProbeHolder> found;
+        for (const JvmTarget &t : targets_)
+            for (const ProbeHolder &h : tracing_pid(from, t.pid))
+                found.push_back(h);
+        return found;
+    };
+    std::vector<ProbeHolder> holders = tracing_ours(links);
     std::string who;
     if (!holders.empty()) {
         who = holders_text(holders);
     } else if (held_before) {
-        holders = links.empty() ? tracing_pid(perf_event_holders(), target_.pid) : links;
+        holders = links.empty() ? tracing_ours(perf_event_holders()) : links;
         if (holders.empty())
             holders = perf_event_holders();
         who = "a tracer whose uprobe was on the probe sites first" +
@@ -231,7 +274,7 @@ void TraceSession::check_probe_holders(bool held_before)
         return;
     }
     if (first && !options_.shared_probes)
-        throw Error("the method probes of pid " + std::to_string(target_.pid) + " are already in use by " + who +
+        throw Error("the method probes of " + targets_text(targets_) + " are already in use by " + who +
                         ": every event would run both tracers' programs and each would take out only its own "
                         "cost; stop the other tracer, or add --shared-probes to trace anyway with wider bounds",
                     EBUSY);
@@ -250,14 +293,13 @@ std::optional<EndReason> TraceSession::read_cpu(uint64_t now)
         check_probe_holders(false);
         next_holder_check_ = now + kHolderCheckPeriodNs;
     }
-    if (std::optional<uint64_t> cpu = process_cpu_ns(target_.pid))
-        last_cpu_ = cpu;
+    const std::optional<uint64_t> cpu = cpu_->read();
     while (next_cpu_read_ <= now)
         next_cpu_read_ += kCpuReadPeriodNs;
-    if (!guard_ || !last_cpu_ || !sampler_ || !guard_->due(now))
+    if (!guard_ || !cpu || !sampler_ || !guard_->due(now))
         return std::nullopt;
     OverheadTotals totals = tracer_->progress().events;
-    totals.jvm_cpu_ns = last_cpu_;
+    totals.jvm_cpu_ns = cpu;
     const ProbeCost cost = estimate_probe_cost(sampler_->samples(), now - kOverheadWindowNs, now).cost;
     if (std::optional<double> share = guard_->feed(now, totals, cost)) {
         tripped_share_ = *share;
@@ -270,7 +312,7 @@ void TraceSession::show_progress(uint64_t now)
 {
     // The traps' share over the last second and the loss counters.
     Tracer::Progress p = tracer_->progress();
-    p.events.jvm_cpu_ns = last_cpu_;
+    p.events.jvm_cpu_ns = cpu_->last();
     std::optional<ProbeCost> cost;
     if (sampler_)
         cost = estimate_probe_cost(sampler_->samples(), now - kProgressPeriodNs, now).cost;
@@ -286,7 +328,14 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
         p.end_unix_ns = unix_now_ns();
     }
     p.duration_ns = now - window_start_ns_;
-    p.methods = rows_since(snap.methods, previous_rows_);
+    // Several JVMs: one row per JVM (--per-jvm), or their sum.
+    std::vector<MethodRow> rows = snap.methods;
+    if (!base_.per_jvm) {
+        for (MethodRow &r : rows)
+            r.pid = 0;
+        rows = merge_rows(rows);
+    }
+    p.methods = rows_since(rows, previous_rows_);
     p.gap_hist = gaps_since(snap.gap_hist, previous_gaps_);
     p.diag = snap.diag;
     p.kernel_memory_bytes = snap.kernel_memory_bytes;
@@ -300,12 +349,12 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     }
     // cpu: read at the window's end; a JVM already reaped keeps the last reading.
     OverheadTotals totals = event_totals(snap.diag.entries, snap.diag.returns, snap.diag.traced_calls);
-    totals.jvm_cpu_ns = cpu ? cpu : last_cpu_;
+    totals.jvm_cpu_ns = cpu ? cpu : cpu_->last();
     totals.jvm_runq_ns = snap.diag.runq_ns;
     p.overhead = overhead_since(totals, window_start_);
-    p.overhead.jvm_cpu_early = !cpu && last_cpu_;
+    p.overhead.jvm_cpu_early = !cpu && cpu_->last();
     window_start_ = totals;
-    previous_rows_ = snap.methods;
+    previous_rows_ = std::move(rows);
     previous_gaps_ = snap.gap_hist;
     window_start_ns_ = now;
     return p;
@@ -337,8 +386,13 @@ int TraceSession::finish(EndReason reason)
     if (sampler_)
         sampler_->stop();
     const Snapshot snap = tracer_->snapshot();
-    const std::optional<uint64_t> end_cpu = process_cpu_ns(target_.pid);  // before a launched JVM is reaped
+    bool fresh = false;
+    std::optional<uint64_t> end_cpu = cpu_->read(&fresh);  // before a launched JVM is reaped
+    if (!fresh)
+        end_cpu.reset();
     CallTree tree = tracer_->call_tree();
+    if (targets_.size() > 1)
+        tree = merge_trees({&tree});  // a method's paths in each JVM, summed
     tracer_.reset();  // detach before formatting: the JVM runs untraced from here
     progress_->clear();
     int exit_code = 0;
@@ -363,13 +417,17 @@ void TraceSession::say_how_it_ended(EndReason reason, int exit_code) const
     if (launch_ && reason == EndReason::TargetExited)
         std::cerr << "Command exited with status " << exit_code << "; detached" << std::endl;
     else if (reason == EndReason::TargetExited)
-        std::cerr << "Target pid " << target_.pid << " exited; detached" << std::endl;
+        std::cerr << (targets_.size() > 1 ? std::string("The traced JVMs exited")
+                                          : "Target pid " + std::to_string(targets_.front().pid) + " exited")
+                  << "; detached" << std::endl;
     else if (reason == EndReason::Overhead)
         std::cerr << "jmethodtime: the probes' traps took " << std::lround(tripped_share_ * 100)
                   << "% of the JVM's CPU time for " << kOverheadTripWindows << " s in a row, over --max-overhead "
-                  << options_.max_overhead_percent << "%: detached from pid " << target_.pid << std::endl;
+                  << options_.max_overhead_percent << "%: detached from " << targets_text(targets_) << std::endl;
     else
-        std::cerr << "Detached from pid " << target_.pid << std::endl;
+        std::cerr << "Detached from "
+                  << (targets_.size() > 1 ? targets_text(targets_) : "pid " + std::to_string(targets_.front().pid))
+                  << std::endl;
 }
 
 }  // namespace jmt

@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "cli/sink.h"
 #include "cli/status_line.h"
+#include "cli/targets.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
 #include "kernel/probe_holders.h"
@@ -58,7 +59,7 @@ private:
     const Options &options_;
     const bool launch_;
     OutputSpec spec_;
-    JvmTarget target_;
+    std::vector<JvmTarget> targets_;  // the traced JVMs: one, or several (--match)
     LaunchPlan plan_;
     RunAs run_as_;
     std::unique_ptr<ReportSink> sink_;
@@ -67,7 +68,7 @@ private:
     std::unique_ptr<CostSampler> sampler_;
     std::unique_ptr<LaunchedCommand> child_;
     std::unique_ptr<Tracer> tracer_;
-    std::unique_ptr<TargetWatch> watch_;
+    std::vector<std::unique_ptr<TargetWatch>> watches_;  // the traced JVMs still running
     Profile base_;  // what every window's profile starts from
 
     // Clocks (monotonic ns; 0: not due).
@@ -78,7 +79,7 @@ private:
     double tripped_share_ = 0;            // the traps' share that ended the trace (EndReason::Overhead)
     // The current window (the trace's, or the interval's) starts at these.
     OverheadTotals window_start_;
-    std::optional<uint64_t> last_cpu_;  // the JVM's CPU time, read every kCpuReadPeriodNs
+    std::unique_ptr<JvmsCpu> cpu_;  // the JVMs' CPU time, read every kCpuReadPeriodNs
     std::vector<MethodRow> previous_rows_;
     std::vector<uint64_t> previous_gaps_;
     uint64_t window_start_ns_ = 0;

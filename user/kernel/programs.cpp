@@ -90,7 +90,13 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         throw Error("cannot open the BPF object: " + errno_text(err), err);
     }
     auto *ro = skel->rodata;
-    ro->target_tgid = static_cast<__u32>(config.pid);
+    if (config.other_pids.size() + 1 > JMT_MAX_TARGETS)
+        throw Error("at most " + std::to_string(JMT_MAX_TARGETS) + " JVMs in one trace", E2BIG);
+    ro->n_targets = static_cast<__u32>(config.other_pids.size() + 1);
+    const_cast<__u32 &>(ro->target_tgids[0]) = static_cast<__u32>(config.pid);
+    for (size_t i = 0; i < config.other_pids.size(); i++)
+        const_cast<__u32 &>(ro->target_tgids[i + 1]) = static_cast<__u32>(config.other_pids[i]);
+    ro->filter_tgids = config.filter_by_process ? 1 : 0;
     ro->n_prefixes = static_cast<__u32>(config.packages.size());
     for (size_t i = 0; i < config.packages.size() && i < JMT_MAX_PREFIXES; i++) {
         const std::string &p = config.packages[i];

@@ -27,6 +27,8 @@ using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
 // What the BPF programs are told before load (rodata).
 struct ProgramConfig {
     int pid = 0;                                    // threads of this process are traced
+    std::vector<int> other_pids;                    // and of these (several JVMs: method keys carry the pid)
+    bool filter_by_process = false;                 // probes attached for every process: keep the pids' events
     std::vector<std::string> packages;              // JVM form; empty = all
     std::vector<std::string> class_globs;           // --class, JVM form; empty = all
     std::vector<std::string> method_globs;          // --method; empty = all

@@ -149,7 +149,6 @@ private:
 
 Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
-    const int pid = config.programs.pid;
     skel_ = load_programs(config.programs);
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
@@ -158,15 +157,27 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     if (path_totals_)
         watched.push_back({path_totals_.get(), &skel_->data->last_path_id});
     grower_ = std::make_unique<TotalsGrower>(std::move(watched));
-    links_ = attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, config.libjvm, "hotspot");
-    // Class unloading: the method table forgets the class's keys before its names' memory is reused.
-    // A libjvm without the probe (none known) would leave churned names unchecked: said once.
-    try {
-        links_.push_back(
-            attach_usdt(skel_->progs.handle_class_unloaded, pid, config.libjvm, "hotspot", "class__unloaded"));
-    } catch (const Error &e) {
-        std::cerr << "jmethodtime: warning: " << e.what()
-                  << "; names of methods of classes that unload may be misattributed" << std::endl;
+    std::vector<TracedLibjvm> where = config.libjvms;
+    if (where.empty())
+        where.push_back({config.libjvm, {config.programs.pid}, false});
+    bool unload_warned = false;
+    for (const TracedLibjvm &lib : where) {
+        for (int pid : lib.whole ? std::vector<int>{-1} : lib.pids) {
+            for (LinkPtr &link :
+                 attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, lib.path, "hotspot"))
+                links_.push_back(std::move(link));
+            // Class unloading: the method table forgets the class's keys before its names' memory is
+            // reused. A libjvm without the probe (none known) would leave churned names unchecked: said once.
+            try {
+                links_.push_back(
+                    attach_usdt(skel_->progs.handle_class_unloaded, pid, lib.path, "hotspot", "class__unloaded"));
+            } catch (const Error &e) {
+                if (!unload_warned)
+                    std::cerr << "jmethodtime: warning: " << e.what()
+                              << "; names of methods of classes that unload may be misattributed" << std::endl;
+                unload_warned = true;
+            }
+        }
     }
     const std::pair<bpf_program *, const char *> scheduler[] = {{skel_->progs.handle_switch, "sched_switch"},
                                                                  {skel_->progs.handle_wakeup, "sched_wakeup"},
@@ -343,8 +354,9 @@ const Tracer::MethodNames *Tracer::method_names(uint32_t id) const
     jmt_names n;
     if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.names), &id, &n) != 0)
         return nullptr;  // not cached: the kernel may store it later
-    const int pid = config_.programs.pid;
+    const int pid = n.jvm ? static_cast<int>(n.jvm) : config_.programs.pid;
     MethodNames m;
+    m.pid = static_cast<int>(n.jvm);
     m.klass = bytes_or_memory(pid, n.class_addr, n.class_len, n.klass, JMT_CLASS_BUF, n.read_ok, m.truncated);
     m.method = bytes_or_memory(pid, n.method_addr, n.method_len, n.method, JMT_METHOD_BUF, n.read_ok, m.truncated);
     m.signature = bytes_or_memory(pid, n.sig_addr, n.sig_len, n.sig, JMT_SIG_BUF, n.read_ok, m.truncated);
@@ -357,6 +369,7 @@ void Tracer::set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const
         row.klass = m->klass;
         row.method = m->method;
         row.signature = m->signature;
+        row.pid = m->pid;
         truncated += m->truncated;
     } else {
         row.klass = "[unknown method #" + std::to_string(id) + "]";
@@ -389,7 +402,7 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
         row.tid = key.tid;
         auto name = thread_names.find(key.tid);
         if (name == thread_names.end())
-            name = thread_names.emplace(key.tid, thread_name(config_.programs.pid, key.tid, names_fd)).first;
+            name = thread_names.emplace(key.tid, thread_name(row.pid ? row.pid : config_.programs.pid, key.tid, names_fd)).first;
         row.thread = name->second;
         snap.methods.push_back(std::move(row));
     }

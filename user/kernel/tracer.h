@@ -19,9 +19,19 @@
 
 namespace jmt {
 
+// Several JVMs: one libjvm file and the traced JVMs that map it. whole: the
+// probes attach once for every process that maps it (pid -1) and the programs
+// keep the traced pids' events; otherwise once per pid.
+struct TracedLibjvm {
+    std::string path;  // usable from here
+    std::vector<int> pids;
+    bool whole = false;
+};
+
 struct TracerConfig {
-    ProgramConfig programs;  // programs.pid is the JVM
-    std::string libjvm;      // path usable from here
+    ProgramConfig programs;  // programs.pid (and other_pids) are the JVMs
+    std::string libjvm;      // programs.pid's, path usable from here
+    std::vector<TracedLibjvm> libjvms;  // several JVMs: where to attach (empty: libjvm for programs.pid)
 };
 
 struct Snapshot {
@@ -75,6 +85,7 @@ private:
     // programs are loaded, and snapshot() runs every interval with -i.
     struct MethodNames {
         std::string klass, method, signature;
+        int pid = 0;             // its JVM, with several (0: one JVM)
         uint64_t truncated = 0;  // of the three, names left truncated
     };
     // The names of id, or nullptr when the kernel stored none.

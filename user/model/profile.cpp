@@ -70,15 +70,21 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
 }
 
 // The identity of a row: its method (overloads, same class and name, are
-// distinct) and its thread (0 when rows are not split by thread).
-using RowKey = std::tuple<std::string, std::string, std::string, uint32_t>;
-auto row_key(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature, r.tid); }
+// distinct), its thread (0 when rows are not split by thread) and its JVM (0 when
+// rows are not split by JVM).
+using RowKey = std::tuple<std::string, std::string, std::string, uint32_t, int>;
+auto row_key(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature, r.tid, r.pid); }
 
 }  // namespace
 
 bool per_thread_rows(const std::vector<MethodRow> &rows)
 {
     return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.tid != 0; });
+}
+
+bool per_jvm_rows(const std::vector<MethodRow> &rows)
+{
+    return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.pid != 0; });
 }
 
 bool per_thread_profile(const Profile &profile)

@@ -48,6 +48,7 @@ struct MethodRow {
     std::string signature;  // (I)Ljava/lang/String;
     bool probe_dominated = false;  // corrected times: see probe_dominated (cost/correction.h)
     uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
+    int pid = 0;            // several JVMs with --per-jvm: the row's JVM (0: all JVMs)
     std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
     TimeBounds bounds;      // corrected times only (Profile::corrected)
@@ -149,6 +150,8 @@ struct Profile {
     // frame open on its carrier, which runs other virtual threads meanwhile.
     bool virtual_threads = false;
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
+    std::vector<int> jvm_pids;          // several JVMs (--match): their pids; empty with one
+    bool per_jvm = false;               // --per-jvm with several JVMs: rows carry their JVM's pid
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
@@ -168,6 +171,8 @@ enum class SortKey { Calls, Incl, Excl, CpuIncl, CpuExcl, Foreign, RunqIncl, Run
 
 // Whether rows are split by thread (--per-thread): some row carries a tid.
 bool per_thread_rows(const std::vector<MethodRow> &rows);
+// Whether rows are split by JVM (several JVMs, --per-jvm): some row carries a pid.
+bool per_jvm_rows(const std::vector<MethodRow> &rows);
 // Whether the reports of profile show threads: profile.per_thread or per_thread_rows.
 bool per_thread_profile(const struct Profile &profile);
 

@@ -30,6 +30,7 @@ std::string csv_field(const std::string &s)
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
 {
     const bool per_thread = per_thread_profile(profile);
+    const bool per_jvm = profile.per_jvm || per_jvm_rows(profile.methods);
     const std::string interval =
         profile.interval ? std::to_string(profile.interval) + "," + format_utc(profile.end_unix_ns) + "," : "";
     auto keys = [&](bool foreign, auto &&each) {
@@ -43,7 +44,7 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         out << ",probe_dominated";
         if (profile.foreign)
             keys(true, [&](const StatKey &k) { out << ',' << k.key; });
-        out << (per_thread ? ",tid,thread" : "");
+        out << (per_thread ? ",tid,thread" : "") << (per_jvm ? ",pid" : "");
     }
     if (profile.interval <= 1 && profile.corrected) {
         for (const char *key : {"wall_incl_ns", "wall_excl_ns", "cpu_incl_ns", "cpu_excl_ns"})
@@ -62,6 +63,8 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
             keys(true, [&](const StatKey &k) { out << ',' << stat_value(s, k); });
         if (per_thread)
             out << ',' << m.tid << ',' << csv_field(m.thread);
+        if (per_jvm)
+            out << ',' << m.pid;
         if (profile.corrected) {
             const TimeBounds &b = m.bounds;
             for (const uint64_t *v : {b.wall_incl_ns, b.wall_excl_ns, b.cpu_incl_ns, b.cpu_excl_ns})

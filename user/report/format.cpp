@@ -30,6 +30,13 @@ std::string place_point(uint64_t sig, int int_digits)
 
 }  // namespace
 
+namespace {
+
+// "JVM's", or with several JVMs "JVMs'".
+std::string jvms_possessive(const Profile &profile) { return profile.jvm_pids.size() > 1 ? "JVMs'" : "JVM's"; }
+
+}  // namespace
+
 std::string overhead_text(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
@@ -45,8 +52,8 @@ std::string overhead_text(const Profile &profile)
         text += "; about " + format_duration(trap_ns) + " of trap time";
         if (const std::optional<double> share = trap_share(o, cost)) {
             const long percent = std::lround(100.0 * *share);
-            text += ", " + std::to_string(percent) + "% of the JVM's " + format_duration(o.jvm_cpu_ns) +
-                    " on a CPU";
+            text += ", " + std::to_string(percent) + "% of the " + jvms_possessive(profile) + " " +
+                    format_duration(o.jvm_cpu_ns) + " on a CPU";
             if (o.jvm_cpu_early)
                 text += " (read up to " + format_duration(kCpuReadPeriodNs) + " before it exited)";
             if (percent >= kOverheadWarnPercent)
@@ -55,7 +62,8 @@ std::string overhead_text(const Profile &profile)
             text += " (the JVM's CPU time is unknown: it was gone before it was read)";
         }
     } else if (o.jvm_cpu_ns > 0) {
-        text += "; the JVM was on a CPU for " + format_duration(o.jvm_cpu_ns);
+        text += std::string(profile.jvm_pids.size() > 1 ? "; the JVMs were" : "; the JVM was") + " on a CPU for " +
+                format_duration(o.jvm_cpu_ns);
     }
     return text;
 }
@@ -72,7 +80,7 @@ std::string run_queue_text(const Profile &profile)
     const std::optional<double> share = runq_share(o);
     if (!share)
         return "";
-    std::string text = "Run queue: the JVM's threads waited " + format_duration(*o.jvm_runq_ns) +
+    std::string text = "Run queue: the " + jvms_possessive(profile) + " threads waited " + format_duration(*o.jvm_runq_ns) +
                        " for a CPU against " + format_duration(o.jvm_cpu_ns) + " on one (" +
                        std::to_string(std::lround(100.0 * *share)) + "% of their runnable time)";
     if (!saturated(profile))
@@ -80,8 +88,8 @@ std::string run_queue_text(const Profile &profile)
     text += "; the CPUs were saturated";
     const std::optional<double> traps = trap_share(o, trap_cost(profile));
     if (traps && *traps >= 0.5)
-        text += ", largely by the probes' own traps (" + std::to_string(std::lround(100.0 * *traps)) +
-                "% of the JVM's CPU)";
+        text += ", largely by the probes' own traps (" + std::to_string(std::lround(100.0 * *traps)) + "% of the " +
+                jvms_possessive(profile) + " CPU)";
     return text + ": elapsed times hold that wait (the RunQ columns), on-CPU times do not";
 }
 

@@ -29,7 +29,7 @@ json bounds_json(const TimeBounds &b, bool foreign)
     return j;
 }
 
-json method_json(const MethodRow &m, bool per_thread, bool foreign, bool corrected)
+json method_json(const MethodRow &m, bool per_thread, bool per_jvm, bool foreign, bool corrected)
 {
     json row = stats_json(m.stats, foreign);
     row["class"] = m.klass;
@@ -40,6 +40,8 @@ json method_json(const MethodRow &m, bool per_thread, bool foreign, bool correct
         row["tid"] = m.tid;
         row["thread"] = m.thread;
     }
+    if (per_jvm)
+        row["pid"] = m.pid;
     if (corrected)
         row["bounds"] = bounds_json(m.bounds, foreign);
     return row;
@@ -103,8 +105,9 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
 {
     json methods = json::array();
     const bool per_thread = per_thread_profile(profile);
+    const bool per_jvm = profile.per_jvm || per_jvm_rows(profile.methods);
     for (const MethodRow &m : sorted_rows(profile.methods, SortKey::Excl))
-        methods.push_back(method_json(m, per_thread, profile.foreign, profile.corrected));
+        methods.push_back(method_json(m, per_thread, per_jvm, profile.foreign, profile.corrected));
     const CostRange &r = profile.cost_range;
     json doc = {{"pid", profile.pid},
                       {"duration_ns", profile.duration_ns},
@@ -140,8 +143,15 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
     // invalid byte becomes U+FFFD instead of throwing.
     doc["schema_version"] = kReportSchemaVersion;  // Issue 18: reports carry their source
-    if (profile.sources.size() == 1)
+    if (profile.sources.size() == 1) {
         doc["source"] = source_json(profile.sources[0], profile.duration_ns);
+    } else if (!profile.jvm_pids.empty()) {
+        // One trace of several JVMs: a source each, as a merge has (docs/fleet.md).
+        doc["sources"] = json::array();
+        for (const ReportSource &s : profile.sources)
+            doc["sources"].push_back(source_json(s, profile.duration_ns));
+        doc["jvm_pids"] = profile.jvm_pids;
+    }
     if (paths)
         doc["paths"] = paths_json(*paths);
     if (const std::optional<NothingTraced> why = why_nothing_traced(profile))

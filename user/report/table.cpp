@@ -119,8 +119,10 @@ std::string thread_text(const MethodRow &r)
 
 // Split by thread, a left-aligned Thread column (as wide as its widest cell)
 // comes between the numeric columns and Method.
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, Columns cols,
-                bool corrected)
+// Split by JVM (several JVMs, --per-jvm), a left-aligned JVM column ("pid 1234")
+// comes next, then split by thread a Thread column, each as wide as its widest cell.
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool per_jvm,
+                Columns cols, bool corrected)
 {
     const Cells header = header_cells(cols);
     std::vector<Cells> body;
@@ -128,21 +130,32 @@ void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_
     for (const MethodRow &r : rows)
         body.push_back(cells_of(r, cols, corrected));
     const Widths w = widths_of(header, body);
-    if (!per_thread) {
-        write_line(out, header, w, "Method");
-        for (size_t i = 0; i < rows.size(); i++)
-            write_line(out, body[i], w, method_text(rows[i]));
-        return;
+    // The text columns before Method: their header, and each row's cell.
+    std::vector<std::pair<std::string, Cells>> text;
+    if (per_jvm) {
+        text.push_back({"JVM", {}});
+        for (const MethodRow &r : rows)
+            text.back().second.push_back(r.pid ? "pid " + std::to_string(r.pid) : "all");
     }
-    size_t thread_width = std::string("Thread").size();
-    for (const MethodRow &r : rows)
-        thread_width = std::max(thread_width, thread_text(r).size());
-    auto last = [&](const std::string &thread, const std::string &method) {
-        return thread + std::string(thread_width - thread.size(), ' ') + kGap + method;
+    if (per_thread) {
+        text.push_back({"Thread", {}});
+        for (const MethodRow &r : rows)
+            text.back().second.push_back(thread_text(r));
+    }
+    auto last = [&](size_t row, const std::string &method) {
+        std::string line;
+        for (const auto &[name, cells] : text) {
+            size_t width = name.size();
+            for (const std::string &c : cells)
+                width = std::max(width, c.size());
+            const std::string &cell = row == SIZE_MAX ? name : cells[row];
+            line += cell + std::string(width - cell.size(), ' ') + kGap;
+        }
+        return line + method;
     };
-    write_line(out, header, w, last("Thread", "Method"));
+    write_line(out, header, w, last(SIZE_MAX, "Method"));
     for (size_t i = 0; i < rows.size(); i++)
-        write_line(out, body[i], w, last(thread_text(rows[i]), method_text(rows[i])));
+        write_line(out, body[i], w, last(i, method_text(rows[i])));
 }
 
 // Whether s spent at least 1% of its elapsed time off a CPU.
@@ -186,7 +199,8 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
     }
-    write_rows(out, rows, per_thread, Columns{shows_offcpu(rows, opts), profile.foreign}, profile.corrected);
+    write_rows(out, rows, per_thread, per_jvm_rows(profile.methods), Columns{shows_offcpu(rows, opts), profile.foreign},
+               profile.corrected);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
         out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
                "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
@@ -377,15 +391,28 @@ std::string filter_text(const std::vector<std::string> &packages, const std::vec
     return s.empty() ? "all methods" : s;
 }
 
+namespace {
+
+// "pid 12", or with several JVMs "3 JVMs (pids 12, 34, 56)".
+std::string jvms_text(const Profile &profile)
+{
+    if (profile.jvm_pids.size() <= 1)
+        return "pid " + std::to_string(profile.pid);
+    std::string pids;
+    for (int pid : profile.jvm_pids)
+        pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+    return std::to_string(profile.jvm_pids.size()) + " JVMs (pids " + pids + ")";
+}
+
+}  // namespace
+
 std::string traced_text(const Profile &profile)
 {
     const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
     if (profile.interval)
         return "Interval " + std::to_string(profile.interval) + " ending " + format_utc(profile.end_unix_ns) +
-               " (" + format_duration(profile.duration_ns) + "), pid " + std::to_string(profile.pid) + ": " +
-               filter;
-    return "Traced pid " + std::to_string(profile.pid) + " for " + format_duration(profile.duration_ns) + ": " +
-           filter;
+               " (" + format_duration(profile.duration_ns) + "), " + jvms_text(profile) + ": " + filter;
+    return "Traced " + jvms_text(profile) + " for " + format_duration(profile.duration_ns) + ": " + filter;
 }
 
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts)

@@ -322,7 +322,7 @@ int jdk_feature_release(const std::string &version)
     return major;
 }
 
-int pick_jvm(const std::vector<JvmTarget> &jvms, const std::string &pattern)
+std::vector<int> pick_jvms(const std::vector<JvmTarget> &jvms, const std::string &pattern, size_t max)
 {
     std::regex re;
     try {
@@ -330,20 +330,21 @@ int pick_jvm(const std::vector<JvmTarget> &jvms, const std::string &pattern)
     } catch (const std::regex_error &e) {
         throw Error("--match '" + pattern + "' is not a regular expression (" + e.what() + ")", EINVAL);
     }
-    std::vector<const JvmTarget *> found;
+    std::vector<int> found;
     for (const JvmTarget &j : jvms)
         if (std::regex_search(j.command, re))
-            found.push_back(&j);
-    if (found.size() == 1)
-        return found[0]->pid;
+            found.push_back(j.pid);
     if (found.empty())
         throw Error("--match '" + pattern + "': no JVM's command line matches (jmethodtime --list shows them)", ESRCH);
-    std::string pids;
-    for (const JvmTarget *j : found)
-        pids += (pids.empty() ? "" : ", ") + std::to_string(j->pid);
-    throw Error("--match '" + pattern + "' matches " + std::to_string(found.size()) + " JVMs (pids " + pids +
-                    "): make the pattern match one, or give -p PID",
-                EINVAL);
+    if (found.size() > max) {
+        std::string pids;
+        for (int pid : found)
+            pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+        throw Error("--match '" + pattern + "' matches " + std::to_string(found.size()) + " JVMs (pids " + pids +
+                        "), more than the " + std::to_string(max) + " one trace follows: narrow the pattern",
+                    E2BIG);
+    }
+    return found;
 }
 
 }  // namespace jmt

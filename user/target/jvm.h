@@ -62,10 +62,11 @@ JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm);
 // Every JVM of the host (processes with libjvm.so mapped), by pid.
 std::vector<JvmTarget> list_jvms();
 
-// The pid of the one JVM of jvms whose command line matches pattern (a regular
-// expression searched anywhere in it); throws jmt::Error naming the pids when
-// none or several match, or when pattern is not a regular expression.
-int pick_jvm(const std::vector<JvmTarget> &jvms, const std::string &pattern);
+// The pids of the JVMs of jvms whose command line matches pattern (a regular
+// expression searched anywhere in it), in jvms' order, at most max; throws
+// jmt::Error when none or more than max match, or when pattern is not a
+// regular expression.
+std::vector<int> pick_jvms(const std::vector<JvmTarget> &jvms, const std::string &pattern, size_t max);
 
 // The JDK version a libjvm.so belongs to, from the release file of its JDK
 // (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file.

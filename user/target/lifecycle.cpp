@@ -59,10 +59,22 @@ TargetWatch::~TargetWatch()
         close(fd_);
 }
 
-Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t deadline_ns)
+Woken wait_until(const StopSignals &stop, const std::vector<const TargetWatch *> &targets, uint64_t deadline_ns)
 {
+    // fds[0]: the signals; then one pidfd per target that has one (at[i]: its target).
+    std::vector<struct pollfd> fds = {{stop.fd(), POLLIN, 0}};
+    std::vector<size_t> at = {0};
+    bool polled_by_pid = false;  // without pidfd, poll the pid
+    for (size_t t = 0; t < targets.size(); t++) {
+        if (targets[t]->fd() >= 0) {
+            fds.push_back({targets[t]->fd(), POLLIN, 0});
+            at.push_back(t);
+        } else {
+            polled_by_pid = true;
+        }
+    }
     for (;;) {
-        int timeout_ms = target.fd() >= 0 ? -1 : 200;  // without pidfd, poll the pid
+        int timeout_ms = polled_by_pid ? 200 : -1;
         if (deadline_ns) {
             uint64_t now = monotonic_ns();
             if (now >= deadline_ns)
@@ -70,8 +82,9 @@ Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t de
             int left = static_cast<int>((deadline_ns - now + 999999) / 1000000);
             timeout_ms = timeout_ms < 0 ? left : std::min(timeout_ms, left);
         }
-        struct pollfd fds[2] = {{stop.fd(), POLLIN, 0}, {target.fd(), POLLIN, 0}};
-        int n = poll(fds, target.fd() >= 0 ? 2 : 1, timeout_ms);
+        for (struct pollfd &p : fds)
+            p.revents = 0;
+        int n = poll(fds.data(), fds.size(), timeout_ms);
         if (n < 0 && errno != EINTR)
             throw Error(std::string("poll failed: ") + strerror(errno), errno);
         if (n > 0 && (fds[0].revents & POLLIN)) {
@@ -83,10 +96,12 @@ Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t de
             }
             continue;
         }
-        if (n > 0 && target.fd() >= 0 && (fds[1].revents & POLLIN))
-            return {Wake::TargetExited};
-        if (target.fd() < 0 && kill(target.pid(), 0) != 0 && errno == ESRCH)
-            return {Wake::TargetExited};
+        for (size_t i = 1; n > 0 && i < fds.size(); i++)
+            if (fds[i].revents & POLLIN)
+                return {Wake::TargetExited, 0, false, at[i]};
+        for (size_t t = 0; t < targets.size(); t++)
+            if (targets[t]->fd() < 0 && kill(targets[t]->pid(), 0) != 0 && errno == ESRCH)
+                return {Wake::TargetExited, 0, false, t};
     }
 }
 
@@ -94,7 +109,7 @@ EndReason wait_for_end(const StopSignals &stop, int pid, double duration_s)
 {
     TargetWatch target(pid);
     const uint64_t deadline = duration_s > 0 ? monotonic_ns() + static_cast<uint64_t>(duration_s * 1e9) : 0;
-    switch (wait_until(stop, target, deadline).wake) {
+    switch (wait_until(stop, {&target}, deadline).wake) {
     case Wake::Signal: return EndReason::Signal;
     case Wake::Deadline: return EndReason::Duration;
     case Wake::TargetExited: return EndReason::TargetExited;

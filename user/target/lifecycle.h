@@ -4,7 +4,9 @@
 
 #include <signal.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace jmt {
 
@@ -51,10 +53,11 @@ struct Woken {
     Wake wake = Wake::Deadline;
     int signo = 0;               // Wake::Signal: which
     bool from_terminal = false;  // Wake::Signal: sent by the terminal to the whole foreground group
+    size_t target = 0;           // Wake::TargetExited: which of the targets
 };
 
-// Waits for a stop signal, the monotonic deadline_ns (0: none), or the target's exit.
-Woken wait_until(const StopSignals &stop, const TargetWatch &target, uint64_t deadline_ns);
+// Waits for a stop signal, the monotonic deadline_ns (0: none), or the exit of one of targets.
+Woken wait_until(const StopSignals &stop, const std::vector<const TargetWatch *> &targets, uint64_t deadline_ns);
 
 enum class EndReason { Signal, Duration, TargetExited, Overhead };
 
