@@ -74,10 +74,6 @@ const volatile __u32 path_cache_mask = JMT_PATH_CACHE_SLOTS - 1;
  * libbpf's generic bpf_usdt_arg(). */
 const volatile __u32 fast_args = 0;
 const volatile __u8 arg_reg[7] = {};
-/* 1 when the kernel may preempt a program midway (preempt=full/lazy/RT):
- * then two events on one CPU can interleave, and the per-CPU method totals
- * take atomic adds; 0 (no preemption in the kernel) allows plain adds. */
-const volatile __u32 atomic_totals = 1;
 /*
  * Tests only: ns every probe event spins before its work (JMT_TEST_TRAP_NS), so
  * that one host stands in for hosts whose traps cost more (page-table
@@ -175,40 +171,35 @@ static __always_inline void test_trap(void)
 	bpf_loop(1 << 20, spin_until, &deadline_ns, 0);
 }
 
-SEC("usdt")
-int handle_entry(struct pt_regs *ctx)
+/* The entry probe's body (cpu->running counts it). */
+static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm)
 {
 	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	struct jmt_clock now;
-	struct jmt_cpu *cpu = this_cpu();
 	__u64 sp, call_site = 0;
 	__u32 fp, path;
-	long jvm = event_jvm();
 
-	test_trap();
-	if (!cpu || jvm < 0)
-		return 0;
 	cpu->slice_events += 1;
 	bump(cpu, JMT_CNT_ENTRIES);
 	if (read_key(ctx, &k)) {
 		bump(cpu, JMT_CNT_ARG_FAIL);
-		return 0;
+		return;
 	}
 	k.jvm = jvm;
 	k.pad = 0;
 	fp = jmt_fingerprint(&k);
 	if (method_info(&k, fp, &info))
-		return 0;
+		return;
 	if (!info.traced) {
 		if (foreign)
 			foreign_event(cpu, 1);
-		return 0;
+		return;
 	}
 	t = thread_state(1);
 	if (!t)
-		return 0;
+		return;
 	sp = JMT_CTX_LOAD(ctx, sp);
 	if (jmt_needs_call_site(t, sp)) {
 		__u32 parent = jmt_parent_id(t);
@@ -241,28 +232,39 @@ int handle_entry(struct pt_regs *ctx)
 	bump(cpu, JMT_CNT_TRACED_CALLS);
 	if (jmt_push(t, info.id, fp, &now, sp, call_site, path, foreign))
 		bump(cpu, JMT_CNT_DEPTH_OVERFLOW);
+}
+
+SEC("usdt")
+int handle_entry(struct pt_regs *ctx)
+{
+	struct jmt_cpu *cpu = this_cpu();
+	long jvm = event_jvm();
+
+	test_trap();
+	if (!cpu || jvm < 0)
+		return 0;
+	cpu->running += 1;
+	on_entry(ctx, cpu, jvm);
+	cpu->running -= 1;
 	return 0;
 }
 
-/* The return probe's body; with_threads is a constant: the program without
- * per-thread rows (handle_return) is compiled exactly as if they did not exist. */
-static __always_inline int on_return(struct pt_regs *ctx, const int with_threads)
+/* The return probe's body (cpu->running counts it); with_threads is a
+ * constant: the program without per-thread rows (handle_return) is compiled
+ * exactly as if they did not exist. */
+static __always_inline void on_return(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm, const int with_threads)
 {
 	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	struct jmt_clock now;
-	struct jmt_cpu *cpu = this_cpu();
 	__u32 fp;
-	long jvm = event_jvm();
 
-	if (!cpu || jvm < 0)
-		return 0;
 	cpu->slice_events += 1;
 	bump(cpu, JMT_CNT_RETURNS);
 	if (read_key(ctx, &k)) {
 		bump(cpu, JMT_CNT_ARG_FAIL);
-		return 0;
+		return;
 	}
 	k.jvm = jvm;
 	k.pad = 0;
@@ -270,22 +272,35 @@ static __always_inline int on_return(struct pt_regs *ctx, const int with_threads
 	/* The verdict first: a rejected method's return needs nothing else
 	 * (but its callers' foreign time under --foreign). */
 	if (method_info(&k, fp, &info))
-		return 0;
+		return;
 	if (!info.traced) {
 		if (foreign)
 			foreign_event(cpu, 0);
-		return 0;
+		return;
 	}
 	t = thread_state(0);
 	if (!t || t->depth == 0) {
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
-		return 0;
+		return;
 	}
 	t->traced_total += 1;
 	thread_clock(t, cpu, &now);
 
 	if (jmt_return(t, info.id, fp, &now, 0, foreign, with_threads))
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
+}
+
+static __always_inline int return_probe(struct pt_regs *ctx, const int with_threads)
+{
+	struct jmt_cpu *cpu = this_cpu();
+	long jvm = event_jvm();
+
+	test_trap();
+	if (!cpu || jvm < 0)
+		return 0;
+	cpu->running += 1;
+	on_return(ctx, cpu, jvm, with_threads);
+	cpu->running -= 1;
 	return 0;
 }
 
@@ -310,13 +325,11 @@ int handle_class_unloaded(struct pt_regs *ctx)
 SEC("usdt")
 int handle_return(struct pt_regs *ctx)
 {
-	test_trap();
-	return on_return(ctx, 0);
+	return return_probe(ctx, 0);
 }
 
 SEC("usdt")
 int handle_return_t(struct pt_regs *ctx)
 {
-	test_trap();
-	return on_return(ctx, 1);
+	return return_probe(ctx, 1);
 }

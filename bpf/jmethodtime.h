@@ -34,9 +34,11 @@
 #define JMT_TOTALS_CHUNK_SHIFT 8
 #define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)
 /* Ids whose totals may wait in totals_overflow for their chunk; a path id's
- * key there carries JMT_OVERFLOW_PATH. */
+ * key there carries JMT_OVERFLOW_PATH. A probe program that preempted another
+ * on its CPU adds there too, under the key with JMT_OVERFLOW_NESTED. */
 #define JMT_TOTALS_OVERFLOW 16384
 #define JMT_OVERFLOW_PATH (1u << 31)
+#define JMT_OVERFLOW_NESTED (1u << 30)
 /* Entries of the method table (traced and rejected methods); allocated as
  * methods are first seen, plus 16 bytes of bucket per entry up front. */
 #define JMT_MAX_METHOD_KEYS 262144
@@ -290,7 +292,9 @@ struct jmt_cpu {
 	/* Scratch levels in use on this CPU: a preempting program finishes
 	 * before the preempted one goes on, so it is a stack. */
 	__u32 scratch_depth;
-	__u32 pad;
+	/* Probe programs running on this CPU, preempted ones included: 1 for a
+	 * program that preempted none, which alone adds to the totals' chunks. */
+	__u32 running;
 	__u64 counters[JMT_CNT_NR];
 	__u64 gap_hist[JMT_GAP_BUCKETS]; /* gaps (gaps.h) of the threads that ran on this CPU */
 };
@@ -313,6 +317,8 @@ JMT_STATIC_ASSERT(JMT_MAX_METHODS <= (1u << 31), "method ids are u32 and 0 is ne
 JMT_STATIC_ASSERT(sizeof(struct jmt_method_key) == 32, "the method key has no hidden padding (it is hashed)");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MIN_CACHE_SLOTS) && JMT_MIN_CACHE_SLOTS <= JMT_PATH_CACHE_SLOTS,
 		  "the loader's cache masks are powers of two within the cache maps");
+JMT_STATIC_ASSERT(JMT_MAX_METHODS < JMT_OVERFLOW_NESTED && JMT_MAX_PATHS < JMT_OVERFLOW_NESTED,
+		  "totals_overflow keys: an id, JMT_OVERFLOW_NESTED and JMT_OVERFLOW_PATH apart");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0,
 		  "id >> JMT_TOTALS_CHUNK_SHIFT indexes the chunk arrays");
 

@@ -60,6 +60,21 @@ struct {
 
 static const struct jmt_method_stats zero_totals = {};
 
+/* This CPU's entry of totals_overflow under key, made when missing; 0, and
+ * counted, when that table is full. */
+static __always_inline struct jmt_method_stats *overflow_at(__u32 key)
+{
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&totals_overflow, &key);
+
+	if (s)
+		return s;
+	bpf_map_update_elem(&totals_overflow, &key, &zero_totals, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&totals_overflow, &key);
+	if (!s)
+		count(JMT_CNT_TOTALS_NOT_READY);
+	return s;
+}
+
 /* This CPU's totals of id in chunked totals (stats or path_stats), or in
  * totals_overflow under overflow_key while the id's chunk does not exist;
  * 0, and counted, when that table is full too. */
@@ -68,18 +83,10 @@ static __always_inline struct jmt_method_stats *totals_at(void *chunks, __u32 id
 	__u32 chunk = id >> JMT_TOTALS_CHUNK_SHIFT;
 	__u32 slot = id & (JMT_TOTALS_CHUNK - 1);
 	void *totals = bpf_map_lookup_elem(chunks, &chunk);
-	struct jmt_method_stats *s;
 
 	if (totals)
 		return bpf_map_lookup_elem(totals, &slot);
-	s = bpf_map_lookup_elem(&totals_overflow, &overflow_key);
-	if (s)
-		return s;
-	bpf_map_update_elem(&totals_overflow, &overflow_key, &zero_totals, BPF_NOEXIST);
-	s = bpf_map_lookup_elem(&totals_overflow, &overflow_key);
-	if (!s)
-		count(JMT_CNT_TOTALS_NOT_READY);
-	return s;
+	return overflow_at(overflow_key);
 }
 
 /* Plain adds of a closed frame into totals (exact when only one program at a
@@ -115,22 +122,36 @@ static __always_inline void account_thread(const struct jmt_closed *c)
 	add_closed(s, c);
 }
 
-/* Adds a closed frame to per-CPU totals: atomic adds when the kernel may
- * preempt a program midway (two programs may then interleave on this CPU). */
-static __always_inline void add_totals(struct jmt_method_stats *s, const struct jmt_closed *c)
+/*
+ * Adds a closed frame to this CPU's totals of id. A probe program that
+ * preempted none on this CPU (cpu->running == 1) owns the chunks' entries and
+ * adds plainly: a program that preempts it runs to its end before it goes on,
+ * and adds elsewhere, atomically (to the entry of totals_overflow under
+ * JMT_OVERFLOW_NESTED, which several nested programs may share). So the sums
+ * stay exact whatever the kernel's preemption model, at the cost of plain adds.
+ */
+static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_key, const struct jmt_closed *c)
 {
-	if (atomic_totals) {
-#define JMT_ATOMIC_ONE(name) __sync_fetch_and_add(&s->name, 1);
-#define JMT_ATOMIC_ADD(name) __sync_fetch_and_add(&s->name, c->name);
-		JMT_METHOD_STATS(JMT_ATOMIC_ONE, JMT_ATOMIC_ADD, JMT_NO_FIELD)
-		if (foreign) {
-			JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ATOMIC_ADD)
-		}
-#undef JMT_ATOMIC_ONE
-#undef JMT_ATOMIC_ADD
+	struct jmt_cpu *cpu = this_cpu();
+	struct jmt_method_stats *s;
+
+	if (cpu && cpu->running <= 1) {
+		s = totals_at(chunks, id, overflow_key);
+		if (s)
+			add_closed(s, c);
 		return;
 	}
-	add_closed(s, c);
+	s = overflow_at(overflow_key | JMT_OVERFLOW_NESTED);
+	if (!s)
+		return;
+#define JMT_ATOMIC_ONE(name) __sync_fetch_and_add(&s->name, 1);
+#define JMT_ATOMIC_ADD(name) __sync_fetch_and_add(&s->name, c->name);
+	JMT_METHOD_STATS(JMT_ATOMIC_ONE, JMT_ATOMIC_ADD, JMT_NO_FIELD)
+	if (foreign) {
+		JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ATOMIC_ADD)
+	}
+#undef JMT_ATOMIC_ONE
+#undef JMT_ATOMIC_ADD
 }
 
 /* Adds a closed frame to its call path's totals, with the frame's own
@@ -139,19 +160,15 @@ static __always_inline void account_path(const struct jmt_closed *c)
 {
 	struct jmt_closed frame = *c;
 	__u32 path = c->path;
-	struct jmt_method_stats *s;
 
 	if (path == 0)
-		return;
-	s = totals_at(&path_stats, path, path | JMT_OVERFLOW_PATH);
-	if (!s)
 		return;
 	frame.wall_incl_ns = c->frame_wall_ns;
 	frame.cpu_incl_ns = c->frame_cpu_ns;
 	frame.runq_incl_ns = c->frame_runq_ns;
 	frame.events_incl = c->frame_events;
 	frame.traced_incl = c->frame_traced;
-	add_totals(s, &frame);
+	add_totals(&path_stats, path, path | JMT_OVERFLOW_PATH, &frame);
 }
 
 /* Adds a closed frame to its method's totals, to its call path's when paths
@@ -161,11 +178,6 @@ static __always_inline void account_path(const struct jmt_closed *c)
  * without being in its row. */
 static __always_inline void account(const struct jmt_closed *c, int with_threads)
 {
-	__u32 id = c->id;
-	struct jmt_method_stats *s = totals_at(&stats, id, id);
-
-	if (!s)
-		return;
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
 	if (foreign && c->foreign_lost)
@@ -174,7 +186,7 @@ static __always_inline void account(const struct jmt_closed *c, int with_threads
 		account_thread(c);
 	if (call_paths)
 		account_path(c);
-	add_totals(s, c);
+	add_totals(&stats, c->id, c->id, c);
 }
 
 #endif /* JMT_TOTALS_BPF_H */

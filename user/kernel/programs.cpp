@@ -12,7 +12,6 @@
 
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
-#include "kernel/preemption.h"
 #include "util/error.h"
 
 namespace jmt {
@@ -170,11 +169,6 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         bpf_map__set_max_entries(skel->maps.thread_stats, 1);
         bpf_map__set_max_entries(skel->maps.thread_names, 1);
     }
-    static const bool atomic_totals = kernel_preemption() != Preemption::Off;
-    ro->atomic_totals = atomic_totals ? 1 : 0;
-    if (config.verbose)
-        std::fprintf(stderr, "jmethodtime: per-CPU totals use %s adds (kernel preemption %s)\n",
-                     atomic_totals ? "atomic" : "plain", atomic_totals ? "on or unknown" : "off");
     if (config.arg_regs) {
         ro->fast_args = 1;
         for (size_t i = 0; i < config.arg_regs->size(); i++)

@@ -42,8 +42,6 @@ struct ProgramConfig {
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
     bool verbose = false;                           // libbpf's log on stderr
 };
-// The kernel's preemption model (kernel/preemption.h) picks atomic or plain adds
-// for the per-CPU totals at load time.
 
 // Entries of a per-CPU array of value_size-byte values that fit
 // JMT_PERCPU_BUDGET on ncpu CPUs, at most limit.

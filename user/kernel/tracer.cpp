@@ -125,9 +125,12 @@ public:
             add(out);
             found = true;
         }
-        if (read_percpu(overflow_fd_, id | overflow_bit_, per_cpu_)) {
-            add(out);
-            found = true;
+        // Those that waited for the chunk, and those of programs that preempted another on their CPU.
+        for (__u32 key : {id | overflow_bit_, id | overflow_bit_ | JMT_OVERFLOW_NESTED}) {
+            if (read_percpu(overflow_fd_, key, per_cpu_)) {
+                add(out);
+                found = true;
+            }
         }
         return found;
     }
