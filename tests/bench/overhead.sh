@@ -9,6 +9,7 @@
 #   paths       keep, with call paths aggregated too (--pprof: flame graphs)
 #   thread      keep, with --per-thread rows
 #   only_a      jmethodtime --package demo/bench --method a (a() traced, b() and c() rejected inside it)
+#   globs       jmethodtime --class '*AbcBench' --method a: no package; globs keep a() and reject the rest
 #   foreign     only_a with --foreign (b() and c() timed as a()'s untraced callees)
 # in alternating rounds; prints medians, ns per probe event above "flag", the
 # ratio of each mode's per-event cost to the floor's, the programs' own run time
@@ -22,7 +23,7 @@ rounds=${1:-7}
 iterations=${2:-100000}
 work=${3:-20}
 java=${JAVA:-java}
-modes=(noflag flag floor full keep reject paths thread only_a foreign)
+modes=(noflag flag floor full keep reject paths thread only_a globs foreign)
 work_dir=$(mktemp -d)
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q kernel.bpf_stats_enabled="$stats_before"; rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
@@ -57,6 +58,7 @@ run_mode() {
     paths) tracer=("$build/jmethodtime" --json --package demo/bench --pprof "$work_dir/paths.pb.gz") ;;
     thread) tracer=("$build/jmethodtime" --json --package demo/bench --per-thread) ;;
     only_a) tracer=("$build/jmethodtime" --json --package demo/bench --method a) ;;
+    globs) tracer=("$build/jmethodtime" --json --class '*AbcBench' --method a) ;;
     foreign) tracer=("$build/jmethodtime" --json --package demo/bench --method a --foreign) ;;
   esac
   rm -f "$work_dir/go" "$work_dir/report.json" && mkfifo "$work_dir/go"
@@ -101,7 +103,7 @@ for ((r = 1; r <= rounds; r++)); do
   echo "round $r/$rounds done" >&2
 done
 sysctl -q kernel.bpf_stats_enabled=1
-for mode in floor full keep reject paths thread only_a foreign; do
+for mode in floor full keep reject paths thread only_a globs foreign; do
   read -r _ entry ret _ < <(run_mode "$mode")
   entry_ns[$mode]=$entry
   return_ns[$mode]=$ret
@@ -118,23 +120,26 @@ floor_ev=$(awk -v m="${med[floor]}" -v b="${med[flag]}" -v e=$events 'BEGIN {pri
 printf 'A/B/C flow, %d calls of a() per run (%d probe events each), work=%d, %d rounds, medians\n' \
   "$iterations" "$events" "$work" "$rounds"
 floor_prog=$(awk -v e="${entry_ns[floor]}" -v r="${return_ns[floor]}" 'BEGIN {print (e + r) / 2}')
-printf '%-8s %11s %17s %8s %10s %10s %13s %11s\n' mode "ns per a()" "ns/event vs flag" "x floor" \
-  "entry ns" "return ns" "x floor(prog)" "calibrated"
+printf 'The empty program on both probes (floor): %.0f ns per event end to end (the JVM'"'"'s timing), %s ns entry and %s ns return (bpf_stats)\n' \
+  "$floor_ev" "${entry_ns[floor]}" "${return_ns[floor]}"
+printf '%-8s %11s %17s %8s %10s %10s %8s %8s %13s %11s\n' mode "ns per a()" "ns/event vs flag" "x floor" \
+  "entry ns" "return ns" "entry +" "return +" "x floor(prog)" "calibrated"
 for mode in "${modes[@]}"; do
   awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" -v fp="$floor_prog" \
-      -v en="${entry_ns[$mode]:--}" -v rn="${return_ns[$mode]:--}" \
+      -v en="${entry_ns[$mode]:--}" -v rn="${return_ns[$mode]:--}" -v fe="${entry_ns[floor]}" -v fr="${return_ns[floor]}" \
       -v cn="$(echo "${calibrated_ns[$mode]}" | median)" 'BEGIN {
     ev = (m - b) / e
     if (n == "noflag" || n == "flag") {
-      printf "%-8s %11.1f %17s %8s %10s %10s %13s %11s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-", "-"
+      printf "%-8s %11.1f %17s %8s %10s %10s %8s %8s %13s %11s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-", "-", "-", "-"
     } else {
       derived = (f + (en + rn) / 2 - fp) / f
-      printf "%-8s %11.1f %17.1f %8.2f %10s %10s %13.2f %11s\n", n, m, ev, ev / f, en, rn, derived, cn
+      printf "%-8s %11.1f %17.1f %8.2f %10s %10s %8.0f %8.0f %13.2f %11s\n", n, m, ev, ev / f, en, rn, en - fe, rn - fr, derived, cn
     }
   }'
 done
 echo "x floor: per-event cost above the flag-only JVM divided by the floor's, from the JVM's own timing."
 echo "entry/return ns: each program's mean run time (kernel.bpf_stats_enabled, separate round, ~20 ns of it"
+echo "  the statistics); entry +/return +: above the empty programs' (the body's own cost per event);"
 echo "  the statistics); x floor(prog): (floor per event + program time above the empty programs') / floor,"
 echo "  the same ratio from the kernel's own timing of the programs, which a noisy machine disturbs less."
 echo "calibrated: the per-traced-event cost jmethodtime calibrated during the trace and took out of its times."
