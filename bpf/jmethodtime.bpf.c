@@ -234,20 +234,6 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 		bump(cpu, JMT_CNT_DEPTH_OVERFLOW);
 }
 
-SEC("usdt")
-int handle_entry(struct pt_regs *ctx)
-{
-	struct jmt_cpu *cpu = this_cpu();
-	long jvm = event_jvm();
-
-	test_trap();
-	if (!cpu || jvm < 0)
-		return 0;
-	cpu->running += 1;
-	on_entry(ctx, cpu, jvm);
-	cpu->running -= 1;
-	return 0;
-}
 
 /* The return probe's body (cpu->running counts it); with_threads is a
  * constant: the program without per-thread rows (handle_return) is compiled
@@ -290,7 +276,9 @@ static __always_inline void on_return(struct pt_regs *ctx, struct jmt_cpu *cpu, 
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
 }
 
-static __always_inline int return_probe(struct pt_regs *ctx, const int with_threads)
+/* A probe program: the event's body (entry or return, with_threads: constants)
+ * counted in this CPU's running programs. */
+static __always_inline int probe(struct pt_regs *ctx, const int entry, const int with_threads)
 {
 	struct jmt_cpu *cpu = this_cpu();
 	long jvm = event_jvm();
@@ -299,9 +287,18 @@ static __always_inline int return_probe(struct pt_regs *ctx, const int with_thre
 	if (!cpu || jvm < 0)
 		return 0;
 	cpu->running += 1;
-	on_return(ctx, cpu, jvm, with_threads);
+	if (entry)
+		on_entry(ctx, cpu, jvm);
+	else
+		on_return(ctx, cpu, jvm, with_threads);
 	cpu->running -= 1;
 	return 0;
+}
+
+SEC("usdt")
+int handle_entry(struct pt_regs *ctx)
+{
+	return probe(ctx, 1, 0);
 }
 
 /* hotspot:class__unloaded(name, name length, loader, shared): rare, so its
@@ -325,11 +322,11 @@ int handle_class_unloaded(struct pt_regs *ctx)
 SEC("usdt")
 int handle_return(struct pt_regs *ctx)
 {
-	return return_probe(ctx, 0);
+	return probe(ctx, 0, 0);
 }
 
 SEC("usdt")
 int handle_return_t(struct pt_regs *ctx)
 {
-	return return_probe(ctx, 1);
+	return probe(ctx, 0, 1);
 }

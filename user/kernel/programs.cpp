@@ -78,16 +78,11 @@ uint64_t test_trap_ns()
     return ns;
 }
 
-SkeletonPtr load_programs(const ProgramConfig &config)
-{
-    g_verbose = config.verbose;
-    libbpf_set_print(print_libbpf);
+namespace {
 
-    SkeletonPtr skel(jmethodtime_bpf__open());
-    if (!skel) {
-        int err = errno;
-        throw Error("cannot open the BPF object: " + errno_text(err), err);
-    }
+// The rodata of what to trace: the JVMs, the packages and the globs.
+void set_filters(jmethodtime_bpf *skel, const ProgramConfig &config)
+{
     auto *ro = skel->rodata;
     if (config.other_pids.size() + 1 > JMT_MAX_TARGETS)
         throw Error("at most " + std::to_string(JMT_MAX_TARGETS) + " JVMs in one trace", E2BIG);
@@ -122,10 +117,12 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->n_method_globs = static_cast<__u32>(config.method_globs.size());
     if (config.class_globs.empty() && config.method_globs.empty())
         bpf_map__set_max_entries(skel->maps.rejected_classes, 1);  // counts classes globs reject
-    ro->per_thread = config.per_thread ? 1 : 0;
-    ro->test_trap_ns = test_trap_ns();
-    bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
-    bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
+}
+
+// The maps' sizes and the id limits and cache masks that go with them.
+void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
+{
+    auto *ro = skel->rodata;
     // Id limits within JMT_PERCPU_BUDGET; the totals' chunks are made as ids are
     // handed out (kernel/totals_chunks.h), so only the limits are fixed here.
     const int ncpu = libbpf_num_possible_cpus();
@@ -149,8 +146,6 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     const uint32_t method_slots = cache_slots(bpf_map__value_size(skel->maps.method_cache), ncpu, slot_limit);
     bpf_map__set_max_entries(skel->maps.method_cache, method_slots);
     ro->method_cache_mask = method_slots - 1;
-    ro->call_paths = config.call_paths ? 1 : 0;
-    ro->foreign = config.foreign ? 1 : 0;
     if (config.call_paths) {
         const uint32_t path_slots =
             cache_slots(bpf_map__value_size(skel->maps.path_cache), ncpu, std::min<uint32_t>(slot_limit, JMT_PATH_CACHE_SLOTS));
@@ -169,6 +164,29 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         bpf_map__set_max_entries(skel->maps.thread_stats, 1);
         bpf_map__set_max_entries(skel->maps.thread_names, 1);
     }
+}
+
+}  // namespace
+
+SkeletonPtr load_programs(const ProgramConfig &config)
+{
+    g_verbose = config.verbose;
+    libbpf_set_print(print_libbpf);
+
+    SkeletonPtr skel(jmethodtime_bpf__open());
+    if (!skel) {
+        int err = errno;
+        throw Error("cannot open the BPF object: " + errno_text(err), err);
+    }
+    set_filters(skel.get(), config);
+    size_maps(skel.get(), config);
+    auto *ro = skel->rodata;
+    ro->per_thread = config.per_thread ? 1 : 0;
+    ro->call_paths = config.call_paths ? 1 : 0;
+    ro->foreign = config.foreign ? 1 : 0;
+    ro->test_trap_ns = test_trap_ns();
+    bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
+    bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
     if (config.arg_regs) {
         ro->fast_args = 1;
         for (size_t i = 0; i < config.arg_regs->size(); i++)
