@@ -2,6 +2,7 @@
 // summary, and the cost range every corrected time is bounded with.
 #include <gtest/gtest.h>
 
+#include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "gaps.h"
 
@@ -120,6 +121,47 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     // The range's width is at most half the probe time taken out at its middle.
     EXPECT_LE(static_cast<double>(b.wall_incl_ns[1] - b.wall_incl_ns[0]),
               0.5 * 4600 * static_cast<double>(likely_cost(range).traced_event_ns));
+}
+
+// A row whose exclusive time holds fewer ns than its events at the range's top lowers the top,
+// but never under the gaps' edge: a row that says one event costs less than one trap measured its
+// own time short (an unseen switch took an on-CPU slice), so the bounds keep the low end.
+TEST(CostRange, ARowBoundsTheTopButNotBelowTheGapsEdge)
+{
+    Profile p;
+    p.corrected = true;
+    p.calibrated_cost = {5000, 4500};
+    p.gap_hist = histogram({{5248, 20000}, {9000, 5000}});
+    MethodRow short_row;
+    short_row.klass = "a/B";
+    short_row.method = "m";
+    MethodStats &s = short_row.stats;
+    s.calls = 100;
+    s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
+    s.wall_incl_ns = s.wall_excl_ns = 20000ULL * 6000;  // 6 us per event of elapsed time
+    s.cpu_incl_ns = s.cpu_excl_ns = 1000000;            // but on-CPU time lost to unseen switches
+    p.methods.push_back(short_row);
+    correct_profile(p, {});
+    const uint64_t edge_lo = jmt_gap_bucket_low_ns(jmt_gap_bucket(5248)) -
+                             jmt_gap_bucket_low_ns(jmt_gap_bucket(5248)) / 32;
+    EXPECT_EQ(p.cost_range.basis, CostBasis::Gaps);
+    EXPECT_EQ(p.cost_source, CostSource::Gaps) << "the short row is not believed";
+    EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge_lo);
+    EXPECT_GT(p.cost_range.hi.traced_event_ns, p.cost_range.lo.traced_event_ns);
+    EXPECT_GE(p.probe_cost.traced_event_ns, edge_lo) << "the cost taken out stays at least one trap";
+    // A row that measured under its events at the likely cost, but over the edge, still lowers the top.
+    const uint64_t top = p.cost_range.hi.traced_event_ns;
+    Profile q;
+    q.corrected = true;
+    q.calibrated_cost = p.calibrated_cost;
+    q.gap_hist = p.gap_hist;
+    q.methods.push_back(short_row);
+    MethodStats &t = q.methods[0].stats;
+    t.wall_incl_ns = t.wall_excl_ns = t.cpu_incl_ns = t.cpu_excl_ns = 20000ULL * (edge_lo + 60);
+    correct_profile(q, {});
+    EXPECT_EQ(q.cost_source, CostSource::Bounded);
+    EXPECT_LT(q.cost_range.hi.traced_event_ns, top);
+    EXPECT_GE(q.cost_range.hi.traced_event_ns, edge_lo);
 }
 
 }  // namespace

@@ -144,8 +144,14 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
     // The rows tell more where they can: a one-event leaf's time per call is
     // one event's cost to this JVM plus a getter's few ns, and a row's
     // exclusive time holds at least its events' cost. Both are ceilings.
-    const CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range));
+    CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range));
     ProbeCost cost = likely_cost(range);
+    // The gaps' edge is one trap, measured over thousands of gaps: a row that says an event costs
+    // less measured its own time short (an on-CPU slice taken by a switch the programs did not
+    // see), and is not believed.
+    if (bound.source == CostSource::Bounded && range.basis == CostBasis::Gaps &&
+        bound.cost.traced_event_ns < range.lo.traced_event_ns)
+        bound = CostBound{cost, 1, CostSource::Calibrated, ""};
     if (bound.source != CostSource::Calibrated) {
         range.hi = lower_of(range.hi, bound.cost);
         range.lo = lower_of(range.lo, range.hi);
