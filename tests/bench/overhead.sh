@@ -15,13 +15,16 @@
 # ratio of each mode's per-event cost to the floor's, the programs' own run time
 # (kernel.bpf_stats_enabled, ns per run) and the per-event cost jmethodtime
 # calibrated during the trace. Needs root and a build.
-# usage: tests/bench/overhead.sh [ROUNDS] [ITERATIONS] [WORK]
+# usage: tests/bench/overhead.sh [ROUNDS] [ITERATIONS] [WORK] [STATS_ROUNDS]
+# ROUNDS 0 skips the JVM-timed rounds: the programs' run time alone, from
+# STATS_ROUNDS (default 1) statistics rounds, medians.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 rounds=${1:-7}
 iterations=${2:-100000}
 work=${3:-20}
+stats_rounds=${4:-1}
 java=${JAVA:-java}
 modes=(noflag flag floor full keep reject paths thread only_a globs foreign)
 work_dir=$(mktemp -d)
@@ -103,17 +106,35 @@ for ((r = 1; r <= rounds; r++)); do
   echo "round $r/$rounds done" >&2
 done
 sysctl -q kernel.bpf_stats_enabled=1
-for mode in floor full keep reject paths thread only_a globs foreign; do
-  read -r _ entry ret _ < <(run_mode "$mode")
-  entry_ns[$mode]=$entry
-  return_ns[$mode]=$ret
+for ((r = 1; r <= stats_rounds; r++)); do
+  for mode in floor full keep reject paths thread only_a globs foreign; do
+    read -r _ entry ret _ < <(run_mode "$mode")
+    entry_ns[$mode]+="$entry "
+    return_ns[$mode]+="$ret "
+  done
+  echo "statistics round $r/$stats_rounds done" >&2
 done
-echo "statistics round done" >&2
 
-median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g |
+median() { tr ' ' '\n' | awk '$1 != "" && $1 != "-"' | sort -g |
   awk '{v[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 declare -A med
-for mode in "${modes[@]}"; do med[$mode]=$(echo "${results[$mode]}" | median); done
+for mode in "${modes[@]}"; do med[$mode]=$(echo "${results[$mode]:-}" | median); done
+for mode in "${!entry_ns[@]}"; do
+  entry_ns[$mode]=$(echo "${entry_ns[$mode]}" | median)
+  return_ns[$mode]=$(echo "${return_ns[$mode]}" | median)
+done
+
+if ((rounds == 0)); then
+  printf 'A/B/C flow, %d calls of a() per run, programs'"'"' run time alone (bpf_stats), medians of %d rounds\n' \
+    "$iterations" "$stats_rounds"
+  printf 'The empty program on both probes (floor): %s ns entry and %s ns return\n' "${entry_ns[floor]}" "${return_ns[floor]}"
+  printf '%-8s %10s %10s %8s %8s\n' mode "entry ns" "return ns" "entry +" "return +"
+  for mode in floor full keep reject paths thread only_a globs foreign; do
+    awk -v n="$mode" -v en="${entry_ns[$mode]}" -v rn="${return_ns[$mode]}" -v fe="${entry_ns[floor]}" \
+        -v fr="${return_ns[floor]}" 'BEGIN { printf "%-8s %10s %10s %8.0f %8.0f\n", n, en, rn, en - fe, rn - fr }'
+  done
+  exit 0
+fi
 
 events=16
 floor_ev=$(awk -v m="${med[floor]}" -v b="${med[flag]}" -v e=$events 'BEGIN {print (m-b)/e}')
@@ -127,7 +148,7 @@ printf '%-8s %11s %17s %8s %10s %10s %8s %8s %13s %11s\n' mode "ns per a()" "ns/
 for mode in "${modes[@]}"; do
   awk -v n="$mode" -v m="${med[$mode]}" -v b="${med[flag]}" -v e=$events -v f="$floor_ev" -v fp="$floor_prog" \
       -v en="${entry_ns[$mode]:--}" -v rn="${return_ns[$mode]:--}" -v fe="${entry_ns[floor]}" -v fr="${return_ns[floor]}" \
-      -v cn="$(echo "${calibrated_ns[$mode]}" | median)" 'BEGIN {
+      -v cn="$(echo "${calibrated_ns[$mode]:-}" | median)" 'BEGIN {
     ev = (m - b) / e
     if (n == "noflag" || n == "flag") {
       printf "%-8s %11.1f %17s %8s %10s %10s %8s %8s %13s %11s\n", n, m, (n == "flag" ? "0 (reference)" : "-"), "-", "-", "-", "-", "-", "-", "-"
@@ -140,6 +161,6 @@ done
 echo "x floor: per-event cost above the flag-only JVM divided by the floor's, from the JVM's own timing."
 echo "entry/return ns: each program's mean run time (kernel.bpf_stats_enabled, separate round, ~20 ns of it"
 echo "  the statistics); entry +/return +: above the empty programs' (the body's own cost per event);"
-echo "  the statistics); x floor(prog): (floor per event + program time above the empty programs') / floor,"
+echo "  x floor(prog): (floor per event + program time above the empty programs') / floor,"
 echo "  the same ratio from the kernel's own timing of the programs, which a noisy machine disturbs less."
 echo "calibrated: the per-traced-event cost jmethodtime calibrated during the trace and took out of its times."
