@@ -80,6 +80,12 @@ struct jmt_site {
 	__u64 call_site;
 };
 
+/* --per-thread: the row id of (this thread, method id), 0 in an empty slot. */
+struct jmt_row_slot {
+	__u32 id;
+	__u32 row;
+};
+
 struct jmt_thread {
 	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
 	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
@@ -89,13 +95,14 @@ struct jmt_thread {
 	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
 	__u32 on_cpu;         /* 1 from a switch-in (or a probe) to the next switch-out */
-	__u32 pad;
+	__u32 tid;            /* kernel thread id (init pid namespace) */
 	__u64 gap_prev_ns;        /* ktime (ns) of the last clocked event (gaps.h), 0 before one */
 	__u64 gap_prev_events;    /* its events count (struct jmt_clock.events) */
 	__u64 gap_prev_switch_ns; /* switch_in_ns then: another value means a switch came between */
 	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
+	struct jmt_row_slot rows[JMT_ROW_SLOTS]; /* --per-thread: by method id & (JMT_ROW_SLOTS - 1), zeroed at creation */
 };
 
 /* What closing one frame contributes to its method's totals: the VALUE and
@@ -504,16 +511,17 @@ static inline void jmt_loop(__u32 n, long (*fn)(__u32, void *), void *ctx)
 
 /*
  * Hooks the file including callstack.h defines (after including it): where
- * closed frames go. sink is that file's own (0 in the BPF programs, whose
- * totals are maps).
+ * closed frames go, and t, the thread they closed on. sink is that file's own
+ * (0 in the BPF programs, whose totals are maps).
  * - jmt_account: a frame closed by its return, or counted beyond
  *   JMT_MAX_DEPTH; with_threads as passed to jmt_return.
  * - jmt_dropped: a frame dropped by jmt_drop_one (its return never fired).
  */
 struct jmt_sink;
-static __always_inline void jmt_account(struct jmt_sink *sink, const struct jmt_closed *c,
-					const int with_threads);
-static __always_inline void jmt_dropped(struct jmt_sink *sink, const struct jmt_closed *c);
+static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t,
+					const struct jmt_closed *c, const int with_threads);
+static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t,
+					const struct jmt_closed *c);
 
 struct jmt_find_ctx {
 	const struct jmt_thread *t;
@@ -577,7 +585,7 @@ static long jmt_drop_one(__u32 i, void *data)
 	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
 		return 1;
 	jmt_drop_top(t, &closed, dc->foreign);
-	jmt_dropped(dc->sink, &closed);
+	jmt_dropped(dc->sink, t, &closed);
 	return 0;
 }
 
@@ -603,13 +611,13 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
 
 	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
 		jmt_close_top(t, now, &closed, foreign);
-		jmt_account(sink, &closed, with_threads);
+		jmt_account(sink, t, &closed, with_threads);
 		return 0;
 	}
 	if (d > JMT_MAX_DEPTH) {
 		t->depth = d - 1;
 		closed.id = id;
-		jmt_account(sink, &closed, with_threads);
+		jmt_account(sink, t, &closed, with_threads);
 		return 0;
 	}
 	match = jmt_find(t, id);
@@ -621,7 +629,7 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
 	if (t->depth != match || match == 0)
 		return 0;
 	jmt_close_top(t, now, &closed, foreign);
-	jmt_account(sink, &closed, with_threads);
+	jmt_account(sink, t, &closed, with_threads);
 	return 0;
 }
 

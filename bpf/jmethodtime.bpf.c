@@ -51,7 +51,7 @@ const volatile struct {
 /* --per-thread: 1 when traced threads' names are kept (thread_names) and
  * frames dropped on the cold path go to per-thread rows too; the return
  * probe's program is then handle_return_t, which adds every closed frame to
- * its thread's row (thread_stats). */
+ * its thread's row (row_stats). */
 const volatile __u32 per_thread = 0;
 /* Call paths (--folded, --tree, --flamegraph, --pprof): 1 when each traced
  * frame carries its path id and closing it adds to path_stats. */
@@ -65,6 +65,8 @@ const volatile __u32 foreign = 0;
  * JMT_MAX_METHODS and JMT_MAX_PATHS). */
 const volatile __u32 max_method_ids = JMT_MAX_METHODS;
 const volatile __u32 max_path_ids = JMT_MAX_PATHS;
+/* --per-thread: row ids < max_row_ids (at most JMT_MAX_THREAD_ROWS). */
+const volatile __u32 max_row_ids = JMT_MAX_THREAD_ROWS;
 /* Index masks of the per-CPU caches: slots - 1 as the loader sized them
  * (a power of two from JMT_MIN_CACHE_SLOTS up to the maps' declared slots). */
 const volatile __u32 method_cache_mask = JMT_METHOD_CACHE_SLOTS - 1;
@@ -86,6 +88,8 @@ const volatile __u64 test_trap_ns = 0;
 __u32 last_method_id = 0;
 /* Highest path id handed out so far (ids from JMT_PATH_TRUNCATED + 1 up). */
 __u32 last_path_id = JMT_PATH_TRUNCATED;
+/* --per-thread: highest row id handed out so far (ids start at 1). */
+__u32 last_row_id = 0;
 
 /* Whether tgid is one of the traced JVMs. */
 static __always_inline int is_target(__u32 tgid)
@@ -143,15 +147,16 @@ static __always_inline void foreign_event(struct jmt_cpu *cpu, const int is_entr
 }
 
 /* callstack.h's hooks: closed frames go to the maps (no sink). */
-static __always_inline void jmt_account(struct jmt_sink *sink, const struct jmt_closed *c,
-					const int with_threads)
+static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t,
+					const struct jmt_closed *c, const int with_threads)
 {
-	account(c, with_threads);
+	account(t, c, with_threads);
 }
 
-static __always_inline void jmt_dropped(struct jmt_sink *sink, const struct jmt_closed *c)
+static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t,
+					const struct jmt_closed *c)
 {
-	account(c, per_thread); /* rodata: pruned at load when off */
+	account(t, c, per_thread); /* rodata: pruned at load when off */
 	count(JMT_CNT_DROPPED_FRAMES);
 }
 

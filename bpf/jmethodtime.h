@@ -34,7 +34,7 @@
 #define JMT_TOTALS_CHUNK_SHIFT 8
 #define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)
 /* Ids whose totals may wait in totals_overflow for their chunk; a path id's
- * key there carries JMT_OVERFLOW_PATH. A probe program that preempted another
+ * key there carries JMT_OVERFLOW_PATH, a thread row's JMT_OVERFLOW_ROW. A probe program that preempted another
  * on its CPU adds there too, under the key with JMT_OVERFLOW_NESTED. */
 #define JMT_TOTALS_OVERFLOW 16384
 #define JMT_OVERFLOW_PATH (1u << 31)
@@ -144,8 +144,13 @@ struct jmt_method_stats {
 	JMT_METHOD_STATS(JMT_U64_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
-/* --per-thread: totals of one method on one thread (value: struct jmt_method_stats). */
+/* --per-thread: a (thread, method) row's id, 1..JMT_MAX_THREAD_ROWS-1, handed out
+ * at its first closed frame; its totals are chunked like the methods' (key of
+ * totals_overflow: row id | JMT_OVERFLOW_ROW). */
 #define JMT_MAX_THREAD_ROWS 131072
+#define JMT_OVERFLOW_ROW (1u << 29)
+/* Slots of each thread's direct-mapped cache of its row ids, by method id. */
+#define JMT_ROW_SLOTS 64
 /* --per-thread: names (comm) of traced threads, recorded when their state is created. */
 #define JMT_MAX_THREAD_NAMES 65536
 #define JMT_COMM_LEN 16
@@ -317,9 +322,12 @@ JMT_STATIC_ASSERT(JMT_MAX_METHODS <= (1u << 31), "method ids are u32 and 0 is ne
 JMT_STATIC_ASSERT(sizeof(struct jmt_method_key) == 32, "the method key has no hidden padding (it is hashed)");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MIN_CACHE_SLOTS) && JMT_MIN_CACHE_SLOTS <= JMT_PATH_CACHE_SLOTS,
 		  "the loader's cache masks are powers of two within the cache maps");
-JMT_STATIC_ASSERT(JMT_MAX_METHODS < JMT_OVERFLOW_NESTED && JMT_MAX_PATHS < JMT_OVERFLOW_NESTED,
-		  "totals_overflow keys: an id, JMT_OVERFLOW_NESTED and JMT_OVERFLOW_PATH apart");
-JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0,
+JMT_STATIC_ASSERT(JMT_MAX_METHODS < JMT_OVERFLOW_ROW && JMT_MAX_PATHS < JMT_OVERFLOW_ROW &&
+		  JMT_MAX_THREAD_ROWS < JMT_OVERFLOW_ROW,
+		  "totals_overflow keys: an id, JMT_OVERFLOW_ROW, JMT_OVERFLOW_NESTED and JMT_OVERFLOW_PATH apart");
+JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0 &&
+		  JMT_MAX_THREAD_ROWS % JMT_TOTALS_CHUNK == 0,
 		  "id >> JMT_TOTALS_CHUNK_SHIFT indexes the chunk arrays");
+JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_ROW_SLOTS), "account_thread masks the method id");
 
 #endif /* JMETHODTIME_H */

@@ -73,6 +73,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->traced_total = 0;
 		t->depth = 0;
 		t->on_cpu = 1;
+		t->tid = (__u32)bpf_get_current_pid_tgid();
 		t->gap_prev_ns = 0;
 		t->initialized = 1;
 	}

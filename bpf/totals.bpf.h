@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Totals of closed frames: per method (stats), per call path (path_stats)
- * and, under --per-thread, per (thread, method) row (thread_stats).
+ * and, under --per-thread, per (thread, method) row (row_stats).
  * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_TOTALS_BPF_H
@@ -26,15 +26,33 @@ struct {
 	__array(values, struct jmt_totals_chunk);
 } stats SEC(".maps");
 
-/* --per-thread rows: written only by the thread in the key (see account_thread).
- * The loader shrinks it (and thread_names) to one entry when per_thread is off. */
+/* --per-thread: (thread, method) -> row id, handed out at the row's first
+ * closed frame (row_of_slow); userspace reads it to name the rows. The loader
+ * shrinks it (and row_stats, thread_names) to one entry when per_thread is off. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, JMT_MAX_THREAD_ROWS);
 	__type(key, struct jmt_thread_key);
-	__type(value, struct jmt_method_stats);
-} thread_stats SEC(".maps");
+	__type(value, __u32);
+} row_ids SEC(".maps");
+
+/* One chunk of thread rows: one entry for all CPUs, as only the row's own
+ * thread writes it (see account_thread). */
+struct jmt_row_chunk {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JMT_TOTALS_CHUNK);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct jmt_method_stats));
+};
+
+/* --per-thread rows' totals by row id, chunk by chunk like stats. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, JMT_MAX_THREAD_ROWS / JMT_TOTALS_CHUNK);
+	__type(key, __u32);
+	__array(values, struct jmt_row_chunk);
+} row_stats SEC(".maps");
 
 /* Call paths: per-path totals of the path's last frame (inclusive = the
  * frame's own time, recursion included); ids from path_ids (paths.bpf.h).
@@ -98,25 +116,51 @@ static __always_inline void add_closed(struct jmt_method_stats *s, const struct 
 		jmt_add_foreign(s, c);
 }
 
-/*
- * --per-thread: adds a closed frame to the (running thread, method) row,
- * creating it on the thread's first close of the method. Only the thread in
- * the key writes its rows, one program at a time (drop_one's bpf_loop runs
- * inside the thread's own program), so plain adds are exact whatever the
- * preemption model. When the table is full the frame stays in the global
- * totals only, and thread_rows_full counts it.
- */
-static __always_inline void account_thread(const struct jmt_closed *c)
+/* The row id of (thread tid, method id), handed out at first sight; 0 when
+ * the rows are all handed out (or the table is full). */
+static __noinline __u32 row_of_slow(__u32 tid, __u32 id)
 {
-	struct jmt_thread_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .id = c->id };
-	struct jmt_method_stats *s = bpf_map_lookup_elem(&thread_stats, &key);
+	struct jmt_thread_key key = { .tid = tid, .id = id };
+	__u32 *found, row;
 
-	if (!s) {
-		struct jmt_method_stats first = {};
+	found = bpf_map_lookup_elem(&row_ids, &key);
+	if (found)
+		return *found;
+	if (last_row_id + 1 >= max_row_ids)
+		return 0;
+	row = __sync_fetch_and_add(&last_row_id, 1) + 1;
+	if (row >= max_row_ids || bpf_map_update_elem(&row_ids, &key, &row, BPF_NOEXIST))
+		return 0;
+	return row;
+}
 
-		add_closed(&first, c);
-		if (bpf_map_update_elem(&thread_stats, &key, &first, BPF_NOEXIST))
+/*
+ * --per-thread: adds a closed frame to the (thread t, method) row, its id from
+ * the thread's own cache (no lookup by key once seen). Only the thread of a
+ * row writes it, one program at a time (drop_one's bpf_loop runs inside the
+ * thread's own program), so plain adds into its one entry (or, while its
+ * chunk is not made, this CPU's entry of totals_overflow) are exact whatever
+ * the CPU and the preemption model. When no row can be had the frame stays in
+ * the global totals only, and thread_rows_full counts it.
+ */
+static __always_inline void account_thread(struct jmt_thread *t, const struct jmt_closed *c)
+{
+	struct jmt_row_slot *slot = &t->rows[c->id & (JMT_ROW_SLOTS - 1)];
+	struct jmt_method_stats *s;
+	__u32 row = slot->row;
+
+	if (slot->id != c->id || row == 0) {
+		row = row_of_slow(t->tid, c->id);
+		if (row == 0) {
 			count(JMT_CNT_THREAD_ROWS_FULL);
+			return;
+		}
+		slot->id = c->id;
+		slot->row = row;
+	}
+	s = totals_at(&row_stats, row, row | JMT_OVERFLOW_ROW);
+	if (!s) {
+		count(JMT_CNT_THREAD_ROWS_FULL);
 		return;
 	}
 	add_closed(s, c);
@@ -176,14 +220,14 @@ static __always_inline void account_path(const struct jmt_closed *c)
  * cold paths), to its thread's row. The row first: userspace reads the totals
  * before the rows, so a frame closing meanwhile is never in the totals
  * without being in its row. */
-static __always_inline void account(const struct jmt_closed *c, int with_threads)
+static __always_inline void account(struct jmt_thread *t, const struct jmt_closed *c, int with_threads)
 {
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
 	if (foreign && c->foreign_lost)
 		count(JMT_CNT_FOREIGN_LOST);
 	if (with_threads)
-		account_thread(c);
+		account_thread(t, c);
 	if (call_paths)
 		account_path(c);
 	add_totals(&stats, c->id, c->id, c);

@@ -22,7 +22,7 @@ struct jmt_sink {
     uint64_t dropped = 0;  // the kernel's dropped_frames counter
 };
 
-static void jmt_account(jmt_sink *sink, const jmt_closed *c, const int)
+static void jmt_account(jmt_sink *sink, jmt_thread *, const jmt_closed *c, const int)
 {
     Totals &s = sink->totals[c->id];
     jmt_add_closed(&s, c);
@@ -31,9 +31,9 @@ static void jmt_account(jmt_sink *sink, const jmt_closed *c, const int)
     s.foreign_lost += c->foreign_lost;
 }
 
-static void jmt_dropped(jmt_sink *sink, const jmt_closed *c)
+static void jmt_dropped(jmt_sink *sink, jmt_thread *t, const jmt_closed *c)
 {
-    jmt_account(sink, c, 0);
+    jmt_account(sink, t, c, 0);
     sink->dropped++;
 }
 

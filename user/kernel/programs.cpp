@@ -133,14 +133,18 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
     const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
                                           config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
                                                            : JMT_MAX_PATHS);
+    // Row ids 1..rows-1 name (thread, method) rows under --per-thread (not per CPU).
+    const uint32_t rows = config.per_thread ? JMT_MAX_THREAD_ROWS : 1;
     const auto chunks_for = [](uint32_t ids) { return (ids + JMT_TOTALS_CHUNK - 1) / JMT_TOTALS_CHUNK; };
     bpf_map__set_max_entries(skel->maps.stats, chunks_for(methods));
     bpf_map__set_max_entries(skel->maps.methods, config.method_keys ? config.method_keys : JMT_MAX_METHOD_KEYS);
     bpf_map__set_max_entries(skel->maps.names, methods);
     bpf_map__set_max_entries(skel->maps.totals_overflow,
-                             std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0)));
+                             std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0) +
+                                                                          (config.per_thread ? rows : 0)));
     ro->max_method_ids = methods;
     ro->max_path_ids = paths;
+    ro->max_row_ids = rows;
     // Caches within JMT_CACHE_BUDGET: fewer slots on hosts with many CPUs.
     const uint32_t slot_limit = config.cache_slots ? config.cache_slots : JMT_METHOD_CACHE_SLOTS;
     const uint32_t method_slots = cache_slots(bpf_map__value_size(skel->maps.method_cache), ncpu, slot_limit);
@@ -159,11 +163,10 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
         bpf_map__set_max_entries(skel->maps.path_cache, 1);
         ro->path_cache_mask = 0;
     }
-    if (!config.per_thread) {
-        // Unused: keep their bucket arrays (MBs) from being allocated.
-        bpf_map__set_max_entries(skel->maps.thread_stats, 1);
-        bpf_map__set_max_entries(skel->maps.thread_names, 1);
-    }
+    bpf_map__set_max_entries(skel->maps.row_stats, chunks_for(rows));
+    bpf_map__set_max_entries(skel->maps.row_ids, rows);
+    if (!config.per_thread)
+        bpf_map__set_max_entries(skel->maps.thread_names, 1);  // unused: no bucket array (MBs)
 }
 
 }  // namespace

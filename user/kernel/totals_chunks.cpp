@@ -18,8 +18,8 @@
 
 namespace jmt {
 
-TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids)
-    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids)
+TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu)
+    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), per_cpu_(per_cpu)
 {
 }
 
@@ -31,6 +31,10 @@ SkeletonTotals cover_totals(jmethodtime_bpf *skel)
     if (skel->rodata->call_paths) {
         totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, skel->rodata->max_path_ids);
         totals.paths->cover(skel->data->last_path_id);
+    }
+    if (skel->rodata->per_thread) {
+        totals.rows = std::make_unique<TotalsChunks>(skel->maps.row_stats, skel->rodata->max_row_ids, false);
+        totals.rows->cover(skel->bss->last_row_id);
     }
     return totals;
 }
@@ -56,7 +60,7 @@ void TotalsChunks::cover(uint32_t last_id)
     std::vector<__u32> keys;
     std::vector<int> fresh;
     for (size_t index = fds_.size(); index < needed; index++) {
-        const int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "jmt_totals", sizeof(__u32),
+        const int fd = bpf_map_create(per_cpu_ ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY, "jmt_totals", sizeof(__u32),
                                       sizeof(jmt_method_stats), JMT_TOTALS_CHUNK, nullptr);
         if (fd < 0) {
             const int err = errno;

@@ -1,5 +1,6 @@
-// Chunked per-CPU totals (bpf/totals.bpf.h): stats and path_stats are arrays
-// of maps whose entries are per-CPU arrays of JMT_TOTALS_CHUNK ids. They are
+// Chunked totals (bpf/totals.bpf.h): stats, path_stats and row_stats are arrays
+// of maps whose entries are arrays of JMT_TOTALS_CHUNK ids (per-CPU ones but
+// for row_stats, whose rows only their own thread writes). They are
 // created here, ahead of the ids the programs hand out, so the kernel memory
 // of the totals follows the methods and paths traced, not the id limits.
 #pragma once
@@ -22,9 +23,9 @@ namespace jmt {
 
 class TotalsChunks {
 public:
-    // chunks: a loaded ARRAY_OF_MAPS of JMT_TOTALS_CHUNK-id per-CPU arrays of
-    // jmt_method_stats; ids are < max_ids.
-    TotalsChunks(const bpf_map *chunks, uint32_t max_ids);
+    // chunks: a loaded ARRAY_OF_MAPS of JMT_TOTALS_CHUNK-id arrays of
+    // jmt_method_stats, per-CPU ones unless per_cpu is false; ids are < max_ids.
+    TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu = true);
     ~TotalsChunks();
     TotalsChunks(const TotalsChunks &) = delete;
     TotalsChunks &operator=(const TotalsChunks &) = delete;
@@ -39,19 +40,22 @@ public:
     // chunk was not created. Safe while cover runs on another thread.
     int fd_of(uint32_t id) const;
     static uint32_t slot(uint32_t id) { return id & (JMT_TOTALS_CHUNK - 1); }
+    bool per_cpu() const { return per_cpu_; }
 
 private:
     int outer_fd_;
     uint32_t max_ids_;
+    bool per_cpu_;
     mutable std::mutex mutex_;
     std::vector<int> fds_;  // chunk i holds ids i * JMT_TOTALS_CHUNK and up
 };
 
-// A loaded skeleton's chunks: its method totals and, with call paths, its path
-// totals (else null), covering the ids handed out so far plus the headroom.
-// Every loaded instance needs them: without, its totals wait in totals_overflow.
+// A loaded skeleton's chunks: its method totals, with call paths its path
+// totals and with --per-thread its thread rows' (else null), covering the ids
+// handed out so far plus the headroom. Every loaded instance needs them:
+// without, its totals wait in totals_overflow.
 struct SkeletonTotals {
-    std::unique_ptr<TotalsChunks> methods, paths;
+    std::unique_ptr<TotalsChunks> methods, paths, rows;
 };
 SkeletonTotals cover_totals(jmethodtime_bpf *skel);
 

@@ -45,19 +45,19 @@ MethodStats to_method_stats(const jmt_method_stats &s)
     return m;
 }
 
-// Every entry of the per-thread table, in batches (one syscall per
-// kBatch rows); falls back to key-by-key iteration where batches are refused.
-std::vector<std::pair<jmt_thread_key, jmt_method_stats>> read_thread_stats(int fd)
+// Every (thread, method) -> row id entry of row_ids, in batches (one syscall
+// per kBatch rows); falls back to key-by-key iteration where batches are refused.
+std::vector<std::pair<jmt_thread_key, __u32>> read_row_ids(int fd)
 {
-    std::vector<std::pair<jmt_thread_key, jmt_method_stats>> out;
+    std::vector<std::pair<jmt_thread_key, __u32>> out;
     constexpr __u32 kBatch = 4096;
     std::vector<jmt_thread_key> keys(kBatch);
-    std::vector<jmt_method_stats> values(kBatch);
+    std::vector<__u32> rows(kBatch);
     jmt_thread_key in_batch{}, out_batch{};  // the kernel's position token (at most a key's size)
     bool first = true;
     for (;;) {
         __u32 count = kBatch;
-        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), values.data(),
+        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), rows.data(),
                                        &count, nullptr);
         const int e = err ? errno : 0;
         if (err && e != ENOENT) {
@@ -65,18 +65,18 @@ std::vector<std::pair<jmt_thread_key, jmt_method_stats>> read_thread_stats(int f
                 break;  // a concurrent change of a bucket: what was read stays
             // No batch operations: key by key.
             jmt_thread_key key{}, next{};
-            jmt_method_stats value{};
+            __u32 row = 0;
             bool have = false;
             while (bpf_map_get_next_key(fd, have ? &key : nullptr, &next) == 0) {
                 key = next;
                 have = true;
-                if (bpf_map_lookup_elem(fd, &key, &value) == 0)
-                    out.emplace_back(key, value);
+                if (bpf_map_lookup_elem(fd, &key, &row) == 0)
+                    out.emplace_back(key, row);
             }
             return out;
         }
         for (__u32 i = 0; i < count && i < kBatch; i++)
-            out.emplace_back(keys[i], values[i]);
+            out.emplace_back(keys[i], rows[i]);
         if (err)  // ENOENT: the last batch
             break;
         in_batch = out_batch;
@@ -106,9 +106,10 @@ const char *const kUnsplitThread = "[not split: thread table full]";
 
 namespace {
 
-// Reads entries of a per-CPU array of jmt_method_stats, summed over the CPUs.
-// An id's totals are its chunk's plus those that waited in totals_overflow
-// (key: id | overflow_bit) before the chunk existed.
+// Reads an id's chunked jmt_method_stats, summed over the CPUs (chunks of
+// per-CPU arrays; row_stats' have one entry). An id's totals are its chunk's
+// plus those that waited in totals_overflow (key: id | overflow_bit) before
+// the chunk existed.
 class PercpuTotals {
 public:
     PercpuTotals(const TotalsChunks *chunks, int overflow_fd, uint32_t overflow_bit)
@@ -121,7 +122,14 @@ public:
         out = MethodStats{};
         bool found = false;
         const int fd = chunks_ ? chunks_->fd_of(id) : -1;
-        if (fd >= 0 && read_percpu(fd, TotalsChunks::slot(id), per_cpu_)) {
+        if (fd >= 0 && !chunks_->per_cpu()) {
+            jmt_method_stats one{};
+            const __u32 slot = TotalsChunks::slot(id);
+            if (bpf_map_lookup_elem(fd, &slot, &one) == 0) {
+                out += to_method_stats(one);
+                found = true;
+            }
+        } else if (fd >= 0 && read_percpu(fd, TotalsChunks::slot(id), per_cpu_)) {
             add(out);
             found = true;
         }
@@ -156,9 +164,12 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
     path_totals_ = std::move(totals.paths);
+    row_totals_ = std::move(totals.rows);
     std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), &skel_->bss->last_method_id}};
     if (path_totals_)
         watched.push_back({path_totals_.get(), &skel_->data->last_path_id});
+    if (row_totals_)
+        watched.push_back({row_totals_.get(), &skel_->bss->last_row_id});
     grower_ = std::make_unique<TotalsGrower>(std::move(watched));
     std::vector<TracedLibjvm> where = config.libjvms;
     if (where.empty())
@@ -381,8 +392,8 @@ void Tracer::set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const
 
 void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
 {
-    const std::vector<std::pair<jmt_thread_key, jmt_method_stats>> entries =
-        read_thread_stats(bpf_map__fd(skel_->maps.thread_stats));
+    const std::vector<std::pair<jmt_thread_key, __u32>> rows = read_row_ids(bpf_map__fd(skel_->maps.row_ids));
+    PercpuTotals row_totals(row_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_ROW);
     std::unordered_map<uint32_t, std::string> thread_names;
     std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
     std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted
@@ -395,11 +406,10 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
         counted[id] = true;
     };
     const int names_fd = bpf_map__fd(skel_->maps.thread_names);
-    for (const auto &[key, stats] : entries) {
-        if (stats.calls == 0)
-            continue;
+    for (const auto &[key, row_id] : rows) {
         MethodRow row;
-        row.stats = to_method_stats(stats);
+        if (!row_totals.read(row_id, row.stats) || row.stats.calls == 0)
+            continue;
         split[key.id] += row.stats;
         name_row(row, key.id);
         row.tid = key.tid;

@@ -96,17 +96,17 @@ private:
     std::vector<uint64_t> gap_histogram() const;
     // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
     void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
-    // --per-thread rows, from the thread_stats map; totals are the
-    // all-thread totals of the same snapshot, per method id.
     // The kernel's examples of rejected methods into snap.
     void rejected_examples(Snapshot &snap) const;
+    // --per-thread rows, from row_ids and the rows' totals; totals are the
+    // all-thread totals of the same snapshot, per method id.
     void add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const;
 
     TracerConfig config_;
     SkeletonPtr skel_;
     // Declared after skel_ and before links_: the links go first, then the
     // grower stops, then the chunks close, then the programs unload.
-    std::unique_ptr<TotalsChunks> method_totals_, path_totals_;
+    std::unique_ptr<TotalsChunks> method_totals_, path_totals_, row_totals_;
     std::unique_ptr<TotalsGrower> grower_;
     std::vector<LinkPtr> links_;
     mutable std::unordered_map<uint32_t, MethodNames> names_;
