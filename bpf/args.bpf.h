@@ -41,15 +41,12 @@ static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 	}
 }
 
+/* USDT argument i through libbpf's generic reader (no fast_args). */
 static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)
 {
 	long v = 0;
 	int err;
 
-	if (fast_args) {
-		*out = reg_value(ctx, arg_reg[i]);
-		return 0;
-	}
 	err = bpf_usdt_arg(ctx, i, &v);
 	*out = v;
 	return err;
@@ -64,9 +61,17 @@ static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *
 {
 	__u64 cp, cl, mp, ml, sp, sl;
 
-	if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) ||
-	    usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl))
+	if (fast_args) {
+		cp = reg_value(ctx, arg_reg[1]);
+		cl = reg_value(ctx, arg_reg[2]);
+		mp = reg_value(ctx, arg_reg[3]);
+		ml = reg_value(ctx, arg_reg[4]);
+		sp = reg_value(ctx, arg_reg[5]);
+		sl = reg_value(ctx, arg_reg[6]);
+	} else if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) ||
+		   usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl)) {
 		return -1;
+	}
 	k->klass = (cp & JMT_ADDR_MASK) | ((cl & 0xffff) << JMT_LEN_SHIFT);
 	k->method = (mp & JMT_ADDR_MASK) | ((ml & 0xffff) << JMT_LEN_SHIFT);
 	k->sig = (sp & JMT_ADDR_MASK) | ((sl & 0xffff) << JMT_LEN_SHIFT);

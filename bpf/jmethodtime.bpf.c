@@ -24,30 +24,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Tunables, set by the loader between open and load. */
+/* Tunables, set by the loader between open and load. The scalars every
+ * event reads come first, within one cache line; the filters' tables, read
+ * at a method's first sight, after them. */
 /* The traced JVMs: target_tgids[i], i < n_targets (at least one). */
 const volatile __u32 n_targets = 1;
-const volatile __u32 target_tgids[JMT_MAX_TARGETS] = {};
 /* 1 when the probes are attached for every process that maps libjvm (several
  * JVMs of one libjvm, all with the probes on, all traced): the probe programs
  * then keep only the targets' events. */
 const volatile __u32 filter_tgids = 0;
-const volatile __u32 n_prefixes = 0;
-const volatile struct {
-	__u32 len;
-	char s[JMT_PREFIX_LEN];
-} prefixes[JMT_MAX_PREFIXES] = {};
-/* --class and --method globs (JVM form, see glob.h): a method is traced when
- * its class has one of the prefixes, its class name matches one of the class
- * globs and its name one of the method globs; an empty list keeps everything. */
-const volatile __u32 n_class_globs = 0;
-const volatile __u32 n_method_globs = 0;
-/* globs[JMT_GLOB_CLASS][i], i < n_class_globs, and globs[JMT_GLOB_METHOD][i],
- * i < n_method_globs: len bytes of s, len < JMT_GLOB_LEN. */
-const volatile struct {
-	__u32 len;
-	char s[JMT_GLOB_LEN];
-} globs[2][JMT_MAX_GLOBS] = {};
 /* --per-thread: 1 when traced threads' names are kept (thread_names) and
  * frames dropped on the cold path go to per-thread rows too; the return
  * probe's program is then handle_return_t, which adds every closed frame to
@@ -83,6 +68,24 @@ const volatile __u8 arg_reg[7] = {};
  * instance too, as a slower trap would. 0 in use: the verifier removes the spin.
  */
 const volatile __u64 test_trap_ns = 0;
+/* The traced JVMs (see n_targets). */
+const volatile __u32 target_tgids[JMT_MAX_TARGETS] = {};
+const volatile __u32 n_prefixes = 0;
+const volatile struct {
+	__u32 len;
+	char s[JMT_PREFIX_LEN];
+} prefixes[JMT_MAX_PREFIXES] = {};
+/* --class and --method globs (JVM form, see glob.h): a method is traced when
+ * its class has one of the prefixes, its class name matches one of the class
+ * globs and its name one of the method globs; an empty list keeps everything. */
+const volatile __u32 n_class_globs = 0;
+const volatile __u32 n_method_globs = 0;
+/* globs[JMT_GLOB_CLASS][i], i < n_class_globs, and globs[JMT_GLOB_METHOD][i],
+ * i < n_method_globs: len bytes of s, len < JMT_GLOB_LEN. */
+const volatile struct {
+	__u32 len;
+	char s[JMT_GLOB_LEN];
+} globs[2][JMT_MAX_GLOBS] = {};
 
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;
