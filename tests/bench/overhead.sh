@@ -89,7 +89,7 @@ run_mode() {
   wait "$jvm"
   if [ -n "$tracer_pid" ]; then kill -TERM "$tracer_pid" 2>/dev/null || true; wait "$tracer_pid" || true; fi
   local calibrated
-  calibrated=$(sed -n 's/.*"traced_event_ns": *\([0-9]*\).*/\1/p' "$work_dir/report.json" 2>/dev/null | head -1 || true)
+  calibrated=$(jq -r '.probe_cost.traced_event_ns // empty' "$work_dir/report.json" 2>/dev/null || true)
   echo "$(sed -n 's/.*ns_per_a=\([0-9.]*\).*/\1/p' "$work_dir/jvm.out") $costs ${calibrated:--}"
 }
 
@@ -163,4 +163,4 @@ echo "entry/return ns: each program's mean run time (kernel.bpf_stats_enabled, s
 echo "  the statistics); entry +/return +: above the empty programs' (the body's own cost per event);"
 echo "  x floor(prog): (floor per event + program time above the empty programs') / floor,"
 echo "  the same ratio from the kernel's own timing of the programs, which a noisy machine disturbs less."
-echo "calibrated: the per-traced-event cost jmethodtime calibrated during the trace and took out of its times."
+echo "calibrated: the per-traced-event cost jmethodtime took out of its times (JSON probe_cost.traced_event_ns)."

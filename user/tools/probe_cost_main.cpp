@@ -154,28 +154,45 @@ void print_event_costs(const std::vector<Mode> &modes, int rounds, int pid)
 }
 
 // The programs alone, from the kernel's run-time statistics (held on by this
-// fd only while measuring; they add their own ~20 ns per run).
-void print_program_costs(const std::vector<Mode> &modes, int pid)
+// fd only while measuring; they add their own ~20 ns per run): each mode's
+// mean run time per program in each of rounds alternating passes, medians,
+// and the body above the empty programs' (the floor's) beside them.
+void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
 {
     const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
     if (stats_fd < 0) {
         std::printf("(program run-time statistics unavailable: %s)\n", strerror(errno));
         return;
     }
-    std::printf("\n%-8s %14s %15s\n", "mode", "entry prog ns", "return prog ns");
+    auto per_run = [](std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b) {
+        return b.second > a.second ? double(b.first - a.first) / double(b.second - a.second) : 0.0;
+    };
+    std::map<std::string, std::vector<double>> entry_ns, return_ns;
+    for (int r = 0; r < rounds; r++) {
+        for (const Mode &m : modes) {
+            if (!m.entry)
+                continue;
+            const std::vector<jmt::LinkPtr> links = attach_mode(m, pid);
+            const auto e0 = run_stats(m.entry), r0 = run_stats(m.ret);
+            jmt::self_probe::pair_ns(m.traced_class, 10, m.nested);
+            const auto e1 = run_stats(m.entry), r1 = run_stats(m.ret);
+            entry_ns[m.name].push_back(per_run(e0, e1));
+            return_ns[m.name].push_back(per_run(r0, r1));
+        }
+    }
+    close(stats_fd);
+    const double floor_entry = median(entry_ns["floor"]), floor_return = median(return_ns["floor"]);
+    std::printf("\nPrograms' run time per event (kernel.bpf_stats_enabled), medians of %d alternating rounds;\n"
+                "the empty programs (floor): %.1f ns entry, %.1f ns return\n",
+                rounds, floor_entry, floor_return);
+    std::printf("%-8s %14s %15s %8s %9s\n", "mode", "entry prog ns", "return prog ns", "entry +", "return +");
     for (const Mode &m : modes) {
         if (!m.entry)
             continue;
-        const std::vector<jmt::LinkPtr> links = attach_mode(m, pid);
-        const auto e0 = run_stats(m.entry), r0 = run_stats(m.ret);
-        jmt::self_probe::pair_ns(m.traced_class, 10, m.nested);
-        const auto e1 = run_stats(m.entry), r1 = run_stats(m.ret);
-        auto per_run = [](std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b) {
-            return b.second > a.second ? double(b.first - a.first) / double(b.second - a.second) : 0.0;
-        };
-        std::printf("%-8s %14.1f %15.1f\n", m.name, per_run(e0, e1), per_run(r0, r1));
+        const double e = median(entry_ns[m.name]), r = median(return_ns[m.name]);
+        std::printf("%-8s %14.1f %15.1f %8.1f %9.1f\n", m.name, e, r, e - floor_entry, r - floor_return);
     }
-    close(stats_fd);
+    std::printf("entry +, return +: the body's cost, above the empty programs'\n");
 }
 
 }  // namespace
@@ -193,7 +210,7 @@ int main(int argc, char **argv)
         const Programs programs = load_all(pid);
         const std::vector<Mode> modes = modes_of(programs);
         print_event_costs(modes, rounds, pid);
-        print_program_costs(modes, pid);
+        print_program_costs(modes, rounds, pid);
         return 0;
     } catch (const std::exception &e) {
         std::cerr << "jmt-probe-cost: " << e.what() << std::endl;
