@@ -71,6 +71,8 @@ TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveIt)
     EXPECT_EQ(r.lo.traced_event_ns, 5400u - 5400 / 32);  // a bucket's width below the edge
     EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
     EXPECT_EQ(r.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
+    // A filtered-out event is the same trap with less of the programs: at most a traced one's top.
+    EXPECT_EQ(r.hi.rejected_event_ns, r.hi.traced_event_ns);
     EXPECT_EQ(likely_cost(r).traced_event_ns, r.lo.traced_event_ns + (r.hi.traced_event_ns - r.lo.traced_event_ns) / 10);
     // A calibration above the edge (the tool's own process, not the JVM) moves neither end, so
     // the range stays within half the cost it takes out (a CI host: edge 768 ns, calibration
@@ -78,7 +80,7 @@ TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveIt)
     const CostRange high = cost_range(gaps, {6500, 6500});
     EXPECT_EQ(high.lo.traced_event_ns, 5400u - 5400 / 32);
     EXPECT_EQ(high.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
-    EXPECT_EQ(high.hi.rejected_event_ns, high.hi.traced_event_ns);  // the calibration's ratio: 1
+    EXPECT_EQ(high.hi.rejected_event_ns, high.hi.traced_event_ns);  // one top for both
     EXPECT_LE(static_cast<double>(high.hi.traced_event_ns - high.lo.traced_event_ns),
               0.5 * static_cast<double>(likely_cost(high).traced_event_ns));
 }

@@ -360,6 +360,11 @@ TEST(CostBound, CheapestOneEventLeafSetsTheCostWhenThereAreEnoughLeaves)
         dearer[i].stats.wall_excl_ns = dearer[i].stats.cpu_excl_ns = dearer[i].stats.wall_incl_ns =
             dearer[i].stats.cpu_incl_ns = 20000 * (1260 + i);
     EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal).source, jmt::CostSource::Calibrated);
+    // ... unless the range lets one event cost that much: 1.4 x 900 ns under a top of 1305 ns is
+    // taken (a host whose JVM paid 1.36 x the likely cost in a getter), over a top of 1259 ns not.
+    EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal, 1305).source, jmt::CostSource::Leaves);
+    EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal, 1305).cost.traced_event_ns, 1260u);
+    EXPECT_EQ(jmt::bounded_probe_cost(dearer, cal, 1259).source, jmt::CostSource::Calibrated);
     // Leaves that do real work (5 us a call, far above one event) leave the calibration alone.
     for (auto &r : rows)
         r.stats.wall_excl_ns = r.stats.cpu_excl_ns = r.stats.wall_incl_ns = r.stats.cpu_incl_ns = r.stats.calls * 5000;

@@ -55,7 +55,8 @@ std::optional<double> leaf_ns(const MethodStats &s)
 
 }  // namespace
 
-CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated)
+CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated,
+                             uint64_t top_traced_ns)
 {
     CostBound bound;
     bound.cost = calibrated;
@@ -75,7 +76,8 @@ CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost
         }
     }
     const double leaf_scale = cheapest / static_cast<double>(calibrated.traced_event_ns);
-    if (leaves >= kMinLeafRows && leaf_scale <= kMaxLeafFactor && leaf_scale >= 1 / kMaxLeafFactor) {
+    const bool within_top = leaf_scale <= kMaxLeafFactor || cheapest <= static_cast<double>(top_traced_ns);
+    if (leaves >= kMinLeafRows && within_top && leaf_scale >= 1 / kMaxLeafFactor) {
         bound.scale = leaf_scale;
         bound.source = CostSource::Leaves;
         bound.method = qualified_name(*cheapest_row);
@@ -144,7 +146,7 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
     // The rows tell more where they can: a one-event leaf's time per call is
     // one event's cost to this JVM plus a getter's few ns, and a row's
     // exclusive time holds at least its events' cost. Both are ceilings.
-    CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range));
+    CostBound bound = bounded_probe_cost(profile.methods, likely_cost(range), range.hi.traced_event_ns);
     ProbeCost cost = likely_cost(range);
     // The gaps' edge is one trap, measured over thousands of gaps: a row that says an event costs
     // less measured its own time short (an on-CPU slice taken by a switch the programs did not

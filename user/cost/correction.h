@@ -33,8 +33,9 @@ constexpr double kMaxLeafFactor = 1.35;
 //   event's cost plus its body. With at least kMinLeafRows such rows of
 //   kMinLeafCalls calls each, the cheapest (a getter's body is a few ns) is
 //   taken as the traced cost, when it is within kMaxLeafFactor of the
-//   calibration (else the leaves do real work); the filtered-out cost scales
-//   with it.
+//   calibration or, above that, at most top_traced_ns, the most the gaps let
+//   one event cost (else the leaves do real work); the filtered-out cost
+//   scales with it.
 // - Bounded: each trap runs on a CPU inside the frame's exclusive time, so a
 //   method's exclusive time (the smaller of elapsed and on-CPU) holds at least
 //   its events' real cost: a row with kMinBoundEvents events or more that
@@ -45,7 +46,8 @@ struct CostBound {
     CostSource source = CostSource::Calibrated;
     std::string method;  // class.method(signature) of the row that decided (not Calibrated)
 };
-CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated);
+CostBound bounded_probe_cost(const std::vector<MethodRow> &rows, const ProbeCost &calibrated,
+                             uint64_t top_traced_ns = 0);
 
 // True when the probe events inside the calls cost more than half of their
 // measured inclusive time (the smaller of elapsed and on-CPU): the corrected
