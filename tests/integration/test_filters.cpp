@@ -296,4 +296,45 @@ TEST(PerThread, SplitRowsSumToTheUnsplitTotals)
         EXPECT_TRUE(names.count(w)) << w << ": " << split.report.dump(1);
 }
 
+// With the per-thread table full, the calls of threads without a row go to one
+// row per method, "[not split: thread table full]", counted frame by frame in
+// thread_rows_full, and the rows still add up to the workload's count. The
+// table is made to fill with JMT_TEST_THREAD_ROWS=3: row ids 1 and 2 for the
+// first two (thread, task) pairs of the workload's four.
+TEST(PerThread, AFullTableLeavesTheRestInOneRowPerMethod)
+{
+    JMT_REQUIRE_BPF();
+    const int n = 1;
+    RunSpec spec;
+    spec.main_class = "demo.globs.Workers";
+    spec.args = {std::to_string(n)};
+    spec.jmt_args = {"--raw", "--per-thread", "--package", "demo/globs", "--method", "task"};
+    setenv("JMT_TEST_THREAD_ROWS", "3", 1);
+    auto r = jmt_it::run_traced(spec);
+    unsetenv("JMT_TEST_THREAD_ROWS");
+    const uint64_t total = jmt_it::done_value(r.done_line, "calls");
+    ASSERT_EQ(total, uint64_t(6500 * n)) << r.done_line;
+
+    uint64_t sum = 0, unsplit = 0;
+    size_t split_rows = 0, unsplit_rows = 0;
+    const std::set<uint64_t> per_thread_counts{500u * n, 1000u * n, 2000u * n, 3000u * n};
+    for (const auto &m : r.report["methods"]) {
+        ASSERT_EQ(m["method"], "task") << m.dump();
+        sum += u64(m, "calls");
+        if (m["tid"] == 0) {
+            EXPECT_EQ(m["thread"], "[not split: thread table full]") << m.dump();
+            unsplit += u64(m, "calls");
+            unsplit_rows++;
+        } else {
+            // A split row holds one thread's exact count.
+            EXPECT_TRUE(per_thread_counts.count(u64(m, "calls"))) << m.dump();
+            split_rows++;
+        }
+    }
+    EXPECT_EQ(split_rows, 2u) << r.report.dump(1);
+    EXPECT_EQ(unsplit_rows, 1u) << r.report.dump(1);
+    EXPECT_EQ(sum, total);
+    EXPECT_EQ(r.report["diagnostics"]["thread_rows_full"], unsplit) << r.report["diagnostics"].dump(1);
+}
+
 }  // namespace

@@ -78,6 +78,20 @@ uint64_t test_trap_ns()
     return ns;
 }
 
+uint32_t test_thread_rows()
+{
+    const char *value = getenv("JMT_TEST_THREAD_ROWS");
+    if (!value || !*value)
+        return 0;
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long rows = strtoull(value, &end, 10);
+    if (errno || *end || rows < 2 || rows > JMT_MAX_THREAD_ROWS)
+        throw Error(std::string("JMT_TEST_THREAD_ROWS='") + value + "' is not a whole number from 2 to " +
+                    std::to_string(JMT_MAX_THREAD_ROWS) + " (a test setting: unset it)");
+    return static_cast<uint32_t>(rows);
+}
+
 namespace {
 
 // The rodata of what to trace: the JVMs, the packages and the globs.
@@ -134,7 +148,8 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
                                           config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
                                                            : JMT_MAX_PATHS);
     // Row ids 1..rows-1 name (thread, method) rows under --per-thread (not per CPU).
-    const uint32_t rows = config.per_thread ? JMT_MAX_THREAD_ROWS : 1;
+    const uint32_t test_rows = test_thread_rows();
+    const uint32_t rows = config.per_thread ? (test_rows ? test_rows : JMT_MAX_THREAD_ROWS) : 1;
     const auto chunks_for = [](uint32_t ids) { return (ids + JMT_TOTALS_CHUNK - 1) / JMT_TOTALS_CHUNK; };
     bpf_map__set_max_entries(skel->maps.stats, chunks_for(methods));
     bpf_map__set_max_entries(skel->maps.methods, config.method_keys ? config.method_keys : JMT_MAX_METHOD_KEYS);

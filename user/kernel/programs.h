@@ -56,6 +56,10 @@ uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit);
 // throws jmt::Error for a value that is not 0..kMaxTestTrapNs.
 constexpr uint64_t kMaxTestTrapNs = 20000;
 uint64_t test_trap_ns();
+// Tests only: JMT_TEST_THREAD_ROWS, the --per-thread row ids (ids 1..N-1) in
+// place of JMT_MAX_THREAD_ROWS, so a test can fill the table (0 when unset);
+// throws jmt::Error for a value that is not 2..JMT_MAX_THREAD_ROWS.
+uint32_t test_thread_rows();
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
