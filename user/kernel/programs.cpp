@@ -64,32 +64,34 @@ uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit)
     return slots;
 }
 
-uint64_t test_trap_ns()
+namespace {
+
+// Tests only: the whole number in environment variable name (of unit, "" for a
+// count), 0 when unset; throws jmt::Error for one outside lo..hi.
+uint64_t test_setting(const char *name, const char *unit, uint64_t lo, uint64_t hi)
 {
-    const char *value = getenv("JMT_TEST_TRAP_NS");
+    const char *value = getenv(name);
     if (!value || !*value)
         return 0;
     char *end = nullptr;
     errno = 0;
-    const unsigned long long ns = strtoull(value, &end, 10);
-    if (errno || *end || ns > kMaxTestTrapNs)
-        throw Error(std::string("JMT_TEST_TRAP_NS='") + value + "' is not a whole number of ns from 0 to " +
-                    std::to_string(kMaxTestTrapNs) + " (a test setting: unset it)");
-    return ns;
+    const unsigned long long n = strtoull(value, &end, 10);
+    if (errno || *end || n < lo || n > hi)
+        throw Error(std::string(name) + "='" + value + "' is not a whole number" + unit + " from " +
+                    std::to_string(lo) + " to " + std::to_string(hi) + " (a test setting: unset it)");
+    return n;
+}
+
+}  // namespace
+
+uint64_t test_trap_ns()
+{
+    return test_setting("JMT_TEST_TRAP_NS", " of ns", 0, kMaxTestTrapNs);
 }
 
 uint32_t test_thread_rows()
 {
-    const char *value = getenv("JMT_TEST_THREAD_ROWS");
-    if (!value || !*value)
-        return 0;
-    char *end = nullptr;
-    errno = 0;
-    const unsigned long long rows = strtoull(value, &end, 10);
-    if (errno || *end || rows < 2 || rows > JMT_MAX_THREAD_ROWS)
-        throw Error(std::string("JMT_TEST_THREAD_ROWS='") + value + "' is not a whole number from 2 to " +
-                    std::to_string(JMT_MAX_THREAD_ROWS) + " (a test setting: unset it)");
-    return static_cast<uint32_t>(rows);
+    return static_cast<uint32_t>(test_setting("JMT_TEST_THREAD_ROWS", "", 2, JMT_MAX_THREAD_ROWS));
 }
 
 namespace {
