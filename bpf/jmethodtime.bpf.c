@@ -25,8 +25,8 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Tunables, set by the loader between open and load. The scalars every
- * event reads come first, within one cache line; the filters' tables, read
- * at a method's first sight, after them. */
+ * event reads come first, together (64 bytes: one or two cache lines); the
+ * filters' tables, read at a method's first sight, after them. */
 /* The traced JVMs: target_tgids[i], i < n_targets (at least one). */
 const volatile __u32 n_targets = 1;
 /* 1 when the probes are attached for every process that maps libjvm (several
