@@ -34,8 +34,9 @@
 #define JMT_TOTALS_CHUNK_SHIFT 8
 #define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)
 /* Ids whose totals may wait in totals_overflow for their chunk; a path id's
- * key there carries JMT_OVERFLOW_PATH, a thread row's JMT_OVERFLOW_ROW. A probe program that preempted another
- * on its CPU adds there too, under the key with JMT_OVERFLOW_NESTED. */
+ * key there carries JMT_OVERFLOW_PATH, a thread row's JMT_OVERFLOW_ROW. A
+ * probe program that preempted another on its CPU adds there too, under the
+ * key with JMT_OVERFLOW_NESTED. */
 #define JMT_TOTALS_OVERFLOW 16384
 #define JMT_OVERFLOW_PATH (1u << 31)
 #define JMT_OVERFLOW_NESTED (1u << 30)

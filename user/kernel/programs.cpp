@@ -150,8 +150,11 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
                                           config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
                                                            : JMT_MAX_PATHS);
     // Row ids 1..rows-1 name (thread, method) rows under --per-thread (not per CPU).
-    const uint32_t test_rows = test_thread_rows();
-    const uint32_t rows = config.per_thread ? (test_rows ? test_rows : JMT_MAX_THREAD_ROWS) : 1;
+    uint32_t rows = 1;
+    if (config.per_thread) {
+        const uint32_t test_rows = test_thread_rows();
+        rows = test_rows ? test_rows : JMT_MAX_THREAD_ROWS;
+    }
     const auto chunks_for = [](uint32_t ids) { return (ids + JMT_TOTALS_CHUNK - 1) / JMT_TOTALS_CHUNK; };
     bpf_map__set_max_entries(skel->maps.stats, chunks_for(methods));
     bpf_map__set_max_entries(skel->maps.methods, config.method_keys ? config.method_keys : JMT_MAX_METHOD_KEYS);

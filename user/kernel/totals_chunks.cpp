@@ -60,7 +60,8 @@ void TotalsChunks::cover(uint32_t last_id)
     std::vector<__u32> keys;
     std::vector<int> fresh;
     for (size_t index = fds_.size(); index < needed; index++) {
-        const int fd = bpf_map_create(per_cpu_ ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY, "jmt_totals", sizeof(__u32),
+        const bpf_map_type type = per_cpu_ ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY;
+        const int fd = bpf_map_create(type, "jmt_totals", sizeof(__u32),
                                       sizeof(jmt_method_stats), JMT_TOTALS_CHUNK, nullptr);
         if (fd < 0) {
             const int err = errno;

@@ -110,9 +110,9 @@ namespace {
 // per-CPU arrays; row_stats' have one entry). An id's totals are its chunk's
 // plus those that waited in totals_overflow (key: id | overflow_bit) before
 // the chunk existed.
-class PercpuTotals {
+class ChunkedTotals {
 public:
-    PercpuTotals(const TotalsChunks *chunks, int overflow_fd, uint32_t overflow_bit)
+    ChunkedTotals(const TotalsChunks *chunks, int overflow_fd, uint32_t overflow_bit)
         : chunks_(chunks), overflow_fd_(overflow_fd), overflow_bit_(overflow_bit)
     {
     }
@@ -267,7 +267,7 @@ Snapshot Tracer::snapshot() const
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
-    PercpuTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
+    ChunkedTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
     __u32 last = skel_->bss->last_method_id;
     if (last >= skel_->rodata->max_method_ids)
         last = skel_->rodata->max_method_ids - 1;
@@ -315,7 +315,7 @@ CallTree Tracer::call_tree() const
     paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
     std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
-    PercpuTotals totals_of(path_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_PATH);
+    ChunkedTotals totals_of(path_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_PATH);
     uint64_t truncated_names = 0;
     for (const auto &[path, k] : paths) {
         PathNode node;
@@ -393,7 +393,7 @@ void Tracer::set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const
 void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
 {
     const std::vector<std::pair<jmt_thread_key, __u32>> rows = read_row_ids(bpf_map__fd(skel_->maps.row_ids));
-    PercpuTotals row_totals(row_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_ROW);
+    ChunkedTotals row_totals(row_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), JMT_OVERFLOW_ROW);
     std::unordered_map<uint32_t, std::string> thread_names;
     std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
     std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted
