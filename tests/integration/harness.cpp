@@ -1,5 +1,7 @@
 #include "harness.h"
 
+#include <algorithm>
+
 #include "target/jvm.h"
 
 #include <fcntl.h>
@@ -113,14 +115,16 @@ std::string Child::wait_line(bool from_stderr, const std::string &prefix, int ti
     }
 }
 
-void Child::write_stdin(const std::string &text)
+void Child::write_stdin(const std::string &text, bool then_close)
 {
     if (in_ < 0)
         return;
     ssize_t n = write(in_, text.data(), text.size());
     (void)n;
-    close(in_);
-    in_ = -1;
+    if (then_close) {
+        close(in_);
+        in_ = -1;
+    }
 }
 
 int Child::wait_exit(int timeout_ms)
@@ -352,6 +356,16 @@ ForeignUprobe::~ForeignUprobe()
 {
     if (fd_ >= 0)
         close(fd_);
+}
+
+void expect_one_line_error(const std::vector<std::string> &argv, const std::string &needle)
+{
+    Child jmt(argv, false);
+    EXPECT_EQ(jmt.wait_exit(60000), 1);
+    const std::string err = jmt.drain(true, 2000);
+    EXPECT_NE(err.find(needle), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_TRUE(jmt.drain(false, 1000).empty());
 }
 
 std::string bpf_unavailable_reason()

@@ -23,7 +23,8 @@ public:
     pid_t pid() const { return pid_; }
     // Reads stdout (or stderr) until a line starting with prefix; returns it or "" on timeout/EOF.
     std::string wait_line(bool from_stderr, const std::string &prefix, int timeout_ms);
-    void write_stdin(const std::string &text);
+    // Writes text to stdin, then closes it unless then_close is false (more lines to come).
+    void write_stdin(const std::string &text, bool then_close = true);
     // Waits for exit; returns the exit status, or -1 after killing it on timeout.
     int wait_exit(int timeout_ms);
     // Everything read so far plus the rest until EOF (after exit).
@@ -99,6 +100,9 @@ private:
     int fd_ = -1;
     int err_ = 0;
 };
+
+// Runs argv; expects exit status 1 and exactly one stderr line containing needle, nothing on stdout.
+void expect_one_line_error(const std::vector<std::string> &argv, const std::string &needle);
 
 // Empty when BPF tracing can run here; otherwise the reason.
 std::string bpf_unavailable_reason();

@@ -202,10 +202,11 @@ TEST(Errors, NotAJvm)
     expect_error({"-p", std::to_string(getpid())}, "is not a JVM");
 }
 
+// Off and not switchable (its attach mechanism off): the one line names the flag to start it with.
 TEST(Errors, ProbesOff)
 {
     JMT_REQUIRE_BPF();
-    Child java({JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "1", "1"}, true);
+    Child java({JMT_JAVA, "-XX:+DisableAttachMechanism", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "1", "1"}, true);
     ASSERT_FALSE(java.wait_line(false, "READY", 60000).empty());
     expect_error({"-p", std::to_string(java.pid())}, "-XX:+DTraceMethodProbes");
 }

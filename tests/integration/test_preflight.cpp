@@ -15,30 +15,25 @@
 #include "harness.h"
 
 using jmt_it::Child;
+using jmt_it::expect_one_line_error;
 
 namespace {
 
-// Runs argv; expects a non-zero exit and exactly one stderr line containing needle.
-void expect_one_line_error(const std::vector<std::string> &argv, const std::string &needle)
-{
-    Child jmt(argv, false);
-    EXPECT_EQ(jmt.wait_exit(60000), 1);
-    const std::string err = jmt.drain(true, 2000);
-    EXPECT_NE(err.find(needle), std::string::npos) << err;
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-    EXPECT_TRUE(jmt.drain(false, 1000).empty());
-}
-
-// A JVM with the probes on, idle until killed (it sleeps after a few calls).
+// A JVM idle until killed (it sleeps after a few calls): with the probes on,
+// or without the flag and with extra flags.
 struct IdleJvm {
-    explicit IdleJvm(bool probes = true)
-        : java(probes ? std::vector<std::string>{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES,
-                                                 "demo.launch.Startup", "1", "0", "120000"}
-                      : std::vector<std::string>{JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1",
-                                                 "0", "120000"},
-               false)
+    explicit IdleJvm(bool probes = true, const std::vector<std::string> &extra = {}) : java(argv(probes, extra), false)
     {
         EXPECT_FALSE(java.wait_line(false, "DONE", 60000).empty());
+    }
+    static std::vector<std::string> argv(bool probes, const std::vector<std::string> &extra)
+    {
+        std::vector<std::string> a = {JMT_JAVA};
+        if (probes)
+            a.push_back("-XX:+DTraceMethodProbes");
+        a.insert(a.end(), extra.begin(), extra.end());
+        a.insert(a.end(), {"-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1", "0", "120000"});
+        return a;
     }
     std::string pid() const { return std::to_string(java.pid()); }
     Child java;
@@ -196,7 +191,8 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
 {
     JMT_REQUIRE_BPF();
     IdleJvm on;
-    IdleJvm off(false);
+    IdleJvm switchable(false);
+    IdleJvm off(false, {"-XX:+DisableAttachMechanism"});
     FakeJdkProcess fake;
     Child list({JMT_BINARY, "--list", "--json"}, false);
     ASSERT_EQ(list.wait_exit(60000), 0) << list.drain(true, 1000);
@@ -210,7 +206,9 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
     };
     auto a = entry(on.java.pid()), b = entry(off.java.pid()), c = entry(fake.proc->pid());
     EXPECT_EQ(a["probes"], "enabled");
+    EXPECT_EQ(entry(switchable.java.pid())["probes"], "switchable");
     EXPECT_EQ(b["probes"], "off");
+    EXPECT_NE(b["off_reason"].get<std::string>().find("-XX:+DisableAttachMechanism"), std::string::npos) << b.dump();
     EXPECT_EQ(c["probes"], "missing");
     EXPECT_EQ(a["jdk_version"].get<std::string>().rfind("17", 0), 0u) << a.dump();
     EXPECT_EQ(a["libjvm"], jmt_it::test_libjvm());
@@ -252,20 +250,20 @@ TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
                                           "': no JVM's command line matches (jmethodtime --list shows them)\n");
 }
 
-// A FixedWork JVM of `calls` calls of a(), started with -Dtoken=TOKEN, waiting at READY.
+// A FixedWork JVM of `calls` calls of a(), started with -Dtoken=TOKEN, waiting at READY;
+// without probes, one that cannot have them either (its attach mechanism off).
 std::unique_ptr<Child> fixed_work_jvm(const std::string &token, uint64_t calls, bool probes = true)
 {
     std::vector<std::string> argv = {JMT_JAVA};
-    if (probes)
-        argv.push_back("-XX:+DTraceMethodProbes");
+    argv.push_back(probes ? "-XX:+DTraceMethodProbes" : "-XX:+DisableAttachMechanism");
     argv.insert(argv.end(), {"-Dtoken=" + token, "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", std::to_string(calls), "2"});
     auto jvm = std::make_unique<Child>(argv, true);
     EXPECT_FALSE(jvm->wait_line(false, "READY", 60000).empty());
     return jvm;
 }
 
-// Issue 18: --match follows every JVM it finds, with rows per JVM (--per-jvm) or summed. A
-// JVM it finds without the probes on is left out in one line; a JVM with the probes on that it
+// --match follows every JVM it finds, with rows per JVM (--per-jvm) or summed. A
+// JVM it finds whose probes cannot be had (off, attach off) is left out in one line; a JVM with the probes on that it
 // does not find runs the same workload meanwhile, started before the trace (the probes then
 // attach per pid) or during it (they attach once for the libjvm and the kernel keeps the
 // traced pids' events): none of its calls may count.

@@ -314,6 +314,11 @@ TEST(Json, RoundTripsEveryField)
     p.probe_cost = {901, 702};
     p.class_globs = {"*ResultSet"};
     p.method_globs = {"get*", "<init>"};
+    p.probes.access = "switched";
+    p.probes.classes = 812;
+    p.probes.unmodifiable = 3;
+    p.probes.settle_s = 4.5;
+    p.probes.settled = false;
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -322,9 +327,11 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 17u);  // with schema_version (issue 18), jdk_version, virtual_threads,
-                                 // kernel_memory_bytes and method_ids (issue 16), shared_probes (issue 21)
+    EXPECT_EQ(doc.size(), 18u);  // with schema_version, jdk_version, virtual_threads, kernel_memory_bytes,
+                                 // method_ids, shared_probes and probes
     EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
+    EXPECT_EQ(doc.at("probes"), nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
+                                                      R"("settle_s":4.5,"settled":false})"));
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);

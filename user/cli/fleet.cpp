@@ -16,6 +16,7 @@
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "cli/sink.h"
+#include "cli/subcommand.h"
 #include "model/diff.h"
 #include "model/merge.h"
 #include "report/fleet_json.h"
@@ -64,32 +65,6 @@ std::string pid_list(const Profile &p)
 }
 
 // CLI11's error as the tool's one line.
-int usage_error(const std::string &cmd, const std::string &what)
-{
-    std::string m = what;
-    for (char &c : m)
-        if (c == '\n')
-            c = ' ';
-    std::cerr << "jmethodtime " << cmd << ": " << m << " (jmethodtime " << cmd << " --help lists the options)\n";
-    return 2;
-}
-
-// Parses a subcommand's arguments (argv[1] is its name); an exit code when it
-// is done already (--help: 0, a usage error: 2, with its one line).
-std::optional<int> parse_subcommand(CLI::App &app, int argc, const char *const argv[], const char *cmd)
-{
-    try {
-        app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError &e) {
-        if (e.get_exit_code() == 0) {
-            app.exit(e, std::cout, std::cerr);
-            return 0;
-        }
-        return usage_error(cmd, e.what());
-    }
-    return std::nullopt;
-}
-
 // merge's options as given.
 struct MergeArgs {
     std::vector<std::string> files;

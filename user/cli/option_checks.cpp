@@ -60,6 +60,7 @@ const NumberRule kMaxPathsRule{"--max-paths", "a number of call paths (an intege
                                JMT_MAX_PATHS - 2};
 const NumberRule kMinCallsRule{"--min-calls", "a number of calls (an integer, 0 for every method)", true, 0,
                                kU64Max};
+const NumberRule kSettleRule = {"--settle", "a number of seconds from 0 to 3600", false, 0, 3600};
 
 std::string bad_value_message(const NumberRule &rule, const std::string &value)
 {

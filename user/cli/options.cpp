@@ -120,20 +120,25 @@ namespace {
 struct Given {
     std::vector<std::string> packages, classes, methods;
     std::string sort = "excl", metric = "wall";
-    std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5";
+    std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5", settle;
     CLI::Option *pid_opt = nullptr, *list_opt = nullptr, *duration_opt = nullptr, *max_overhead_opt = nullptr,
                 *interval_opt = nullptr, *top_opt = nullptr, *min_percent_opt = nullptr,
-                *max_paths_opt = nullptr, *min_calls_opt = nullptr;
+                *max_paths_opt = nullptr, *min_calls_opt = nullptr, *settle_opt = nullptr;
 };
 
 const char kDescription[] =
     "jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
     "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
-    "The JVM must run with -XX:+DTraceMethodProbes; in launch mode (-- java ...)\n"
-    "jmethodtime adds the flag itself and traces from the first Java method.\n\n"
+    "A JVM started without -XX:+DTraceMethodProbes (JDK 8 to 23) gets the probes\n"
+    "switched on at run time for the traced classes only, and off at the end; one\n"
+    "started with the flag (any JDK) traps on every call unless put on standby.\n"
+    "In launch mode (-- java ...) jmethodtime adds the flag and traces from the\n"
+    "first Java method.\n\n"
     "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
     "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
-    "  jmethodtime --list                            show the JVMs on this host\n";
+    "  jmethodtime --list                            show the JVMs on this host\n"
+    "  jmethodtime standby -p PID | --match REGEX    leave a JVM started with the flag as\n"
+    "                                                cheap as without it until traced\n";
 
 // What to trace, and for how long.
 void add_trace_options(CLI::App &app, Options &o, Given &g)
@@ -183,6 +188,11 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "Trace even when another tracer (jmethodtime, bpftrace, bcc, perf) holds the JVM's method probes: "
                  "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
+    g.settle_opt = app.add_option("--settle", g.settle,
+                   "A JVM whose probes are switched on at run time: wait at most SECONDS for its JIT compiles "
+                   "to settle first, so that code compiling then does not carry probe calls (default 60; 0: "
+                   "switch at once)")
+                       ->type_name("SECONDS");
     auto *match = app.add_option("--match", o.match,
                                  "Trace the JVMs whose command line matches this regular expression "
                                  "(ECMAScript, searched anywhere in it; up to 16 in one trace), instead of -p: the "
@@ -259,6 +269,8 @@ void convert_numbers(const Given &g, Options &o)
         o.max_paths = static_cast<uint32_t>(checked_integer(kMaxPathsRule, g.max_paths));
     if (g.min_calls_opt->count())
         o.min_calls = checked_integer(kMinCallsRule, g.min_calls);
+    if (g.settle_opt->count())
+        o.settle_s = checked_number(kSettleRule, g.settle);
 }
 
 // Options that exclude or need each other, and the filters' limits; throws CLI::ValidationError.

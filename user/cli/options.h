@@ -43,6 +43,9 @@ struct Options {
     bool raw = false;                   // times as measured, probe cost left in
     bool shared_probes = false;         // trace although another tracer holds the probes
     bool verbose = false;               // libbpf's own messages on stderr
+    // A JVM whose probes are switched on at run time: the longest wait (s) for
+    // its compiles to settle before the switch; 0: none.
+    double settle_s = 60;
 };
 
 // --sort's and --metric's names (jmethodtime, merge and diff take the same).

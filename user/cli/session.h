@@ -23,6 +23,7 @@
 #include "target/jvm.h"
 #include "target/launch.h"
 #include "target/lifecycle.h"
+#include "target/probe_switch.h"
 
 namespace jmt {
 
@@ -42,6 +43,10 @@ public:
 private:
     void find_target();
     void attach();
+    // JVMs whose probes are switched on at run time (Switchable, Standby,
+    // LeftOn): each waits for its compiles to settle and is switched on for
+    // the filter's classes. Throws jmt::Error when stopped meanwhile.
+    void switch_probes_on();
     // Other tracers on our probe sites: refused at the start (jmt::Error)
     // unless --shared-probes; later ones are said once and go in the report.
     void check_probe_holders(bool held_before);
@@ -68,6 +73,8 @@ private:
     std::unique_ptr<CostSampler> sampler_;
     std::unique_ptr<LaunchedCommand> child_;
     std::unique_ptr<Tracer> tracer_;
+    // Declared after tracer_: destroyed first, so a switched JVM is switched off on every way out.
+    std::vector<std::unique_ptr<ProbeSwitch>> switches_;
     std::vector<std::unique_ptr<TargetWatch>> watches_;  // the traced JVMs still running
     Profile base_;  // what every window's profile starts from
 

@@ -64,8 +64,9 @@ std::vector<TracedLibjvm> attach_plan(const std::vector<JvmTarget> &targets, con
         plan[it->second].pids.push_back(t.pid);
     }
     // A JVM with the probes on that is not traced would pay every trap: per pid then.
+    // On standby from JDK 24 its interpreter still calls them.
     for (const JvmTarget &j : all_jvms) {
-        if (!j.probes_on)
+        if (!j.probes_on && j.access != ProbeAccess::Standby)
             continue;
         const auto id = file_id(j.libjvm);
         auto it = id ? by_file.find(*id) : by_file.end();

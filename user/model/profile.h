@@ -127,6 +127,18 @@ struct CostRange {
     CostBasis basis = CostBasis::Calibration;
 };
 
+// How the traced JVMs' method probes were had (target/probe_switch.h).
+struct ProbesInfo {
+    // "at_start": -XX:+DTraceMethodProbes from the JVM's start, every compiled
+    // method calls them; "switched": on at run time for the filter's classes
+    // only; "mixed": both (several JVMs); empty: not said (older reports).
+    std::string access;
+    uint32_t classes = 0;       // switched: classes retransformed
+    uint32_t unmodifiable = 0;  // classes the filter takes that cannot be (hidden classes)
+    double settle_s = 0;        // waited for compiles to settle before the switch
+    bool settled = true;        // false: the wait's limit came first
+};
+
 struct Profile {
     int pid = 0;
     uint64_t duration_ns = 0;           // wall time of the trace
@@ -164,6 +176,7 @@ struct Profile {
     std::vector<std::string> rejected_by_package, rejected_by_globs;
     // Other tracers on the same probes ("pid 12 (jmethodtime)"), traced with --shared-probes.
     std::vector<std::string> shared_probes;
+    ProbesInfo probes;
 };
 
 // Foreign: wall_foreign_ns; Runq*: runq_*_ns; Blocked*: blocked_*_ns.

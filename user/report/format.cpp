@@ -57,7 +57,9 @@ std::string overhead_text(const Profile &profile)
             if (o.jvm_cpu_early)
                 text += " (read up to " + format_duration(kCpuReadPeriodNs) + " before it exited)";
             if (percent >= kOverheadWarnPercent)
-                text += "; every Java call traps, traced or not: keep such traces short";
+                text += profile.probes.access == "switched"
+                            ? "; the switched classes' calls trap, traced or not: keep such traces short"
+                            : "; every Java call traps, traced or not: keep such traces short";
         } else {
             text += " (the JVM's CPU time is unknown: it was gone before it was read)";
         }

@@ -14,8 +14,10 @@
 #include <regex>
 #include <sstream>
 
-#include "util/error.h"
 #include "jmethodtime.h"
+#include "target/agent.h"
+#include "target/hotspot_flags.h"
+#include "util/error.h"
 
 namespace jmt {
 
@@ -211,6 +213,46 @@ bool probes_enabled(int pid, const LibjvmMapping &m, const LibjvmInfo &info)
     return byte.empty() ? cmdline_enables_probes(pid) : byte[0] != 0;
 }
 
+// The JDK's feature release from its version string in the JVM's memory
+// (Abstract_VM_Version::_s_vm_release, "17.0.15+6-Debian-1deb12u1"); 0 when unknown.
+int vm_release_feature(const JvmMemory &memory)
+{
+    const std::optional<uint64_t> at = memory.symbol("_ZN19Abstract_VM_Version12_s_vm_releaseE");
+    const std::optional<uint64_t> str = at ? memory.read_u64(*at) : std::nullopt;
+    return str ? jdk_feature_release(memory.read_string(*str, 64)) : 0;
+}
+
+// t.access, from the flag bytes, the JDK release and jmethodtime's agent in the JVM.
+void decide_probe_access(JvmTarget &t)
+{
+    const JvmMemory memory(t.pid, t.libjvm_bias, t.libjvm_symbols);
+    AccessFacts f;
+    f.pid = t.pid;
+    f.has_probes = t.has_probes;
+    f.flag_on = t.probes_on;
+    const std::optional<uint64_t> flag = memory.flag("DTraceMethodProbes");
+    f.flag_found = flag.has_value();
+    if (flag)
+        if (const std::optional<uint8_t> byte = memory.read_u8(*flag))
+            f.flag_on = t.probes_on = *byte != 0;
+    f.jdk_feature = jdk_feature_release(t.jdk_version);
+    if (!f.jdk_feature)
+        f.jdk_feature = vm_release_feature(memory);
+    if (const std::optional<uint64_t> at = memory.flag("DisableAttachMechanism"))
+        f.attach_disabled = t.attach_disabled = memory.read_u8(*at).value_or(0) != 0;
+    if (const std::optional<uint64_t> at = memory.flag("EnableDynamicAgentLoading"))
+        f.dynamic_agents_off = memory.read_u8(*at).value_or(1) == 0;
+    if (const std::optional<LoadedAgent> agent = find_agent(t.pid)) {
+        f.agent_loaded = true;
+        f.agent_mode = agent->state.mode;
+        t.switch_owner = agent->state.owner_pid;
+        f.owner_alive = identity_alive({agent->state.owner_pid, agent->state.owner_start});
+    }
+    const Access a = decide_access(f);
+    t.access = a.access;
+    t.off_reason = a.off_reason;
+}
+
 }  // namespace
 
 TargetStatus examine_target(int pid)
@@ -248,20 +290,30 @@ TargetStatus examine_target(int pid)
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
-    if (!has_method_probes(info, &t.arg_regs))
+    if (!has_method_probes(info, &t.arg_regs)) {
+        t.access = ProbeAccess::Missing;
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
+    }
     t.has_probes = true;
     t.probes_on = probes_enabled(pid, m, info);
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    t.libjvm_bias = m.start - (info.first_load_vaddr & ~(page - 1));
+    t.libjvm_symbols = info.symbols;
     for (const UsdtNote &note : info.notes)
         if (note.name == "method__entry" || note.name == "method__return")
-            t.probe_addrs.push_back(m.start - (info.first_load_vaddr & ~(page - 1)) + note.location);
-    if (!t.probes_on)
-        return failed(st, TargetProblem::ProbesOff,
-                      named + " runs with the method probes off: restart the JVM with -XX:+DTraceMethodProbes "
-                              "(it cannot be switched on in a running JVM), or start it with "
-                              "`jmethodtime [options] -- java ...`",
-                      ENOTSUP);
+            t.probe_addrs.push_back(t.libjvm_bias + note.location);
+    try {
+        decide_probe_access(t);
+    } catch (const Error &e) {
+        return failed(st, TargetProblem::Unreadable, e.what(), e.error_number());
+    }
+    if (t.access == ProbeAccess::Off)
+        return failed(st, TargetProblem::ProbesOff, t.off_reason, ENOTSUP);
+    if (t.access == ProbeAccess::Switched)
+        return failed(st, TargetProblem::Busy,
+                      named + "'s method probes are switched on for jmethodtime pid " +
+                          std::to_string(t.switch_owner) + ", which traces it: wait for it to end, or stop it",
+                      EBUSY);
     return st;
 }
 
@@ -303,7 +355,7 @@ std::vector<JvmTarget> list_jvms()
             continue;
         TargetStatus st = examine_target(pid);
         if (st.problem == TargetProblem::None || st.problem == TargetProblem::NoProbes ||
-            st.problem == TargetProblem::ProbesOff)
+            st.problem == TargetProblem::ProbesOff || st.problem == TargetProblem::Busy)
             jvms.push_back(st.target);
     }
     return jvms;

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "target/probe_switch.h"
 #include "target/usdt_notes.h"
 #include "util/procfs.h"
 
@@ -34,12 +36,20 @@ struct JvmTarget {
     std::string jdk_version;  // JAVA_VERSION of the JDK's release file; empty if unknown
     bool has_probes = false;  // libjvm has the hotspot method__entry/method__return notes
     bool probes_on = false;   // the running JVM has DTraceMethodProbes (or the extended flag) on
+    ProbeAccess access = ProbeAccess::Off;  // how a trace gets the probes (target/probe_switch.h)
+    std::string off_reason;   // access Off: one line naming the cause and the fix
+    int switch_owner = 0;     // access Switched, LeftOn: the jmethodtime that switched the probes on
+    bool attach_disabled = false;  // -XX:+DisableAttachMechanism
+    uint64_t libjvm_bias = 0;  // libjvm's vaddr 0 in the JVM's memory
+    std::map<std::string, uint64_t> libjvm_symbols;  // of kLibjvmSymbols, st_value
     std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
     std::vector<uint64_t> probe_addrs;  // method__entry/method__return sites in its memory (attach mode)
 };
 
-// Why a pid cannot be traced, in the preflight's order.
-enum class TargetProblem { None, NoProcess, Unreadable, KernelThread, NotJvm, NoProbes, ProbesOff };
+// Why a pid cannot be traced, in the preflight's order. ProbesOff: off, and
+// they cannot be switched on (access Off); Busy: switched on for another
+// jmethodtime that runs.
+enum class TargetProblem { None, NoProcess, Unreadable, KernelThread, NotJvm, NoProbes, ProbesOff, Busy };
 
 struct TargetStatus {
     JvmTarget target;

@@ -14,9 +14,7 @@ constexpr size_t kCommandWidth = 100;  // bytes of the command shown in the tabl
 
 const char *probe_state(const JvmTarget &jvm)
 {
-    if (!jvm.has_probes)
-        return "missing";
-    return jvm.probes_on ? "enabled" : "off";
+    return access_name(jvm.has_probes ? jvm.access : ProbeAccess::Missing);
 }
 
 void write_jvm_table(std::ostream &out, const std::vector<JvmTarget> &jvms)
@@ -44,12 +42,36 @@ void write_jvm_table(std::ostream &out, const std::vector<JvmTarget> &jvms)
             out << "  " << r[c] << std::string(width[c] - r[c].size(), ' ');
         out << "  " << r[4] << "\n";
     }
-    bool off = std::any_of(jvms.begin(), jvms.end(), [](const JvmTarget &j) { return j.has_probes && !j.probes_on; });
-    bool missing = std::any_of(jvms.begin(), jvms.end(), [](const JvmTarget &j) { return !j.has_probes; });
-    if (off)
-        out << "\noff: restart that JVM with -XX:+DTraceMethodProbes, or start it with jmethodtime -- java ...\n";
-    if (missing)
-        out << (off ? "" : "\n") << "missing: that JDK was built without DTrace probes; use Debian's or Temurin's\n";
+    // A footnote for each state shown.
+    static const std::pair<ProbeAccess, const char *> notes[] = {
+        {ProbeAccess::AtStart,
+         "enabled: started with -XX:+DTraceMethodProbes, every compiled method calls the probes, traced or not; "
+         "`jmethodtime standby -p PID` leaves it as cheap as without the flag until a trace switches on its classes"},
+        {ProbeAccess::Standby,
+         "standby: started with the flag and on standby: a trace switches on only its classes' code; another "
+         "tracer (bpftrace, bcc) sees only the interpreted calls there"},
+        {ProbeAccess::Switchable,
+         "switchable: started without the flag (JDK 8 to 23): a trace switches the probes on for its classes and "
+         "off at the end"},
+        {ProbeAccess::Switched, "traced: switched on now for a jmethodtime that runs"},
+        {ProbeAccess::LeftOn,
+         "left on: switched on by a jmethodtime that ended without switching off; the next jmethodtime on it "
+         "(a trace, or standby) switches it off"},
+        {ProbeAccess::Off,
+         "off: restart that JVM with -XX:+DTraceMethodProbes, or start it with jmethodtime -- java ... "
+         "(jmethodtime -p PID says why it cannot be switched on)"},
+        {ProbeAccess::Missing, "missing: that JDK was built without DTrace probes; use Debian's or Temurin's"},
+    };
+    bool first = true;
+    for (const auto &[access, note] : notes) {
+        const bool shown = std::any_of(jvms.begin(), jvms.end(), [access = access](const JvmTarget &j) {
+            return (j.has_probes ? j.access : ProbeAccess::Missing) == access;
+        });
+        if (shown) {
+            out << (first ? "\n" : "") << note << "\n";
+            first = false;
+        }
+    }
 }
 
 void write_jvm_json(std::ostream &out, const std::vector<JvmTarget> &jvms)
@@ -61,7 +83,8 @@ void write_jvm_json(std::ostream &out, const std::vector<JvmTarget> &jvms)
                        {"command", j.command},
                        {"jdk_version", j.jdk_version},
                        {"libjvm", j.libjvm_seen},
-                       {"probes", probe_state(j)}});
+                       {"probes", probe_state(j)},
+                       {"off_reason", j.off_reason}});
     out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 

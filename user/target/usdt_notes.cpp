@@ -76,7 +76,47 @@ void parse_stapsdt(Elf_Scn *scn, bool is64, const std::string &provider, std::ve
     }
 }
 
+// The symbols of sh's table (.symtab or .dynsym) that kLibjvmSymbols names, into info.
+void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh, LibjvmInfo &info)
+{
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF)
+            continue;
+        const char *sname = elf_strptr(elf, sh.sh_link, sym.st_name);
+        if (!sname || !*sname)
+            continue;
+        for (size_t k = 0; kLibjvmSymbols[k]; k++)
+            if (strcmp(sname, kLibjvmSymbols[k]) == 0)
+                info.symbols.emplace(sname, sym.st_value);
+        if (strcmp(sname, "DTraceMethodProbes") == 0 && sym.st_size == 1)
+            info.flag_vaddr = sym.st_value;
+    }
+}
+
 }  // namespace
+
+const char *const kLibjvmSymbols[] = {
+    "DTraceMethodProbes",
+    "DisableAttachMechanism",
+    "EnableDynamicAgentLoading",
+    "_ZN11JvmtiExport30_all_dependencies_are_recordedE",
+    "_ZN19Abstract_VM_Version12_s_vm_releaseE",
+    "gHotSpotVMStructs",
+    "gHotSpotVMStructEntryArrayStride",
+    "gHotSpotVMStructEntryTypeNameOffset",
+    "gHotSpotVMStructEntryFieldNameOffset",
+    "gHotSpotVMStructEntryIsStaticOffset",
+    "gHotSpotVMStructEntryOffsetOffset",
+    "gHotSpotVMStructEntryAddressOffset",
+    "gHotSpotVMTypes",
+    "gHotSpotVMTypeEntryArrayStride",
+    "gHotSpotVMTypeEntryTypeNameOffset",
+    "gHotSpotVMTypeEntrySizeOffset",
+    nullptr,
+};
 
 std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
 {
@@ -149,20 +189,8 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
         const char *name = elf_strptr(f.elf, shstrndx, sh.sh_name);
         if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
             parse_stapsdt(scn, is64, provider, info.notes);
-        if (sh.sh_type == SHT_SYMTAB) {
-            Elf_Data *data = elf_getdata(scn, nullptr);
-            size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-            for (size_t i = 0; data && i < count; i++) {
-                GElf_Sym sym;
-                if (!gelf_getsym(data, static_cast<int>(i), &sym))
-                    continue;
-                const char *sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
-                if (sname && strcmp(sname, "DTraceMethodProbes") == 0 && sym.st_size == 1) {
-                    info.flag_vaddr = sym.st_value;
-                    break;
-                }
-            }
-        }
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+            read_symbols(f.elf, scn, sh, info);
     }
     return info;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,7 +28,14 @@ struct LibjvmInfo {
     std::vector<UsdtNote> notes;               // of the requested provider only
     std::optional<uint64_t> flag_vaddr;        // st_value of DTraceMethodProbes in .symtab
     uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
+    // st_value of the symbols of kLibjvmSymbols that the file has (.symtab,
+    // which a stripped libjvm lacks, or .dynsym, which it keeps).
+    std::map<std::string, uint64_t> symbols;
 };
+
+// The libjvm symbols the runtime switch reads: flags (one byte each), HotSpot
+// statics, and the exported VMStructs tables (target/hotspot_flags.h).
+extern const char *const kLibjvmSymbols[];
 
 // Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or
 // of any ELF file with probes (throws jmt::Error).

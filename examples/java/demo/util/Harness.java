@@ -11,9 +11,18 @@ public final class Harness {
     private static final BufferedReader STDIN = new BufferedReader(new InputStreamReader(System.in));
 
     public static void awaitGo() throws IOException {
+        ready();
+        STDIN.readLine();
+    }
+
+    public static void ready() {
         System.out.println("READY");
         System.out.flush();
-        STDIN.readLine();
+    }
+
+    /** The next line on stdin, null at its end. */
+    public static String nextLine() throws IOException {
+        return STDIN.readLine();
     }
 
     /** Waits for one more line on stdin. */

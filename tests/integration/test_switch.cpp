@@ -1,0 +1,379 @@
+// The method probes switched on in a running JVM for a trace's classes only, and
+// off at its end; standby; the JVMs that cannot be switched; a tracer killed
+// mid-trace. Real JVMs (Debian's JDK 17; Temurin 25 where the machine has it),
+// a real agent loaded through HotSpot's attach mechanism, real BPF programs.
+//
+// "No probe call left" is counted, not timed: empty BPF programs on the JVM's
+// probes (the benchmark's floor programs) and the kernel's own run counts
+// (bpf_enable_stats) give the probe events a round of calls fires.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "floor.skel.h"
+#include "harness.h"
+#include "kernel/programs.h"
+#include "target/hotspot_flags.h"
+#include "target/jvm.h"
+#include "target/lifecycle.h"
+#include "util/procfs.h"
+
+using jmt_it::Child;
+
+namespace {
+
+constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+constexpr int kWarmCalls = 200000;  // before READY: C1 and C2 compile and inline the tree
+constexpr char kTree[] = "demo/warm/tree/Tree";
+
+// A Rounds JVM (examples/java/demo/warm), JIT-compiled and waiting for rounds.
+// wrapper: argv run in front of java (it must exec it); the JVM's pid is then
+// found by its command line, which flags must make unique.
+struct WarmJvm {
+    explicit WarmJvm(std::vector<std::string> flags, const std::string &java = JMT_JAVA,
+                     const std::vector<std::string> &wrapper = {})
+        : java_(argv(wrapper, java, flags), true)
+    {
+        EXPECT_FALSE(java_.wait_line(false, "READY", 120000).empty()) << java_.drain(true, 1000);
+        pid_ = java_.pid();
+        if (!wrapper.empty())
+            pid_ = jvm_with(flags.back());
+    }
+    static std::vector<std::string> argv(const std::vector<std::string> &wrapper, const std::string &java,
+                                         std::vector<std::string> flags)
+    {
+        std::vector<std::string> a = wrapper;
+        a.push_back(java);
+        a.insert(a.end(), flags.begin(), flags.end());
+        a.insert(a.end(), {"-cp", JMT_JAVA_CLASSES, "demo.warm.Rounds", std::to_string(kWarmCalls)});
+        return a;
+    }
+    // n calls of Tree.a(), waited for.
+    void round(int n)
+    {
+        java_.write_stdin(std::to_string(n) + "\n", false);
+        EXPECT_FALSE(java_.wait_line(false, "DONE calls=" + std::to_string(n), 120000).empty());
+    }
+    int pid() const { return pid_; }
+    std::string pid_text() const { return std::to_string(pid_); }
+    // The JVM whose command line holds marker (the one --list shows).
+    static int jvm_with(const std::string &marker)
+    {
+        for (const jmt::JvmTarget &j : jmt::list_jvms())
+            if (j.command.find(marker) != std::string::npos)
+                return j.pid;
+        ADD_FAILURE() << "no JVM with " << marker;
+        return -1;
+    }
+    Child java_;
+    int pid_ = -1;
+};
+
+// Probe events of one JVM, as the kernel counts the runs of empty programs on its probes.
+class ProbeEvents {
+public:
+    explicit ProbeEvents(int pid)
+    {
+        stats_fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
+        skel_ = floor_bpf__open_and_load();
+        if (stats_fd_ < 0 || !skel_)
+            throw std::runtime_error("cannot load the floor programs or enable BPF statistics");
+        const jmt::TargetStatus st = jmt::examine_target(pid);
+        links_ = jmt::attach_entry_return(skel_->progs.floor_entry, skel_->progs.floor_return, pid,
+                                          st.target.libjvm, "hotspot");
+    }
+    ~ProbeEvents()
+    {
+        links_.clear();
+        floor_bpf__destroy(skel_);
+        if (stats_fd_ >= 0)
+            close(stats_fd_);
+    }
+    uint64_t count() const
+    {
+        uint64_t n = 0;
+        for (bpf_program *p : {skel_->progs.floor_entry, skel_->progs.floor_return}) {
+            bpf_prog_info info = {};
+            uint32_t len = sizeof(info);
+            if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0)
+                n += info.run_cnt;
+        }
+        return n;
+    }
+
+private:
+    int stats_fd_ = -1;
+    floor_bpf *skel_ = nullptr;
+    std::vector<jmt::LinkPtr> links_;
+};
+
+// The probe events a round of n calls fires.
+uint64_t events_of_round(WarmJvm &jvm, int n)
+{
+    ProbeEvents events(jvm.pid());
+    jvm.round(n);
+    return events.count();
+}
+
+jmt::JvmTarget examined(int pid) { return jmt::examine_target(pid).target; }
+
+// The DTraceMethodProbes byte, read as jmethodtime reads it.
+bool flag_on(int pid) { return examined(pid).probes_on; }
+
+struct Traced {
+    nlohmann::json report;
+    std::string err;
+};
+
+// A trace of the tree's package while one round of n calls runs.
+Traced trace_round(WarmJvm &jvm, int n, std::vector<std::string> extra = {})
+{
+    std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--json",
+                                     "--settle", "20"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Child jmt(argv, false);
+    Traced t;
+    if (jmt.wait_line(true, "Tracing", 120000).empty()) {
+        jmt.wait_exit(5000);
+        ADD_FAILURE() << "jmethodtime did not start tracing: " << jmt.drain(true, 1000);
+        return t;
+    }
+    jvm.round(n);
+    jmt.signal(SIGINT);
+    EXPECT_EQ(jmt.wait_exit(60000), 0);
+    t.err = jmt.drain(true, 2000);
+    try {
+        t.report = nlohmann::json::parse(jmt.drain(false, 5000));
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "no JSON report: " << e.what() << "\n" << t.err;
+    }
+    return t;
+}
+
+void expect_tree_counts(const Traced &t, uint64_t n)
+{
+    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "a", "()V"), n) << t.err;
+    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "b", "()V"), 2 * n) << t.err;
+    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "c", "()V"), 5 * n) << t.err;
+}
+
+// Nothing of the switch left in the JVM's /tmp: no agent directory, no attach trigger.
+void expect_tmp_clean(int pid)
+{
+    DIR *d = opendir(("/proc/" + std::to_string(pid) + "/root/tmp").c_str());
+    ASSERT_NE(d, nullptr);
+    while (dirent *e = readdir(d)) {
+        const std::string name = e->d_name;
+        EXPECT_NE(name.rfind(".jmethodtime-", 0), 0u) << name;
+        EXPECT_NE(name.rfind(".attach_pid", 0), 0u) << name;
+    }
+    closedir(d);
+}
+
+// Distinct files of jmethodtime's agent mapped in pid: it is loaded once, however many traces.
+size_t agent_copies(int pid)
+{
+    std::istringstream maps(jmt::read_file("/proc/" + std::to_string(pid) + "/maps"));
+    std::set<std::string> inodes;
+    for (std::string line; std::getline(maps, line);)
+        if (line.find("/libjmtagent.so") != std::string::npos) {
+            std::istringstream f(line);
+            std::string range, perms, offset, dev, inode;
+            f >> range >> perms >> offset >> dev >> inode;
+            inodes.insert(dev + ":" + inode);
+        }
+    return inodes.size();
+}
+
+// JDK 17 started without the flag: a warm, JIT-compiled call tree is traced
+// with exact counts, twice, and after each trace no probe call is left.
+TEST(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
+{
+    JMT_REQUIRE_BPF();
+    WarmJvm jvm({});
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u) << "a JVM without the flag fires no probe";
+    const std::vector<int> rounds = {5000, 3000};
+    for (size_t i = 0; i < rounds.size(); i++) {
+        SCOPED_TRACE("trace " + std::to_string(i + 1));
+        const Traced t = trace_round(jvm, rounds[i]);
+        expect_tree_counts(t, rounds[i]);
+        EXPECT_EQ(t.report["probes"]["access"], "switched");
+        EXPECT_GE(t.report["probes"]["classes"].get<int>(), 1);
+        EXPECT_NE(t.err.find("Switched pid " + jvm.pid_text() + "'s method probes on"), std::string::npos) << t.err;
+        EXPECT_FALSE(flag_on(jvm.pid()));
+        EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
+        // The code compiled with probe calls during the trace is gone: a round fires nothing.
+        EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+        expect_tmp_clean(jvm.pid());
+    }
+    EXPECT_EQ(agent_copies(jvm.pid()), 1u);
+}
+
+// JDK 17 started with the flag: every call fires; on standby none does; a
+// trace after it has exact counts and puts it back on standby.
+TEST(Switch, StandbyThenATraceThenStandbyAgain)
+{
+    JMT_REQUIRE_BPF();
+    WarmJvm jvm({"-XX:+DTraceMethodProbes"});
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::AtStart);
+    // 16 events per a(): 8 calls, each entered and returned.
+    EXPECT_GE(events_of_round(jvm, 10000), 160000u);
+    Child standby({JMT_BINARY, "standby", "-p", jvm.pid_text()}, false);
+    EXPECT_EQ(standby.wait_exit(60000), 0) << standby.drain(true, 1000);
+    EXPECT_NE(standby.drain(false, 1000).find("pid " + jvm.pid_text() + " is on standby"), std::string::npos);
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Standby);
+    EXPECT_FALSE(flag_on(jvm.pid()));
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+    const Traced t = trace_round(jvm, 4000);
+    expect_tree_counts(t, 4000);
+    EXPECT_EQ(t.report["probes"]["access"], "switched");
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Standby);
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+    Child again({JMT_BINARY, "standby", "-p", jvm.pid_text()}, false);
+    EXPECT_EQ(again.wait_exit(60000), 0);
+    EXPECT_NE(again.drain(false, 1000).find("on standby already"), std::string::npos);
+    expect_tmp_clean(jvm.pid());
+}
+
+// A JVM whose attach mechanism or dynamic agents are off: one line naming the
+// flag, well within 10 s, and the JVM untouched.
+TEST(Switch, AttachRefusedSaysWhichFlag)
+{
+    JMT_REQUIRE_BPF();
+    const std::pair<const char *, const char *> cases[] = {
+        {"-XX:+DisableAttachMechanism", "-XX:+DisableAttachMechanism"},
+        {"-XX:-EnableDynamicAgentLoading", "-XX:-EnableDynamicAgentLoading"}};
+    for (const auto &[flag, needle] : cases) {
+        SCOPED_TRACE(flag);
+        WarmJvm jvm({flag});
+        const uint64_t start = jmt::monotonic_ns();
+        jmt_it::expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo"}, needle);
+        EXPECT_LT(jmt::monotonic_ns() - start, 10'000'000'000u);
+        EXPECT_FALSE(flag_on(jvm.pid()));
+        EXPECT_EQ(agent_copies(jvm.pid()), 0u);
+        EXPECT_EQ(events_of_round(jvm, 1000), 0u);
+    }
+}
+
+// A jmethodtime killed mid-trace leaves the flag on; the next one sees it and puts things back.
+TEST(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
+{
+    JMT_REQUIRE_BPF();
+    WarmJvm jvm({});
+    {
+        Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--settle", "20"}, false);
+        ASSERT_FALSE(jmt.wait_line(true, "Tracing", 120000).empty()) << jmt.drain(true, 1000);
+        jvm.round(2000);
+        jmt.signal(SIGKILL);
+        jmt.wait_exit(10000);
+    }
+    EXPECT_TRUE(flag_on(jvm.pid()));
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::LeftOn);
+    Child list({JMT_BINARY, "--list", "--json"}, false);
+    EXPECT_EQ(list.wait_exit(30000), 0);
+    bool listed = false;
+    for (const auto &j : nlohmann::json::parse(list.drain(false, 2000)))
+        if (j["pid"] == jvm.pid()) {
+            EXPECT_EQ(j["probes"], "left on");
+            listed = true;
+        }
+    EXPECT_TRUE(listed);
+    const Traced t = trace_round(jvm, 3000);
+    EXPECT_NE(t.err.find("were left switched on by a jmethodtime"), std::string::npos) << t.err;
+    expect_tree_counts(t, 3000);
+    EXPECT_FALSE(flag_on(jvm.pid()));
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+}
+
+// A JVM as in a container: its own mount namespace with its own /tmp, its own
+// pid namespace (it is pid 1 there, which names its attach socket), run by
+// another user. The agent is placed in that /tmp, the attach goes through it.
+TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
+{
+    JMT_REQUIRE_BPF();
+    const std::string marker = "-Djmt.container=" + std::to_string(getpid());
+    WarmJvm jvm({marker}, JMT_JAVA,
+                {"unshare", "--mount", "--pid", "--fork", "--propagation", "private", "--", "sh", "-c",
+                 "mount -t tmpfs jmt-tmp /tmp && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
+                 "sh"});
+    ASSERT_GT(jvm.pid(), 0);
+    const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
+    EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
+    EXPECT_NE(status.find("\nUid:\t65534\t"), std::string::npos);
+    const Traced t = trace_round(jvm, 2000);
+    expect_tree_counts(t, 2000);
+    EXPECT_FALSE(flag_on(jvm.pid()));
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+    expect_tmp_clean(jvm.pid());
+    // The host's /tmp never saw the socket or the agent.
+    EXPECT_NE(access("/tmp/.java_pid1", F_OK), 0);
+}
+
+// HotSpot's exported flag table gives the addresses libjvm's symbol table gives
+// (the way jmethodtime finds the flags of a stripped libjvm).
+TEST(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
+{
+    JMT_REQUIRE_BPF();
+    std::vector<std::string> javas = {JMT_JAVA};
+    if (access(kTemurin25, X_OK) == 0)
+        javas.push_back(kTemurin25);
+    else
+        std::cout << "  (no Temurin 25 at " << kTemurin25 << ": JDK 17 only)" << std::endl;
+    for (const std::string &java : javas) {
+        SCOPED_TRACE(java);
+        WarmJvm jvm({}, java);
+        const jmt::JvmTarget t = examined(jvm.pid());
+        const jmt::JvmMemory memory(t.pid, t.libjvm_bias, t.libjvm_symbols);
+        std::map<std::string, uint64_t> exported;
+        for (const auto &[name, value] : t.libjvm_symbols)
+            if (name.rfind("gHotSpotVM", 0) == 0)
+                exported[name] = t.libjvm_bias + value;
+        const auto flags = jmt::flags_from_vmstructs(
+            [&memory](uint64_t a, size_t n) { return memory.read(a, n); }, exported, jmt::kSwitchFlags);
+        ASSERT_EQ(flags.size(), jmt::kSwitchFlags.size());
+        for (const std::string &name : jmt::kSwitchFlags) {
+            ASSERT_TRUE(memory.symbol(name).has_value()) << name;
+            EXPECT_EQ(flags.at(name), *memory.symbol(name)) << name;
+        }
+    }
+}
+
+// Temurin 25: without the flag, one line (its interpreter cannot be switched);
+// with it, standby and an exact trace after it.
+TEST(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
+{
+    JMT_REQUIRE_BPF();
+    if (access(kTemurin25, X_OK) != 0)
+        GTEST_SKIP() << "no Temurin 25 at " << kTemurin25 << " (most machines of this kind have it)";
+    {
+        WarmJvm off({}, kTemurin25);
+        jmt_it::expect_one_line_error({JMT_BINARY, "-p", off.pid_text(), "--package", "demo"},
+                                      "from JDK 24 the interpreter has its probe calls only when started with "
+                                      "the flag");
+        EXPECT_EQ(agent_copies(off.pid()), 0u);
+    }
+    WarmJvm jvm({"-XX:+DTraceMethodProbes"}, kTemurin25);
+    const uint64_t before = events_of_round(jvm, 20000);
+    EXPECT_GE(before, 320000u);
+    Child standby({JMT_BINARY, "standby", "-p", jvm.pid_text()}, false);
+    EXPECT_EQ(standby.wait_exit(60000), 0) << standby.drain(true, 1000);
+    // From JDK 24 the interpreter keeps its probe calls: the tree fires while it
+    // runs interpreted, until it compiles again, without them.
+    jvm.round(kWarmCalls);
+    const uint64_t after = events_of_round(jvm, 20000);
+    EXPECT_LT(after, before / 100) << "on standby, a warm round fires " << after << " events against " << before;
+    const Traced t = trace_round(jvm, 4000);
+    expect_tree_counts(t, 4000);
+    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Standby);
+    jvm.round(kWarmCalls);
+    EXPECT_LT(events_of_round(jvm, 20000), before / 100);
+}
+
+}  // namespace

@@ -1,0 +1,284 @@
+#include "target/agent.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "agent_image.h"
+#include "util/error.h"
+#include "util/procfs.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr char kAgentFile[] = "libjmtagent.so";
+constexpr char kDirPrefix[] = ".jmethodtime-";
+constexpr size_t kDirRandomHex = 16;
+
+std::string who(int pid) { return "pid " + std::to_string(pid); }
+
+// Where jmt_agent_state is in the agent's image: its st_value in .dynsym, and
+// the first PT_LOAD's vaddr, which the mapping at offset 0 starts at.
+struct StateSymbol {
+    uint64_t value = 0;
+    uint64_t first_load = 0;
+};
+
+const StateSymbol &state_symbol()
+{
+    static const StateSymbol sym = [] {
+        StateSymbol out;
+        if (elf_version(EV_CURRENT) == EV_NONE)
+            throw Error("libelf initialisation failed");
+        Elf *elf = elf_memory(const_cast<char *>(reinterpret_cast<const char *>(kAgentImage)), sizeof(kAgentImage));
+        bool found = false;
+        size_t phnum = 0;
+        elf_getphdrnum(elf, &phnum);
+        for (size_t i = 0; i < phnum; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD) {
+                out.first_load = ph.p_vaddr;
+                break;
+            }
+        }
+        for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn && !found; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+                continue;
+            Elf_Data *data = elf_getdata(scn, nullptr);
+            const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; data && i < count && !found; i++) {
+                GElf_Sym s;
+                const char *name = gelf_getsym(data, static_cast<int>(i), &s) ? elf_strptr(elf, sh.sh_link, s.st_name)
+                                                                             : nullptr;
+                if (name && strcmp(name, JMT_AGENT_STATE_SYMBOL) == 0) {
+                    out.value = s.st_value;
+                    found = true;
+                }
+            }
+        }
+        elf_end(elf);
+        if (!found)
+            throw Error("the embedded agent has no " JMT_AGENT_STATE_SYMBOL " symbol: a broken build");
+        return out;
+    }();
+    return sym;
+}
+
+bool ends_with(const std::string &s, const std::string &suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string random_hex(size_t digits)
+{
+    unsigned char bytes[16] = {};
+    if (getrandom(bytes, sizeof(bytes), 0) != static_cast<ssize_t>(sizeof(bytes)))
+        throw Error("getrandom failed: " + std::string(strerror(errno)), errno);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; out.size() < digits; i++) {
+        out += hex[bytes[i % sizeof(bytes)] >> 4];
+        out += hex[bytes[i % sizeof(bytes)] & 15];
+    }
+    return out.substr(0, digits);
+}
+
+// The agent's file in a private directory of the JVM's /tmp, removed (file
+// and directory) when this goes. The directory is root's (0711), made with
+// mkdir (which fails on anything already there) and opened without following
+// links; the file is created with O_EXCL in it and is root's (0644): nobody
+// but root can change what the JVM loads.
+class PlacedAgent {
+public:
+    // dir_in_jvm: "/tmp/.jmethodtime-HEX"; empty: a new name.
+    PlacedAgent(int pid, std::string dir_in_jvm)
+    {
+        const std::string root = "/proc/" + std::to_string(pid) + "/root";
+        tmp_fd_ = open((root + "/tmp").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (tmp_fd_ < 0)
+            fail("cannot open " + who(pid) + "'s /tmp", errno);
+        if (dir_in_jvm.empty())
+            dir_in_jvm = "/tmp/" + std::string(kDirPrefix) + random_hex(kDirRandomHex);
+        dir_name_ = dir_in_jvm.substr(5);
+        if (mkdirat(tmp_fd_, dir_name_.c_str(), 0711) != 0)
+            fail("cannot create " + dir_in_jvm + " in " + who(pid) + "'s mount namespace" +
+                     (errno == EEXIST ? " (it exists and is not this jmethodtime's: remove it)" : ""),
+                 errno);
+        made_dir_ = true;
+        dir_fd_ = openat(tmp_fd_, dir_name_.c_str(), O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st = {};
+        if (dir_fd_ < 0 || fstat(dir_fd_, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022))
+            fail("cannot use " + dir_in_jvm + " in " + who(pid) + "'s /tmp: not the directory just made", EPERM);
+        fchmod(dir_fd_, 0711);  // whatever the umask
+        const int fd = openat(dir_fd_, kAgentFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+            fail("cannot create the agent in " + dir_in_jvm, errno);
+        made_file_ = true;
+        size_t written = 0;
+        while (written < sizeof(kAgentImage)) {
+            const ssize_t n = write(fd, kAgentImage + written, sizeof(kAgentImage) - written);
+            if (n <= 0) {
+                const int err = errno;
+                close(fd);
+                fail("cannot write the agent to " + dir_in_jvm, err);
+            }
+            written += static_cast<size_t>(n);
+        }
+        fchmod(fd, 0644);
+        close(fd);
+        path_ = dir_in_jvm + "/" + kAgentFile;
+    }
+    ~PlacedAgent() { cleanup(); }
+    PlacedAgent(const PlacedAgent &) = delete;
+    PlacedAgent &operator=(const PlacedAgent &) = delete;
+    const std::string &path() const { return path_; }
+
+private:
+    [[noreturn]] void fail(const std::string &what, int err)
+    {
+        cleanup();
+        throw Error(what + ": " + strerror(err), err);
+    }
+    void cleanup()
+    {
+        if (made_file_ && dir_fd_ >= 0)
+            unlinkat(dir_fd_, kAgentFile, 0);
+        if (made_dir_ && tmp_fd_ >= 0)
+            unlinkat(tmp_fd_, dir_name_.c_str(), AT_REMOVEDIR);
+        made_file_ = made_dir_ = false;
+        for (int *fd : {&dir_fd_, &tmp_fd_})
+            if (*fd >= 0) {
+                close(*fd);
+                *fd = -1;
+            }
+    }
+    int tmp_fd_ = -1, dir_fd_ = -1;
+    bool made_dir_ = false, made_file_ = false;
+    std::string dir_name_, path_;
+};
+
+std::string op_name(uint32_t op)
+{
+    switch (op) {
+    case JMT_OP_BEGIN: return "begin";
+    case JMT_OP_ARM: return "arm";
+    case JMT_OP_SWITCH: return "switch";
+    case JMT_OP_RESTORE: return "restore";
+    case JMT_OP_STANDBY: return "standby";
+    default: return "request";
+    }
+}
+
+// The reply to "load": HotSpot ran Agent_OnAttach and it returned 0 ("return
+// code: 0" from JDK 11 on, "0" on JDK 8), or the reason it did not.
+void check_load_reply(int pid, const AttachReply &reply)
+{
+    std::string text = reply.text;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    if (reply.status == 0 && (text == "return code: 0" || text == "0"))
+        return;
+    if (text.find("Dynamic agent loading is not enabled") != std::string::npos)
+        throw Error(who(pid) + " runs with -XX:-EnableDynamicAgentLoading, and jmethodtime switches the probes on "
+                               "through a small agent: restart it without that flag (or with "
+                               "-XX:+EnableDynamicAgentLoading), or with -XX:+DTraceMethodProbes",
+                    EPERM);
+    for (char &c : text)
+        if (c == '\n')
+            c = ' ';
+    throw Error(who(pid) + " did not load jmethodtime's agent (attach status " + std::to_string(reply.status) +
+                    (text.empty() ? "" : ": " + text) + ")",
+                EPROTO);
+}
+
+}  // namespace
+
+bool is_agent_dir(const std::string &dir)
+{
+    const std::string prefix = std::string("/tmp/") + kDirPrefix;
+    if (dir.size() != prefix.size() + kDirRandomHex || dir.compare(0, prefix.size(), prefix) != 0)
+        return false;
+    return dir.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos;
+}
+
+std::optional<LoadedAgent> find_agent(int pid)
+{
+    std::istringstream maps(read_file("/proc/" + std::to_string(pid) + "/maps"));
+    std::string line;
+    while (std::getline(maps, line)) {
+        std::istringstream fields(line);
+        std::string range, perms, offset, dev, inode, path;
+        if (!(fields >> range >> perms >> offset >> dev >> inode))
+            continue;
+        std::getline(fields, path);
+        const size_t first = path.find_first_not_of(' ');
+        path = first == std::string::npos ? std::string() : path.substr(first);
+        if (ends_with(path, " (deleted)"))
+            path.resize(path.size() - 10);
+        const size_t slash = path.rfind('/');
+        if (slash == std::string::npos || path.substr(slash + 1) != kAgentFile ||
+            !is_agent_dir(path.substr(0, slash)) || std::stoull(offset, nullptr, 16) != 0)
+            continue;
+        const StateSymbol &sym = state_symbol();
+        const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+        const std::string bytes = read_target_memory(pid, start - sym.first_load + sym.value, sizeof(jmt_agent_state));
+        if (bytes.size() != sizeof(jmt_agent_state))
+            return std::nullopt;
+        LoadedAgent agent;
+        memcpy(&agent.state, bytes.data(), sizeof(agent.state));
+        agent.path = path;
+        if (agent.state.magic != JMT_AGENT_MAGIC || agent.state.abi != JMT_AGENT_ABI_VERSION)
+            throw Error(who(pid) + " holds a jmethodtime agent of another version (" + path +
+                            "): use the jmethodtime that loaded it, or restart the JVM",
+                        EPROTO);
+        return agent;
+    }
+    return std::nullopt;
+}
+
+std::string agent_error_text(const jmt_agent_state &state)
+{
+    switch (state.last_error) {
+    case JMT_AGENT_OK: return "no error";
+    case JMT_AGENT_BAD_REQUEST: return "a request it could not read";
+    case JMT_AGENT_NO_JVMTI: return "the JVM gave it no JVMTI environment";
+    case JMT_AGENT_NO_CAPABILITY: return "the JVM refused it the capability to retransform classes";
+    default: return "JVMTI error " + std::to_string(state.last_jvmti_error) + " in its " + op_name(state.last_op);
+    }
+}
+
+jmt_agent_state agent_request(int pid, const std::string &options, bool attach_disabled, const AttachLimits &limits)
+{
+    if (options.size() > JMT_AGENT_OPTIONS_MAX)
+        throw Error("an agent request of " + std::to_string(options.size()) + " bytes, over the " +
+                        std::to_string(JMT_AGENT_OPTIONS_MAX) + " HotSpot takes",
+                    E2BIG);
+    const std::optional<LoadedAgent> before = find_agent(pid);
+    // A JVM loads the agent once: later requests name the same path, which its
+    // dynamic linker finds among the objects it has loaded (the file is
+    // placed again all the same, in a directory of that name made anew).
+    std::string dir;
+    if (before)
+        dir = before->path.substr(0, before->path.rfind('/'));
+    PlacedAgent placed(pid, dir);
+    check_load_reply(pid, attach_request(pid, "load", {placed.path(), "true", options}, attach_disabled, limits));
+    const std::optional<LoadedAgent> after = find_agent(pid);
+    if (!after || (before && after->state.requests == before->state.requests))
+        throw Error(who(pid) + " answered the agent request, but its agent did not run it: restart the JVM "
+                               "to trace it with this jmethodtime",
+                    EPROTO);
+    if (after->state.last_error != JMT_AGENT_OK)
+        throw Error(who(pid) + ": jmethodtime's agent failed: " + agent_error_text(after->state), EPROTO);
+    return after->state;
+}
+
+}  // namespace jmt

@@ -1,0 +1,37 @@
+// jmethodtime's JVMTI agent in a target JVM (target/agent/jmt_agent.c): placing
+// it where the JVM can load it, asking it to retransform classes through
+// HotSpot's attach "load" command, and reading its state from the JVM's memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "target/agent/agent_abi.h"
+#include "target/attach.h"
+
+namespace jmt {
+
+// The agent loaded in a JVM: its state and the path the JVM loaded it from.
+struct LoadedAgent {
+    jmt_agent_state state{};
+    std::string path;  // as the JVM sees it (its mount namespace)
+};
+
+// The agent loaded in pid, from /proc/PID/maps and its memory; nullopt when
+// none is. Throws jmt::Error when one is loaded but of another ABI version.
+std::optional<LoadedAgent> find_agent(int pid);
+
+// The path of a private directory the agent is placed in, "/tmp/.jmethodtime-" and 16 hex digits.
+bool is_agent_dir(const std::string &dir);
+
+// Sends options (agent_abi.h) to pid's agent, placing it first, and returns
+// its state after the request. Throws jmt::Error naming the cause and the fix
+// when the JVM refuses the agent or the agent reports a failure.
+jmt_agent_state agent_request(int pid, const std::string &options, bool attach_disabled,
+                              const AttachLimits &limits = {});
+
+// What an agent's failure means, in words: "JVMTI error 99 (RetransformClasses)".
+std::string agent_error_text(const jmt_agent_state &state);
+
+}  // namespace jmt

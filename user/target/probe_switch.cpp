@@ -1,0 +1,317 @@
+#include "target/probe_switch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "target/agent.h"
+#include "target/hotspot_flags.h"
+#include "target/jvm.h"
+#include "target/lifecycle.h"
+#include "util/error.h"
+#include "util/procfs.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr uint64_t kSettlePollNs = 100'000'000;      // the agent's compile count, read this often
+constexpr uint64_t kProgressPeriodNs = 1'000'000'000;  // the status line while waiting
+constexpr char kAllDependenciesRecorded[] = "_ZN11JvmtiExport30_all_dependencies_are_recordedE";
+
+std::string who(int pid) { return "pid " + std::to_string(pid); }
+
+std::string owner_field(const ProcessIdentity &self)
+{
+    return "owner=" + std::to_string(self.pid) + "." + std::to_string(self.start);
+}
+
+// Field 22 of /proc/PID/stat: start time in clock ticks after boot; nullopt
+// when there is no such process, or only its zombie (it has ended).
+std::optional<uint64_t> start_time(int pid)
+{
+    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    for (int n = 3; n <= 22 && fields >> field; n++) {
+        if (n == 3 && (field == "Z" || field == "X"))
+            return std::nullopt;
+        if (n == 22)
+            return std::stoull(field);
+    }
+    return std::nullopt;
+}
+
+JvmMemory memory_of(const JvmTarget &t) { return JvmMemory(t.pid, t.libjvm_bias, t.libjvm_symbols); }
+
+uint64_t flag_address(const JvmMemory &memory)
+{
+    const std::optional<uint64_t> at = memory.flag("DTraceMethodProbes");
+    if (!at)
+        throw Error(who(memory.pid()) + ": DTraceMethodProbes is in neither libjvm's symbol table nor HotSpot's "
+                                        "flag table: start the JVM with -XX:+DTraceMethodProbes",
+                    ENOTSUP);
+    return *at;
+}
+
+// Whether the next redefinition deoptimizes all compiled code: HotSpot has
+// not recorded every dependency yet (JDK 22 and older, no agent at start).
+// Unknown (no symbol): taken on those JDKs, where a needless one costs only a
+// recompile; never from JDK 23, where every dependency is recorded.
+bool full_deopt_pending(const JvmMemory &memory, int jdk_feature)
+{
+    if (const std::optional<uint64_t> at = memory.symbol(kAllDependenciesRecorded))
+        if (const std::optional<uint8_t> recorded = memory.read_u8(*at))
+            return *recorded == 0;
+    return jdk_feature > 0 && jdk_feature < 23;
+}
+
+std::string ms_text(double ms)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), ms < 10 ? "%.1f ms" : "%.0f ms", ms);
+    return buf;
+}
+
+}  // namespace
+
+Access decide_access(const AccessFacts &f)
+{
+    Access a;
+    const std::string named = who(f.pid);
+    if (!f.has_probes) {
+        a.access = ProbeAccess::Missing;
+        return a;
+    }
+    if (f.agent_loaded && (f.agent_mode == JMT_AGENT_TRACKING || f.agent_mode == JMT_AGENT_SWITCHED)) {
+        a.access = f.owner_alive ? ProbeAccess::Switched : ProbeAccess::LeftOn;
+        return a;
+    }
+    if (f.flag_on) {
+        a.access = ProbeAccess::AtStart;
+        return a;
+    }
+    if (f.agent_loaded && f.agent_mode == JMT_AGENT_STANDBY) {
+        a.access = ProbeAccess::Standby;
+        return a;
+    }
+    const std::string restart = "restart it with -XX:+DTraceMethodProbes (then `jmethodtime standby -p " +
+                                std::to_string(f.pid) + "` keeps it cheap until traced), or start it with "
+                                                        "`jmethodtime [options] -- java ...`";
+    a.access = ProbeAccess::Off;
+    if (!f.flag_found)
+        a.off_reason = named + " runs with the method probes off, and its libjvm has neither a symbol table nor "
+                               "HotSpot's flag table to switch them on: " + restart;
+    else if (f.jdk_feature == 0)
+        a.off_reason = named + " runs with the method probes off, and its JDK version cannot be told (no release "
+                               "file, no version string): " + restart;
+    else if (f.jdk_feature >= kFirstJdkWithFixedInterpreterProbes)
+        a.off_reason = named + " runs JDK " + std::to_string(f.jdk_feature) +
+                       " with the method probes off: from JDK 24 the interpreter has its probe calls only when "
+                       "started with the flag, so a switch at run time would miss interpreted calls; " + restart;
+    else if (f.attach_disabled)
+        a.off_reason = named + " runs with the method probes off and -XX:+DisableAttachMechanism, and jmethodtime "
+                               "switches them on through HotSpot's attach mechanism: restart it without that flag, "
+                               "or " + restart.substr(std::string("restart it ").size());
+    else if (f.dynamic_agents_off)
+        a.off_reason = named + " runs with the method probes off and -XX:-EnableDynamicAgentLoading, and jmethodtime "
+                               "switches them on through a small agent: restart it without that flag, or " +
+                       restart.substr(std::string("restart it ").size());
+    else
+        a.access = ProbeAccess::Switchable;
+    return a;
+}
+
+const char *access_name(ProbeAccess access)
+{
+    switch (access) {
+    case ProbeAccess::Missing: return "missing";
+    case ProbeAccess::AtStart: return "enabled";
+    case ProbeAccess::Standby: return "standby";
+    case ProbeAccess::Switchable: return "switchable";
+    case ProbeAccess::Switched: return "traced";
+    case ProbeAccess::LeftOn: return "left on";
+    case ProbeAccess::Off: return "off";
+    }
+    return "?";
+}
+
+void SettleWatch::feed(uint64_t now_ns, uint64_t compiles)
+{
+    samples_.emplace_back(now_ns, compiles);
+    // Keep one sample at or before the window's start.
+    while (samples_.size() > 2 && samples_[1].first + kSettleWindowNs <= now_ns)
+        samples_.erase(samples_.begin());
+}
+
+bool SettleWatch::settled() const
+{
+    if (samples_.size() < 2)
+        return false;
+    const auto &first = samples_.front(), &last = samples_.back();
+    return last.first - first.first >= kSettleWindowNs && last.second - first.second <= kSettleTrickle;
+}
+
+double SettleWatch::rate_per_s() const
+{
+    if (samples_.size() < 2 || samples_.back().first == samples_.front().first)
+        return 0;
+    return static_cast<double>(samples_.back().second - samples_.front().second) * 1e9 /
+           static_cast<double>(samples_.back().first - samples_.front().first);
+}
+
+std::string agent_class_filter(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs)
+{
+    if (packages.empty() && class_globs.empty())
+        return "*";
+    std::string items;
+    for (const std::string &p : packages)
+        items += (items.empty() ? "" : " ") + ("p:" + p);
+    for (const std::string &g : class_globs)
+        items += (items.empty() ? "" : " ") + ("g:" + g);
+    // "op=switch;owner=PID.START;classes=" takes at most 64 bytes of the argument.
+    if (items.size() > JMT_AGENT_FILTER_MAX - 64 || items.size() + 64 > JMT_AGENT_OPTIONS_MAX)
+        return "*";
+    return items;
+}
+
+ProcessIdentity self_identity()
+{
+    ProcessIdentity id;
+    id.pid = getpid();
+    id.start = start_time(id.pid).value_or(0);
+    return id;
+}
+
+bool identity_alive(const ProcessIdentity &identity)
+{
+    const std::optional<uint64_t> start = start_time(identity.pid);
+    return start && *start == identity.start;
+}
+
+ProbeSwitch::ProbeSwitch(const JvmTarget &target, std::string classes)
+    : pid_(target.pid), classes_(std::move(classes)), attach_disabled_(target.attach_disabled),
+      memory_(std::make_unique<JvmMemory>(memory_of(target)))
+{
+    flag_addr_ = flag_address(*memory_);
+    if (target.access == ProbeAccess::LeftOn)
+        report_.recovered = recover_switch(target);
+    deopt_needed_ = full_deopt_pending(*memory_, jdk_feature_release(target.jdk_version));
+}
+
+ProbeSwitch::~ProbeSwitch()
+{
+    if (began_ || flag_set_) {
+        std::ostringstream notes;
+        switch_off(notes);
+        fputs(notes.str().c_str(), stderr);
+    }
+}
+
+bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
+{
+    const std::string owner = owner_field(self_identity());
+    // Compiles are remembered from here, so that none made with the flag on is missed.
+    jmt_agent_state st = agent_request(pid_, "op=begin;" + owner + (deopt_needed_ ? ";deopt=1" : ""), attach_disabled_);
+    began_ = true;
+    report_.full_deopt = deopt_needed_;
+    const uint64_t start = monotonic_ns();
+    const uint64_t limit = start + static_cast<uint64_t>(settle_max_s * 1e9);
+    SettleWatch watch;
+    uint64_t next_progress = start + kProgressPeriodNs;
+    while (settle_max_s > 0) {
+        const uint64_t now = monotonic_ns();
+        const std::optional<LoadedAgent> agent = find_agent(pid_);
+        if (!agent)
+            throw Error(who(pid_) + " exited", ESRCH);
+        watch.feed(now, agent->state.compiles);
+        report_.settle_compiles = agent->state.compiles;
+        if (watch.settled() || now >= limit) {
+            report_.settled = watch.settled();
+            break;
+        }
+        if (now >= next_progress && hooks.progress) {
+            char line[160];
+            snprintf(line, sizeof(line),
+                     "Waiting for pid %d's compiles to settle: %.0f methods/s now, %llu since the start (%.0f s of at "
+                     "most %.0f)",
+                     pid_, watch.rate_per_s(), static_cast<unsigned long long>(agent->state.compiles),
+                     static_cast<double>(now - start) / 1e9, settle_max_s);
+            hooks.progress(line);
+            next_progress += kProgressPeriodNs;
+        }
+        if (!hooks.wait(std::min(limit, now + kSettlePollNs)))
+            return false;
+    }
+    report_.settle_s = static_cast<double>(monotonic_ns() - start) / 1e9;
+    agent_request(pid_, "op=arm", attach_disabled_);
+    memory_->write_u8(flag_addr_, 1);
+    flag_set_ = true;
+    const uint64_t switch_start = monotonic_ns();
+    st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, attach_disabled_);
+    report_.switch_ms = static_cast<double>(monotonic_ns() - switch_start) / 1e6;
+    report_.classes = st.retransformed;
+    report_.unmodifiable = st.unmodifiable;
+    return true;
+}
+
+void ProbeSwitch::switch_off(std::ostream &notes)
+{
+    if (!began_ && !flag_set_)
+        return;
+    if (kill(pid_, 0) != 0) {  // the JVM is gone, and its code with it
+        began_ = flag_set_ = false;
+        return;
+    }
+    try {
+        if (flag_set_)
+            memory_->write_u8(flag_addr_, 0);
+        flag_set_ = false;
+        agent_request(pid_, "op=restore", attach_disabled_);
+        began_ = false;
+    } catch (const Error &e) {
+        if (kill(pid_, 0) == 0)
+            notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
+                  << "; the next jmethodtime on that JVM does" << std::endl;
+        began_ = flag_set_ = false;
+    }
+}
+
+std::string recover_switch(const JvmTarget &target)
+{
+    const JvmMemory memory = memory_of(target);
+    memory.write_u8(flag_address(memory), 0);
+    const jmt_agent_state st = agent_request(target.pid, "op=restore", target.attach_disabled);
+    return "jmethodtime: " + who(target.pid) + "'s probes were left switched on by a jmethodtime (pid " +
+           std::to_string(target.switch_owner) + ") that ended without switching them off: switched off (" +
+           std::to_string(st.retransformed) + " classes retransformed)";
+}
+
+std::string put_on_standby(const JvmTarget &target)
+{
+    const JvmMemory memory = memory_of(target);
+    const bool full = full_deopt_pending(memory, jdk_feature_release(target.jdk_version));
+    memory.write_u8(flag_address(memory), 0);
+    const uint64_t start = monotonic_ns();
+    jmt_agent_state st{};
+    try {
+        st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), target.attach_disabled);
+    } catch (const Error &) {
+        memory.write_u8(flag_address(memory), 1);  // as found: its compiled code still has the calls
+        throw;
+    }
+    const double ms = static_cast<double>(monotonic_ns() - start) / 1e6;
+    return who(target.pid) + " is on standby: DTraceMethodProbes off, " +
+           (full ? std::string("all compiled code deoptimized once (one class retransformed)")
+                 : std::to_string(st.retransformed) + " classes with compiled code retransformed") +
+           " in " + ms_text(ms) +
+           "; its code compiles again without probe calls, and each trace switches on only its classes' code";
+}
+
+}  // namespace jmt
