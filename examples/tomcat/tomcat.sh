@@ -15,7 +15,8 @@
 # TC_URL (http://127.0.0.1:PORT/examples/servlets/servlet/HelloWorldExample).
 # Environment: TC_HOME (default /usr/share/tomcat10), TC_EXAMPLES (default
 # /usr/share/tomcat10-examples/examples), JAVA (default java), TC_OS_USER (default tomcat),
-# TC_JAVA_OPTS (more JVM options), TC_START_TIMEOUT (seconds; default 60).
+# TC_JAVA_OPTS (more JVM options), TC_PROBES (the probe flag; default -XX:+DTraceMethodProbes,
+# empty: started without it, for the runtime switch), TC_START_TIMEOUT (seconds; default 60).
 
 tc_log() { echo "tomcat.sh: $*" >&2; }
 
@@ -102,7 +103,7 @@ tc_start() {
   TC_URL="http://127.0.0.1:$TC_PORT/examples/servlets/servlet/HelloWorldExample"
   # shellcheck disable=SC2086  # TC_JAVA_OPTS is a list of options
   setpriv --reuid="$TC_OS_USER" --regid="$TC_OS_GROUP" --clear-groups \
-    "${JAVA:-java}" -XX:+DTraceMethodProbes ${TC_JAVA_OPTS:-} \
+    "${JAVA:-java}" ${TC_PROBES--XX:+DTraceMethodProbes} ${TC_JAVA_OPTS:-} \
     -Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager \
     -Djava.util.logging.config.file="$TC_DIR/conf/logging.properties" \
     -Dcatalina.home="$TC_HOME" -Dcatalina.base="$TC_DIR" -Djava.io.tmpdir="$TC_DIR/temp" \

@@ -2,7 +2,8 @@
 # What we ship, proven for real: the JMT_STATIC build is a static executable, `cpack -G DEB`
 # makes jmethodtime_<version>_<arch>.deb with the binary and the man page, and the binary
 # taken out of that .deb traces a JVM from inside an empty root (a tmpfs holding only the
-# binary, /proc and /sys) where there is no libbpf, libelf, libstdc++ or libc at all.
+# binary, /proc and /sys) where there is no libbpf, libelf, libstdc++ or libc at all; the JVM
+# runs without -XX:+DTraceMethodProbes, so the agent the binary carries switches its probes on.
 #
 # usage: static_chroot.sh SOURCE_DIR BUILD_DIR JMT_STATIC JAVA_CLASSES JAVA
 #   BUILD_DIR is ctest's build directory. With JMT_STATIC=ON it is the static build itself;
@@ -140,10 +141,12 @@ note "man page: $(wc -l <"$work/man.txt") lines rendered, NAME: $(grep -A1 '^\.S
 root=$work/root
 mkdir "$root"
 mkfifo "$work/go"
-# The JVM runs on the host; it times itself untraced, prints READY, waits for a line.
-"$java" -XX:+DTraceMethodProbes -cp "$classes" demo.abc.FixedWork "$iterations" 5 \
+# The JVM runs on the host, started without -XX:+DTraceMethodProbes: the shipped binary switches
+# its probes on with the agent it carries. It times itself untraced, prints READY, waits for a line.
+"$java" -cp "$classes" demo.abc.FixedWork "$iterations" 5 \
   <"$work/go" >"$work/jvm.out" 2>"$work/jvm.err" &
 jvm_pid=$!
+traced_pid=$jvm_pid
 exec 3>"$work/go"
 for _ in $(seq 600); do
   grep -q READY "$work/jvm.out" && break
@@ -200,6 +203,8 @@ cat "$work/jmt.err"
 grep -q DONE "$work/jvm.out" || fail "the JVM printed no DONE"
 ((jmt_rc == 0)) || fail "the chrooted jmethodtime exited with $jmt_rc"
 grep -qx "jmethodtime $version" "$work/jmt.out" || fail "no 'jmethodtime $version' from the chroot"
+grep -q "^Switched pid $traced_pid's method probes on" "$work/jmt.err" ||
+  fail "the chrooted jmethodtime did not switch the probes on"
 
 # The report: one pretty-printed JSON document, one key per line.
 sed -n '/^{/,$p' "$work/jmt.out" >"$work/report.json"

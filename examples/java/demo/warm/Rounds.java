@@ -9,7 +9,7 @@ import demo.warm.tree.Tree;
  * of Tree.a() in 20 rounds, so that C1 and C2 compile and inline them, prints
  * READY, then reads lines: "N" runs N calls of Tree.a() (1 a, 2 b, 5 c each) in
  * a fresh call of run() and prints DONE calls=N; "quit" or the end of stdin ends it.
- * usage: Rounds WARM
+ * usage: Rounds WARM [UNIT] (UNIT: Tree's work multiplier, default 1)
  */
 public final class Rounds {
     private Rounds() {}
@@ -22,6 +22,9 @@ public final class Rounds {
 
     public static void main(String[] args) throws Exception {
         int warm = Integer.parseInt(args[0]);
+        if (args.length > 1) {
+            Tree.unit = Integer.parseInt(args[1]);
+        }
         for (int r = 0; r < 20; r++) {
             run(warm / 20);
         }

@@ -1,18 +1,20 @@
 package demo.warm.tree;
 
 /**
- * The seed's call flow with little work per call, so that the JIT compiles and
- * inlines it: a() calls b() twice and c() once, b() calls c() twice. Per a():
- * 1 a, 2 b, 5 c.
+ * The seed's call flow: a() calls b() twice and c() once, b() calls c() twice.
+ * Per a(): 1 a, 2 b, 5 c. Work per call in loop iterations, times unit: a 20, b
+ * 10, c 5 (exclusive); with unit 1 the JIT compiles and inlines it all.
  */
 public final class Tree {
     private Tree() {}
 
     static long sink;
+    /** Work multiplier (Rounds' UNIT). */
+    public static int unit = 1;
 
     public static void a() {
         long x = sink;
-        for (int i = 0; i < 20; i++) { x = x * 31 + i; }
+        for (int i = 0; i < 20 * unit; i++) { x = x * 31 + i; }
         sink = x;
         b();
         c();
@@ -21,7 +23,7 @@ public final class Tree {
 
     static void b() {
         long x = sink;
-        for (int i = 0; i < 10; i++) { x = x * 31 + i; }
+        for (int i = 0; i < 10 * unit; i++) { x = x * 31 + i; }
         sink = x;
         c();
         c();
@@ -29,7 +31,7 @@ public final class Tree {
 
     static void c() {
         long x = sink;
-        for (int i = 0; i < 5; i++) { x = x * 31 + i; }
+        for (int i = 0; i < 5 * unit; i++) { x = x * 31 + i; }
         sink = x;
     }
 }

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# What the probes cost a JVM in each state, and what the runtime switch saves: CPU per request
+# (the JVM's own CPU time, /proc/PID/stat, per request or per call) and probe events per request,
+# for Debian's Tomcat 10 (examples webapp, HelloWorldExample, ab with one client) and for the
+# seed flow (examples/java/demo/warm: a() calls b() twice and c() once, b() calls c() twice; its
+# work scaled by UNIT), on the system's JDK 17 and on Temurin 25 where the machine has it:
+#
+#   flag off           started without -XX:+DTraceMethodProbes, nothing attached
+#   flag on            started with it, nothing attached
+#   standby            flag on at start, then `jmethodtime standby`
+#   traced (at start)  flag on at start, traced: every compiled method traps
+#   traced (switched)  traced after runtime switching (JDK 17 without the flag; JDK 25 on standby)
+#   after              the same JVM once the trace ended and its code compiled again
+#   JFR timing         Temurin 25 without the flag: jcmd JFR.start method-timing=... (JDK 25's
+#                      own per-method timing), with JFR's average for the method
+#
+# Traces: Tomcat with --class 'org.apache.catalina.*' (wide) and with --class
+# org.apache.catalina.connector.CoyoteAdapter --method service (narrow); the seed flow with
+# --package demo/warm/tree. Each trace switches on while the same load runs in the background
+# (compiles settle under traffic, as on a server), then measures the requests alone. The
+# adapter's (or a()'s) corrected time per call is printed with its bounds. No figure is asserted:
+# this machine's figures go to docs/performance.md with the probe event cost of the run.
+#
+# usage: tests/bench/switch.sh [REQUESTS] [UNIT] [CALLS]   (root; a build in build/; defaults: 2000
+#        Tomcat requests, the seed flow's work unit 100, 50000 calls of a() per seed figure)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+jmt=$build/jmethodtime
+classes=$build/examples/classes
+n=${1:-2000}
+unit=${2:-100}
+seed_n=${3:-50000}
+warm=${WARM:-20000}
+jdk17=$(readlink -f "$(command -v java)")
+jdk25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
+work=$(mktemp -d /tmp/jmt-switch-bench.XXXXXX)
+chmod 755 "$work"
+# shellcheck source=../../examples/tomcat/tomcat.sh
+source "$root/examples/tomcat/tomcat.sh"
+seed_pid="" bg=""
+cleanup() {
+  [ -n "$bg" ] && kill "$bg" 2>/dev/null
+  [ -n "$seed_pid" ] && kill "$seed_pid" 2>/dev/null
+  tc_stop
+  exec 7>&- 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+
+cpu_ns() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1e9 / hz }' "/proc/$1/stat"; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+row() { printf '%-5s %-10s %-20s %14s %12s  %s\n' "$@"; }
+
+# --- the two workloads: PID, load N, and what a trace's report says of the measured method --------
+tomcat_load() { ab -n "$1" -c 1 "$TC_URL" >"$work/ab.txt" 2>&1 || echo "ab failed" >&2; }
+tomcat_bg() { ab -t 3600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 & bg=$!; }
+seed_load() {
+  echo "$1" >&7
+  while ! grep -q "DONE calls=$1\$" <(tail -n 1 "$work/seed.out" 2>/dev/null); do sleep 0.02; done
+  : >"$work/seed.out"
+}
+seed_bg() { (while true; do seed_load 2000 || break; done) & bg=$!; }
+# (the background rounds are killed between two: a round in flight ends before the next request)
+
+# count WORKLOAD: requests (calls of a()) per figure.
+count() { if [ "$1" = seed ]; then echo "$seed_n"; else echo "$n"; fi; }
+
+# cpu_per WORKLOAD PID: the median over 5 runs of N requests (calls) of the JVM's CPU per one, us.
+cpu_per() {
+  local w=$1 pid=$2 b k
+  k=$(count "$w")
+  for _ in 1 2 3 4 5; do
+    b=$(cpu_ns "$pid")
+    "${w}_load" "$k"
+    awk -v ns=$(($(cpu_ns "$pid") - b)) -v k="$k" 'BEGIN { printf "%.1f\n", ns / k / 1000 }'
+  done | median
+}
+
+# trace WORKLOAD PID NAME METHOD ARGS...: a trace switched on (or attached) under background load,
+# then N requests measured alone; prints "CPU/request events/request corrected/call [lo, hi] cost".
+trace() {
+  local w=$1 pid=$2 name=$3 class=$4 method=$5 out="$work/$3.json"
+  shift 5
+  "${w}_bg"
+  "$jmt" -p "$pid" --json -o "$out" "$@" 2>"$out.err" &
+  local jp=$!
+  for _ in $(seq 1500); do grep -q '^Tracing' "$out.err" && break; sleep 0.1; done
+  kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=""
+  "${w}_load" 200  # after the background load's last request
+  local b k
+  k=$(count "$w")
+  b=$(cpu_ns "$pid")
+  "${w}_load" "$k"
+  local cpu
+  cpu=$(awk -v ns=$(($(cpu_ns "$pid") - b)) -v k="$k" 'BEGIN { printf "%.1f", ns / k / 1000 }')
+  kill -INT "$jp"
+  wait "$jp" || { cat "$out.err" >&2; return; }
+  grep -E '^(Switched|jmethodtime)' "$out.err" | sed 's/^/      /' >&2
+  local events calls
+  events=$(jq '.overhead.events' "$out")
+  calls=$(jq --arg c "$class" --arg m "$method" '[.methods[] | select(.class == $c and .method == $m) | .calls] | add // 0' "$out")
+  # Events per call of the measured method, over the whole trace (the background load's tail included).
+  echo "$cpu $((events / (calls > 0 ? calls : 1))) $(jq -r --arg c "$class" --arg m "$method" --argjson k "${TIME_KEY:-[\"cpu_incl_ns\"]}" '
+      [.methods[] | select(.class == $c and .method == $m)][0] as $r
+      | if $r == null then "- - -" else
+        "\($r[$k[0]] / $r.calls / 1000 | floor) [\($r.bounds[$k[0]][0] / $r.calls / 1000 | floor), \($r.bounds[$k[0]][1] / $r.calls / 1000 | floor)]" end' "$out") \
+    $(jq 'if (.probe_cost.gaps.edge_ns // 0) > 0 then .probe_cost.gaps.edge_ns else .probe_cost.traced_event_ns end' "$out")ns ($calls calls)"
+}
+
+# --- Tomcat ---------------------------------------------------------------------------------------
+adapter=org/apache/catalina/connector/CoyoteAdapter
+tomcat() {  # JDK PROBE_FLAG
+  local jdk=$1
+  TC_PROBES=$2 JAVA=${jdk_java[$jdk]} tc_start || return 1
+  tomcat_load "$warm"
+}
+wide=(--class 'org.apache.catalina.*')
+narrow=(--class org.apache.catalina.connector.CoyoteAdapter --method service)
+
+declare -A jdk_java=([17]=$jdk17 [25]=$jdk25)
+jdks=(17)
+[ -x "$jdk25" ] && jdks+=(25) || echo "(no Temurin 25 at $jdk25: JDK 17 only)" >&2
+
+echo "Tomcat 10, HelloWorldExample, ab -c 1, $n requests per figure (medians of 5 for CPU); corrected"
+echo "times per call of CoyoteAdapter.service, on-CPU (elapsed for the narrow trace), with their bounds"
+row JDK Workload State "CPU/request us" "events/req" "corrected us/call [bounds]  (event cost at the gaps' edge)"
+for jdk in "${jdks[@]}"; do
+  # Flag off: untraced; JDK 17 switched (wide, then narrow), after; JDK 25: JFR method timing.
+  tomcat "$jdk" "" || continue
+  row "$jdk" tomcat "flag off" "$(cpu_per tomcat "$TC_PID")" - -
+  if [ "$jdk" = 17 ]; then
+    read -r c e rest < <(trace tomcat "$TC_PID" t17wide $adapter service "${wide[@]}")
+    row "$jdk" tomcat "switched, wide" "$c" "$e" "$rest"
+    tomcat_load "$warm"
+    row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+    read -r c e rest < <(TIME_KEY='["wall_incl_ns"]' trace tomcat "$TC_PID" t17narrow $adapter service "${narrow[@]}")
+    row "$jdk" tomcat "switched, narrow" "$c" "$e" "$rest"
+    tomcat_load "$warm"
+    row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+  else
+    jcmd=${jdk25%/java}/jcmd
+    "$jcmd" "$TC_PID" JFR.start name=jmt method-timing="org.apache.catalina.connector.CoyoteAdapter::service" >/dev/null
+    c=$(cpu_per tomcat "$TC_PID")
+    "$jcmd" "$TC_PID" JFR.stop name=jmt filename="$TC_DIR/temp/mt.jfr" >/dev/null
+    avg=$("${jdk25%/java}/jfr" print --events jdk.MethodTiming "$TC_DIR/temp/mt.jfr" | awk '/average/ { print $3, $4 }' | tail -1)
+    row "$jdk" tomcat "JFR method timing" "$c" 0 "average $avg (JFR's own)"
+  fi
+  tc_stop
+  # Flag on: untraced, traced at start, standby, switched after standby, after.
+  tomcat "$jdk" -XX:+DTraceMethodProbes || continue
+  row "$jdk" tomcat "flag on" "$(cpu_per tomcat "$TC_PID")" - -
+  read -r c e rest < <(trace tomcat "$TC_PID" t${jdk}at $adapter service "${wide[@]}")
+  row "$jdk" tomcat "traced at start" "$c" "$e" "$rest"
+  "$jmt" standby -p "$TC_PID" | sed 's/^/      /' >&2
+  tomcat_load "$warm"
+  row "$jdk" tomcat "standby" "$(cpu_per tomcat "$TC_PID")" - -
+  read -r c e rest < <(trace tomcat "$TC_PID" t${jdk}sbwide $adapter service "${wide[@]}")
+  row "$jdk" tomcat "standby, wide" "$c" "$e" "$rest"
+  tomcat_load "$warm"
+  row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+  read -r c e rest < <(TIME_KEY='["wall_incl_ns"]' trace tomcat "$TC_PID" t${jdk}sbnarrow $adapter service "${narrow[@]}")
+  row "$jdk" tomcat "standby, narrow" "$c" "$e" "$rest"
+  tomcat_load "$warm"
+  row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+  tc_stop
+done
+
+# --- the seed flow ----------------------------------------------------------------------------------
+seed() {  # JDK PROBE_FLAG...
+  local jdk=$1
+  shift
+  rm -f "$work/seed.in"
+  mkfifo "$work/seed.in"
+  "${jdk_java[$jdk]}" "$@" -cp "$classes" demo.warm.Rounds "$warm" "$unit" <"$work/seed.in" >>"$work/seed.out" 2>&1 &
+  seed_pid=$!
+  exec 7>"$work/seed.in"
+  while ! grep -q READY "$work/seed.out"; do sleep 0.05; done
+  : >"$work/seed.out"
+}
+seed_stop() { echo quit >&7; exec 7>&-; wait "$seed_pid" 2>/dev/null; seed_pid=""; }
+tree=demo/warm/tree/Tree
+echo
+echo "The seed flow (a() 1, b() 2, c() 5 calls each, work unit $unit), $seed_n calls of a() per figure; CPU per a()"
+row JDK Workload State "CPU/a() us" "events/a()" "corrected a() us/call [bounds]"
+for jdk in "${jdks[@]}"; do
+  seed "$jdk"
+  row "$jdk" seed "flag off" "$(cpu_per seed "$seed_pid")" - -
+  if [ "$jdk" = 17 ]; then
+    read -r c e rest < <(trace seed "$seed_pid" s17sw $tree a --package demo/warm/tree)
+    row "$jdk" seed "switched" "$c" "$e" "$rest"
+    seed_load "$warm"
+    row "$jdk" seed "after" "$(cpu_per seed "$seed_pid")" - -
+  else
+    jcmd=${jdk25%/java}/jcmd
+    "$jcmd" "$seed_pid" JFR.start name=jmt method-timing="demo.warm.tree.Tree::a" >/dev/null
+    c=$(cpu_per seed "$seed_pid")
+    "$jcmd" "$seed_pid" JFR.stop name=jmt filename="$work/seed.jfr" >/dev/null
+    avg=$("${jdk25%/java}/jfr" print --events jdk.MethodTiming "$work/seed.jfr" | awk '/average/ { print $3, $4 }' | tail -1)
+    row "$jdk" seed "JFR method timing" "$c" 0 "average $avg (JFR's own)"
+  fi
+  seed_stop
+  seed "$jdk" -XX:+DTraceMethodProbes
+  row "$jdk" seed "flag on" "$(cpu_per seed "$seed_pid")" - -
+  read -r c e rest < <(trace seed "$seed_pid" s${jdk}at $tree a --package demo/warm/tree)
+  row "$jdk" seed "traced at start" "$c" "$e" "$rest"
+  "$jmt" standby -p "$seed_pid" | sed 's/^/      /' >&2
+  seed_load "$warm"
+  row "$jdk" seed "standby" "$(cpu_per seed "$seed_pid")" - -
+  read -r c e rest < <(trace seed "$seed_pid" s${jdk}sb $tree a --package demo/warm/tree)
+  row "$jdk" seed "standby, traced" "$c" "$e" "$rest"
+  seed_load "$warm"
+  row "$jdk" seed "after" "$(cpu_per seed "$seed_pid")" - -
+  seed_stop
+done
