@@ -11,7 +11,12 @@
 #     end at most that, its high end at least half of it: the adapter is most of a request);
 #  3. twice as many clients as CPUs (--package org/apache/catalina): the same exact counts, and
 #     run-queue wait inside the adapter (at least 5% of its elapsed time, and more per request
-#     than with one client), which the header reports as saturated CPUs.
+#     than with one client), which the header reports as saturated CPUs;
+#  4. a second Tomcat started without -XX:+DTraceMethodProbes, its probes switched on at run time:
+#     a first short trace under load takes the one-time deoptimization; then the same filter as in
+#     2 gives the same exact counts with fewer than half the probe events per request of the
+#     flag-at-start trace (printed beside it), and after each trace the flag is off again and
+#     --list says "switchable"; the CPU per request before and after is printed, not asserted.
 # The server is stopped and its directory removed whatever happens (EXIT trap).
 #
 # usage: appserver_test.sh JMETHODTIME SOURCE_DIR
@@ -47,9 +52,10 @@ fi
 # shellcheck source=../../examples/tomcat/tomcat.sh
 source "$src/examples/tomcat/tomcat.sh"
 work=$(mktemp -d /tmp/jmt-appserver-test.XXXXXX)
-jmt_pid=""
+jmt_pid="" bg=""
 cleanup() {
   if [ -n "$jmt_pid" ]; then kill -KILL "$jmt_pid" 2>/dev/null; wait "$jmt_pid" 2>/dev/null; fi
+  if [ -n "$bg" ]; then kill "$bg" 2>/dev/null; fi
   tc_stop
   rm -rf "$work"
 }
@@ -75,7 +81,8 @@ trace() {
   shift 3
   "$jmt" -p "$TC_PID" --json -o "$out" "$@" 2>"$out.err" &
   jmt_pid=$!
-  for _ in $(seq 150); do grep -q '^Tracing' "$out.err" 2>/dev/null && break; sleep 0.1; done
+  # A JVM switched at run time first waits for its compiles to settle (at most 60 s).
+  for _ in $(seq 900); do grep -q '^Tracing' "$out.err" 2>/dev/null && break; sleep 0.1; done
   grep -q '^Tracing' "$out.err" || { cat "$out.err" >&2; fail "jmethodtime did not attach"; }
   load "$n" "$c"
   kill -INT "$jmt_pid"
@@ -145,4 +152,38 @@ note "adapter with $clients clients: $((wall / n / 1000)) us elapsed per request
 ((runq > one_runq)) || fail "the adapter waited no longer for a CPU with $clients clients ($runq ns) than with one ($one_runq ns)"
 [ "$(jq '.overhead.saturated' "$work/many.json")" = true ] || fail "the header did not say the CPUs were saturated"
 grep -q 'the CPUs were saturated' "$work/many.json.err" || fail "no saturation line on stderr"
+at_start_events=$(jq '.overhead.events' "$work/one.json")
+tc_stop
+
+# --- 4. started without the flag: the probes switched on at run time ---------------------------
+state() { "$jmt" --list --json | jq -r --argjson p "$TC_PID" '.[] | select(.pid == $p) | .probes'; }
+TC_PROBES="" tc_start || fail "Tomcat without the flag did not start"
+note "Tomcat without the flag: $TC_URL, pid $TC_PID"
+load 3000 2
+[ "$(state)" = switchable ] || fail "--list says '$(state)' of a Tomcat started without the flag"
+before=$(cpu_ns "$TC_PID")
+load "$n" 1
+off_cpu=$(( ($(cpu_ns "$TC_PID") - before) / n ))
+# The JVM's first switch: the one-time deoptimization of all compiled code, under load.
+ab -t 600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 &
+bg=$!
+"$jmt" -p "$TC_PID" --class 'org.apache.catalina.*' -d 2 >"$work/first.txt" 2>"$work/first.err" ||
+  { kill "$bg"; cat "$work/first.err" >&2; fail "the first switched trace failed"; }
+kill "$bg"; wait "$bg" 2>/dev/null; bg=""
+grep '^Switched' "$work/first.err" || fail "the first trace did not switch the probes on"
+[ "$(state)" = switchable ] || fail "--list says '$(state)' after the first switched trace"
+load 3000 2
+trace "$work/switched.json" "$n" 1 --class 'org.apache.catalina.*' --class HelloWorldExample
+expect_request_path "$work/switched.json" "$n" yes
+expect_time_split "$work/switched.json"
+[ "$(jq -r '.probes.access' "$work/switched.json")" = switched ] || fail "the report does not say the probes were switched"
+switched_events=$(jq '.overhead.events' "$work/switched.json")
+note "probe events per request: $((switched_events / n)) switched at run time, $((at_start_events / n)) with the flag at start"
+((switched_events * 2 < at_start_events)) ||
+  fail "switched at run time the trace made $switched_events probe events, not under half the $at_start_events with the flag at start"
+[ "$(state)" = switchable ] || fail "--list says '$(state)' after the switched trace"
+load 3000 2
+before=$(cpu_ns "$TC_PID")
+load "$n" 1
+note "Tomcat without the flag: $((off_cpu / 1000)) us of CPU per request before the traces, $(( ($(cpu_ns "$TC_PID") - before) / n / 1000 )) us after them"
 note "pass"

@@ -351,8 +351,15 @@ void TraceSession::check_probe_holders(bool held_before)
     } else {
         return;
     }
+    // On standby, or switched at run time, the other tracer sees only the code that calls the probes.
+    std::string partial;
+    for (const JvmTarget &t : targets_)
+        if (t.access == ProbeAccess::Standby || t.access == ProbeAccess::Switchable)
+            partial = " (pid " + std::to_string(t.pid) + (t.access == ProbeAccess::Standby ? " is on standby" :
+                                                          " runs without the flag") +
+                      ": that tracer sees only interpreted calls and the classes a jmethodtime switches on)";
     if (first && !options_.shared_probes)
-        throw Error("the method probes of " + targets_text(targets_) + " are already in use by " + who +
+        throw Error("the method probes of " + targets_text(targets_) + " are already in use by " + who + partial +
                         ": every event would run both tracers' programs and each would take out only its own "
                         "cost; stop the other tracer, or add --shared-probes to trace anyway with wider bounds",
                     EBUSY);
