@@ -109,6 +109,28 @@ trace() {
     $(jq 'if (.probe_cost.gaps.edge_ns // 0) > 0 then .probe_cost.gaps.edge_ns else .probe_cost.traced_event_ns end' "$out")ns ($calls calls)"
 }
 
+# jfr_row JDK WORKLOAD PID METHOD FILE: CPU per request under JDK 25's JFR method timing of
+# METHOD (Class::method), and JFR's own average for it. FILE: where the JVM's user may write.
+jfr_row() {
+  local jdk=$1 w=$2 pid=$3 method=$4 file=$5 c avg bin=${jdk25%/java}
+  "$bin/jcmd" "$pid" JFR.start name=jmt method-timing="$method" >/dev/null
+  c=$(cpu_per "$w" "$pid")
+  "$bin/jcmd" "$pid" JFR.stop name=jmt filename="$file" >/dev/null
+  avg=$("$bin/jfr" print --events jdk.MethodTiming "$file" | awk '/average/ { print $3, $4 }' | tail -1)
+  row "$jdk" "$w" "JFR method timing" "$c" 0 "average $avg (JFR's own)"
+}
+
+# traced_rows JDK WORKLOAD PID NAME STATE CLASS METHOD ARGS...: a trace's row, then the same JVM's
+# CPU per request once WARM more requests recompiled its code ("after").
+traced_rows() {
+  local jdk=$1 w=$2 pid=$3 name=$4 state=$5 c e rest
+  shift 5
+  read -r c e rest < <(trace "$w" "$pid" "$name" "$@")
+  row "$jdk" "$w" "$state" "$c" "$e" "$rest"
+  "${w}_load" "$warm"
+  row "$jdk" "$w" after "$(cpu_per "$w" "$pid")" - -
+}
+
 # --- Tomcat ---------------------------------------------------------------------------------------
 adapter=org/apache/catalina/connector/CoyoteAdapter
 tomcat() {  # JDK PROBE_FLAG
@@ -131,21 +153,11 @@ for jdk in "${jdks[@]}"; do
   tomcat "$jdk" "" || continue
   row "$jdk" tomcat "flag off" "$(cpu_per tomcat "$TC_PID")" - -
   if [ "$jdk" = 17 ]; then
-    read -r c e rest < <(trace tomcat "$TC_PID" t17wide $adapter service "${wide[@]}")
-    row "$jdk" tomcat "switched, wide" "$c" "$e" "$rest"
-    tomcat_load "$warm"
-    row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
-    read -r c e rest < <(TIME_KEY='["wall_incl_ns"]' trace tomcat "$TC_PID" t17narrow $adapter service "${narrow[@]}")
-    row "$jdk" tomcat "switched, narrow" "$c" "$e" "$rest"
-    tomcat_load "$warm"
-    row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+    traced_rows "$jdk" tomcat "$TC_PID" t17wide "switched, wide" $adapter service "${wide[@]}"
+    TIME_KEY='["wall_incl_ns"]' traced_rows "$jdk" tomcat "$TC_PID" t17narrow "switched, narrow" $adapter service \
+      "${narrow[@]}"
   else
-    jcmd=${jdk25%/java}/jcmd
-    "$jcmd" "$TC_PID" JFR.start name=jmt method-timing="org.apache.catalina.connector.CoyoteAdapter::service" >/dev/null
-    c=$(cpu_per tomcat "$TC_PID")
-    "$jcmd" "$TC_PID" JFR.stop name=jmt filename="$TC_DIR/temp/mt.jfr" >/dev/null
-    avg=$("${jdk25%/java}/jfr" print --events jdk.MethodTiming "$TC_DIR/temp/mt.jfr" | awk '/average/ { print $3, $4 }' | tail -1)
-    row "$jdk" tomcat "JFR method timing" "$c" 0 "average $avg (JFR's own)"
+    jfr_row "$jdk" tomcat "$TC_PID" org.apache.catalina.connector.CoyoteAdapter::service "$TC_DIR/temp/mt.jfr"
   fi
   tc_stop
   # Flag on: untraced, traced at start, standby, switched after standby, after.
@@ -156,14 +168,9 @@ for jdk in "${jdks[@]}"; do
   "$jmt" standby -p "$TC_PID" | sed 's/^/      /' >&2
   tomcat_load "$warm"
   row "$jdk" tomcat "standby" "$(cpu_per tomcat "$TC_PID")" - -
-  read -r c e rest < <(trace tomcat "$TC_PID" t${jdk}sbwide $adapter service "${wide[@]}")
-  row "$jdk" tomcat "standby, wide" "$c" "$e" "$rest"
-  tomcat_load "$warm"
-  row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
-  read -r c e rest < <(TIME_KEY='["wall_incl_ns"]' trace tomcat "$TC_PID" t${jdk}sbnarrow $adapter service "${narrow[@]}")
-  row "$jdk" tomcat "standby, narrow" "$c" "$e" "$rest"
-  tomcat_load "$warm"
-  row "$jdk" tomcat "after" "$(cpu_per tomcat "$TC_PID")" - -
+  traced_rows "$jdk" tomcat "$TC_PID" t${jdk}sbwide "standby, wide" $adapter service "${wide[@]}"
+  TIME_KEY='["wall_incl_ns"]' traced_rows "$jdk" tomcat "$TC_PID" t${jdk}sbnarrow "standby, narrow" $adapter service \
+    "${narrow[@]}"
   tc_stop
 done
 
@@ -188,17 +195,9 @@ for jdk in "${jdks[@]}"; do
   seed "$jdk"
   row "$jdk" seed "flag off" "$(cpu_per seed "$seed_pid")" - -
   if [ "$jdk" = 17 ]; then
-    read -r c e rest < <(trace seed "$seed_pid" s17sw $tree a --package demo/warm/tree)
-    row "$jdk" seed "switched" "$c" "$e" "$rest"
-    seed_load "$warm"
-    row "$jdk" seed "after" "$(cpu_per seed "$seed_pid")" - -
+    traced_rows "$jdk" seed "$seed_pid" s17sw switched $tree a --package demo/warm/tree
   else
-    jcmd=${jdk25%/java}/jcmd
-    "$jcmd" "$seed_pid" JFR.start name=jmt method-timing="demo.warm.tree.Tree::a" >/dev/null
-    c=$(cpu_per seed "$seed_pid")
-    "$jcmd" "$seed_pid" JFR.stop name=jmt filename="$work/seed.jfr" >/dev/null
-    avg=$("${jdk25%/java}/jfr" print --events jdk.MethodTiming "$work/seed.jfr" | awk '/average/ { print $3, $4 }' | tail -1)
-    row "$jdk" seed "JFR method timing" "$c" 0 "average $avg (JFR's own)"
+    jfr_row "$jdk" seed "$seed_pid" demo.warm.tree.Tree::a "$work/seed.jfr"
   fi
   seed_stop
   seed "$jdk" -XX:+DTraceMethodProbes
@@ -208,9 +207,6 @@ for jdk in "${jdks[@]}"; do
   "$jmt" standby -p "$seed_pid" | sed 's/^/      /' >&2
   seed_load "$warm"
   row "$jdk" seed "standby" "$(cpu_per seed "$seed_pid")" - -
-  read -r c e rest < <(trace seed "$seed_pid" s${jdk}sb $tree a --package demo/warm/tree)
-  row "$jdk" seed "standby, traced" "$c" "$e" "$rest"
-  seed_load "$warm"
-  row "$jdk" seed "after" "$(cpu_per seed "$seed_pid")" - -
+  traced_rows "$jdk" seed "$seed_pid" s${jdk}sb "standby, traced" $tree a --package demo/warm/tree
   seed_stop
 done

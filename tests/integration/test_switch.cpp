@@ -179,16 +179,11 @@ void expect_tmp_clean(int pid)
 // Distinct files of jmethodtime's agent mapped in pid: it is loaded once, however many traces.
 size_t agent_copies(int pid)
 {
-    std::istringstream maps(jmt::read_file("/proc/" + std::to_string(pid) + "/maps"));
-    std::set<std::string> inodes;
-    for (std::string line; std::getline(maps, line);)
-        if (line.find("/libjmtagent.so") != std::string::npos) {
-            std::istringstream f(line);
-            std::string range, perms, offset, dev, inode;
-            f >> range >> perms >> offset >> dev >> inode;
-            inodes.insert(dev + ":" + inode);
-        }
-    return inodes.size();
+    std::set<std::pair<std::string, uint64_t>> files;
+    for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + std::to_string(pid) + "/maps")))
+        if (e.path.find("/libjmtagent.so") != std::string::npos)
+            files.emplace(e.dev, e.inode);
+    return files.size();
 }
 
 // JDK 17 started without the flag: a warm, JIT-compiled call tree is traced

@@ -4,6 +4,7 @@
 #include "cli/targets.h"
 #include "target/jvm.h"
 #include "util/error.h"
+#include "util/procfs.h"
 #include "report/report.h"
 #include <nlohmann/json.hpp>
 #include <fstream>
@@ -34,6 +35,26 @@ TEST(FindLibjvm, PathsWithSpacesAndDeletedFiles)
         "7f0000000000-7f0000100000 r--p 00000000 fe:01 5 /opt/my jdk/lib/server/libjvm.so (deleted)\n");
     ASSERT_TRUE(m.found);
     EXPECT_EQ(m.path, "/opt/my jdk/lib/server/libjvm.so");
+}
+
+TEST(ParseMaps, EveryFieldDeletedFilesAndAnonymousMemory)
+{
+    const std::vector<jmt::MapsEntry> m = jmt::parse_maps(
+        std::string(kMaps) + "7f00000a0000-7f00000a1000 r--p 00000000 fe:00 10952723                   "
+                             "/tmp/.jmethodtime-a8612d5eaf8540a7/libjmtagent.so (deleted)\n"
+                             "not a maps line\n");
+    ASSERT_EQ(m.size(), 6u);
+    EXPECT_EQ(m[2].start, 0x7f1a2e200000ULL);
+    EXPECT_EQ(m[2].end, 0x7f1a2e4c1000ULL);
+    EXPECT_EQ(m[3].offset, 0x2c1000u);
+    EXPECT_EQ(m[3].perms, "r-xp");
+    EXPECT_EQ(m[3].dev, "fe:01");
+    EXPECT_EQ(m[3].inode, 99u);
+    EXPECT_EQ(m[1].path, "");  // anonymous
+    EXPECT_EQ(m[4].path, "[stack]");
+    EXPECT_EQ(m[5].path, "/tmp/.jmethodtime-a8612d5eaf8540a7/libjmtagent.so");
+    EXPECT_TRUE(m[5].deleted);
+    EXPECT_FALSE(m[2].deleted);
 }
 
 TEST(FindLibjvm, NotAJvm)

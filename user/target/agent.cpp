@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 
 #include "agent_image.h"
 #include "util/error.h"
@@ -71,11 +70,6 @@ const StateSymbol &state_symbol()
         return out;
     }();
     return sym;
-}
-
-bool ends_with(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string random_hex(size_t digits)
@@ -212,32 +206,21 @@ bool is_agent_dir(const std::string &dir)
 
 std::optional<LoadedAgent> find_agent(int pid)
 {
-    std::istringstream maps(read_file("/proc/" + std::to_string(pid) + "/maps"));
-    std::string line;
-    while (std::getline(maps, line)) {
-        std::istringstream fields(line);
-        std::string range, perms, offset, dev, inode, path;
-        if (!(fields >> range >> perms >> offset >> dev >> inode))
-            continue;
-        std::getline(fields, path);
-        const size_t first = path.find_first_not_of(' ');
-        path = first == std::string::npos ? std::string() : path.substr(first);
-        if (ends_with(path, " (deleted)"))
-            path.resize(path.size() - 10);
-        const size_t slash = path.rfind('/');
-        if (slash == std::string::npos || path.substr(slash + 1) != kAgentFile ||
-            !is_agent_dir(path.substr(0, slash)) || std::stoull(offset, nullptr, 16) != 0)
+    for (const MapsEntry &e : parse_maps(read_file("/proc/" + std::to_string(pid) + "/maps"))) {
+        const size_t slash = e.path.rfind('/');
+        if (e.offset != 0 || slash == std::string::npos || e.path.substr(slash + 1) != kAgentFile ||
+            !is_agent_dir(e.path.substr(0, slash)))
             continue;
         const StateSymbol &sym = state_symbol();
-        const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-        const std::string bytes = read_target_memory(pid, start - sym.first_load + sym.value, sizeof(jmt_agent_state));
+        const std::string bytes =
+            read_target_memory(pid, e.start - sym.first_load + sym.value, sizeof(jmt_agent_state));
         if (bytes.size() != sizeof(jmt_agent_state))
             return std::nullopt;
         LoadedAgent agent;
         memcpy(&agent.state, bytes.data(), sizeof(agent.state));
-        agent.path = path;
+        agent.path = e.path;
         if (agent.state.magic != JMT_AGENT_MAGIC || agent.state.abi != JMT_AGENT_ABI_VERSION)
-            throw Error(who(pid) + " holds a jmethodtime agent of another version (" + path +
+            throw Error(who(pid) + " holds a jmethodtime agent of another version (" + e.path +
                             "): use the jmethodtime that loaded it, or restart the JVM",
                         EPROTO);
         return agent;

@@ -33,27 +33,11 @@ bool ends_with(const std::string &s, const std::string &suffix)
 LibjvmMapping find_libjvm(const std::string &maps_text)
 {
     LibjvmMapping m;
-    std::istringstream in(maps_text);
-    std::string line;
-    while (std::getline(in, line)) {
-        // start-end perms offset dev inode path
-        std::istringstream fields(line);
-        std::string range, perms, offset, dev, inode, path;
-        if (!(fields >> range >> perms >> offset >> dev >> inode))
+    for (const MapsEntry &e : parse_maps(maps_text)) {
+        if (e.offset != 0 || !ends_with(e.path, "/libjvm.so"))
             continue;
-        std::getline(fields, path);
-        size_t first = path.find_first_not_of(' ');
-        if (first == std::string::npos)
-            continue;
-        path = path.substr(first);
-        if (ends_with(path, " (deleted)"))
-            path.resize(path.size() - 10);
-        if (!ends_with(path, "/libjvm.so"))
-            continue;
-        if (std::stoull(offset, nullptr, 16) != 0)
-            continue;
-        m.path = path;
-        m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+        m.path = e.path;
+        m.start = e.start;
         m.found = true;
         return m;
     }

@@ -60,6 +60,42 @@ std::string read_target_memory(int pid, uint64_t addr, size_t len)
     return buf;
 }
 
+std::vector<MapsEntry> parse_maps(const std::string &maps_text)
+{
+    std::vector<MapsEntry> out;
+    std::istringstream in(maps_text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string range, offset, inode, path;
+        MapsEntry e;
+        if (!(fields >> range >> e.perms >> offset >> e.dev >> inode))
+            continue;
+        const size_t dash = range.find('-');
+        if (dash == std::string::npos)
+            continue;
+        try {
+            e.start = std::stoull(range.substr(0, dash), nullptr, 16);
+            e.end = std::stoull(range.substr(dash + 1), nullptr, 16);
+            e.offset = std::stoull(offset, nullptr, 16);
+            e.inode = std::stoull(inode);
+        } catch (const std::exception &) {
+            continue;
+        }
+        std::getline(fields, path);
+        const size_t first = path.find_first_not_of(' ');
+        e.path = first == std::string::npos ? std::string() : path.substr(first);
+        const std::string deleted = " (deleted)";
+        if (e.path.size() > deleted.size() &&
+            e.path.compare(e.path.size() - deleted.size(), deleted.size(), deleted) == 0) {
+            e.path.resize(e.path.size() - deleted.size());
+            e.deleted = true;
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
 uint64_t effective_capabilities(const std::string &status_text)
 {
     std::istringstream in(status_text);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace jmt {
 
@@ -26,6 +27,20 @@ std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
 // /proc/PID/stat cannot be read (the process is gone). Tick resolution
 // (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
 std::optional<uint64_t> process_cpu_ns(int pid);
+
+// One line of /proc/PID/maps: "start-end perms offset dev inode path".
+struct MapsEntry {
+    uint64_t start = 0, end = 0;
+    std::string perms;
+    uint64_t offset = 0;   // in the file
+    std::string dev;       // "fe:01"
+    uint64_t inode = 0;
+    std::string path;      // without " (deleted)"; empty for anonymous memory
+    bool deleted = false;  // the file was removed since it was mapped
+};
+
+// The lines of a /proc/PID/maps text that parse (paths may hold spaces).
+std::vector<MapsEntry> parse_maps(const std::string &maps_text);
 
 
 }  // namespace jmt
