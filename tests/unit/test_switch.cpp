@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "target/agent.h"
 #include "target/agent/agent_request.h"
@@ -197,6 +198,29 @@ TEST(AgentRequest, ParsesEveryFieldAndRefusesTheRest)
     for (const char *bad : {"", "op=", "op=restorex", "op=standby;what=1", "op=arm;owner=12", "owner=1.2"})
         EXPECT_EQ(jmt_parse_request(bad, &r), -1) << bad;
     EXPECT_EQ(jmt_parse_request(nullptr, &r), -1);
+}
+
+TEST(AgentRequest, MethodSetHoldsEachKeyOnceUpToThreeQuarters)
+{
+    std::vector<const void *> set(JMT_AGENT_TRACKED_MAX, nullptr);
+    uint32_t count = 0, overflow = 0;
+    // jmethodIDs are pointers to 8-byte slots: keys 8 bytes apart, as they come.
+    auto key = [](uint64_t i) { return reinterpret_cast<const void *>(0x7f0000001000ULL + 8 * i); };
+    for (uint64_t i = 0; i < 1000; i++)
+        jmt_set_add(set.data(), key(i), &count, &overflow);
+    for (uint64_t i = 0; i < 1000; i++)
+        jmt_set_add(set.data(), key(i), &count, &overflow);  // again: no change
+    EXPECT_EQ(count, 1000u);
+    EXPECT_EQ(overflow, 0u);
+    for (uint64_t i = 0; i < 1000; i++)
+        ASSERT_TRUE(jmt_set_has(set.data(), key(i))) << i;
+    EXPECT_FALSE(jmt_set_has(set.data(), key(1000)));
+    EXPECT_FALSE(jmt_set_has(set.data(), key(5000)));
+    for (uint64_t i = 1000; i < JMT_AGENT_TRACKED_MAX; i++)
+        jmt_set_add(set.data(), key(i), &count, &overflow);
+    EXPECT_EQ(count, JMT_AGENT_TRACKED_MAX / 4 * 3);
+    EXPECT_EQ(overflow, 1u);
+    EXPECT_TRUE(jmt_set_has(set.data(), key(0)));
 }
 
 TEST(AgentDir, OnlyTheToolsOwnNames)

@@ -62,36 +62,6 @@ OutputSpec output_spec(const Options &o)
     return s;
 }
 
-TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets)
-{
-    const JvmTarget &target = targets.front();
-    TracerConfig config;
-    config.programs.pid = target.pid;
-    if (targets.size() > 1) {
-        for (size_t i = 1; i < targets.size(); i++)
-            config.programs.other_pids.push_back(targets[i].pid);
-        config.libjvms = attach_plan(targets, list_jvms());
-        for (const TracedLibjvm &lib : config.libjvms)
-            config.programs.filter_by_process = config.programs.filter_by_process || lib.whole;
-    }
-    config.programs.packages = o.packages;
-    config.programs.class_globs = o.class_globs;
-    config.programs.method_globs = o.method_globs;
-    config.programs.per_thread = o.per_thread;
-    config.programs.call_paths = wants_call_paths(o);
-    config.programs.foreign = o.foreign;
-    config.programs.max_paths = o.max_paths;
-    config.programs.arg_regs = target.arg_regs;
-    // JVMs of other JDK builds may pass the probes' arguments in other registers:
-    // then libbpf's reader, which finds each one's from its own notes.
-    for (const JvmTarget &t : targets)
-        if (t.arg_regs != target.arg_regs)
-            config.programs.arg_regs.reset();
-    config.programs.verbose = o.verbose;
-    config.libjvm = target.libjvm;
-    return config;
-}
-
 }  // namespace
 
 TraceSession::TraceSession(const Options &options)
@@ -193,76 +163,16 @@ void TraceSession::attach()
     }
 }
 
-namespace {
-
-bool switched_at_run_time(ProbeAccess access)
-{
-    return access == ProbeAccess::Switchable || access == ProbeAccess::Standby || access == ProbeAccess::LeftOn;
-}
-
-std::string seconds_text(double s)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), s < 10 ? "%.1f s" : "%.0f s", s);
-    return buf;
-}
-
-}  // namespace
-
 void TraceSession::switch_probes_on()
 {
-    const std::string classes = agent_class_filter(options_.packages, options_.class_globs);
-    const bool tty = isatty(STDERR_FILENO);
-    bool shown = false;
-    SwitchHooks hooks;
-    hooks.progress = [tty, &shown](const std::string &line) {
-        if (tty) {
-            std::cerr << "\r" << line << "\033[K" << std::flush;
-            shown = true;
-        }
-    };
     std::vector<const TargetWatch *> watching;
     for (const auto &watch : watches_)
         watching.push_back(watch.get());
-    hooks.wait = [this, &watching](uint64_t deadline) {
-        return wait_until(stop_, watching, deadline).wake == Wake::Deadline;
-    };
-    for (JvmTarget &t : targets_) {
-        if (!switched_at_run_time(t.access))
-            continue;
-        switches_.push_back(std::make_unique<ProbeSwitch>(t, classes));
-        ProbeSwitch &sw = *switches_.back();
-        if (!sw.report().recovered.empty())
-            std::cerr << sw.report().recovered << std::endl;
-        if (options_.settle_s > 0 && !tty)
-            std::cerr << "Waiting for pid " << t.pid << "'s compiles to settle (at most "
-                      << seconds_text(options_.settle_s) << ") before switching its probes on" << std::endl;
-        const bool on = sw.switch_on(hooks, options_.settle_s);
-        if (shown)
-            std::cerr << "\r\033[K" << std::flush;
-        if (!on)
-            throw Error("stopped while waiting for pid " + std::to_string(t.pid) +
-                            "'s compiles to settle: nothing was traced, and its probes are as they were",
-                        EINTR);
-        const SwitchReport &r = sw.report();
-        std::cerr << "Switched pid " << t.pid << "'s method probes on for the filter's classes: " << r.classes
-                  << (r.classes == 1 ? " class" : " classes") << " retransformed in " << std::lround(r.switch_ms)
-                  << " ms"
-                  << (r.full_deopt ? ", after the one-time deoptimization of all compiled code" : "")
-                  << (options_.settle_s <= 0 ? ""
-                      : r.settled        ? ", once its compiles settled (" + seconds_text(r.settle_s) + ")"
-                                         : ", its compiles still running after " + seconds_text(r.settle_s) +
-                                               " (--settle): code compiling meanwhile traps too")
-                  << std::endl;
-        base_.probes.access = "switched";
-        base_.probes.classes += r.classes;
-        base_.probes.unmodifiable += r.unmodifiable;
-        base_.probes.settle_s = std::max(base_.probes.settle_s, r.settle_s);
-        base_.probes.settled = base_.probes.settled && r.settled;
-    }
-    for (const JvmTarget &t : targets_)
-        if (!switched_at_run_time(t.access))
-            base_.probes.access = base_.probes.access.empty() ? "at_start" : "mixed";
+    switched_.switch_on(targets_, options_.packages, options_.class_globs, options_.settle_s,
+                        [this, &watching](uint64_t deadline) {
+                            return wait_until(stop_, watching, deadline).wake == Wake::Deadline;
+                        },
+                        base_.probes);
 }
 
 int TraceSession::run()
@@ -479,8 +389,7 @@ int TraceSession::finish(EndReason reason)
     if (targets_.size() > 1)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed
     tracer_.reset();  // detach before formatting: the JVM runs untraced from here
-    for (auto &sw : switches_)
-        sw->switch_off(std::cerr);
+    switched_.switch_off(std::cerr);
     progress_->clear();
     int exit_code = 0;
     if (launch_ && reason == EndReason::TargetExited)

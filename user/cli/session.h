@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "cli/sink.h"
 #include "cli/status_line.h"
+#include "cli/switched_jvms.h"
 #include "cli/targets.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
@@ -23,7 +24,6 @@
 #include "target/jvm.h"
 #include "target/launch.h"
 #include "target/lifecycle.h"
-#include "target/probe_switch.h"
 
 namespace jmt {
 
@@ -74,7 +74,7 @@ private:
     std::unique_ptr<LaunchedCommand> child_;
     std::unique_ptr<Tracer> tracer_;
     // Declared after tracer_: destroyed first, so a switched JVM is switched off on every way out.
-    std::vector<std::unique_ptr<ProbeSwitch>> switches_;
+    SwitchedJvms switched_;
     std::vector<std::unique_ptr<TargetWatch>> watches_;  // the traced JVMs still running
     Profile base_;  // what every window's profile starts from
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.h"
 #include "kernel/tracer.h"
 #include "target/jvm.h"
 
@@ -24,6 +25,10 @@ std::vector<JvmTarget> find_targets(int pid, const std::string &match, const std
 // when every JVM of all_jvms with the probes on that maps the same file is a
 // target, so no other JVM pays traps; otherwise once per pid.
 std::vector<TracedLibjvm> attach_plan(const std::vector<JvmTarget> &targets, const std::vector<JvmTarget> &all_jvms);
+
+// The tracer's configuration for targets (the first is the main one) under options o:
+// filters, outputs' needs, the probes' argument registers, and the attach plan of several JVMs.
+TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets);
 
 // "pid 12 (java), pid 34 (java)".
 std::string targets_text(const std::vector<JvmTarget> &targets);

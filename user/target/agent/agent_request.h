@@ -3,7 +3,7 @@
  * The agent's reading of a request and its class filter (agent_abi.h): pure
  * functions over plain memory, included by jmt_agent.c (built without a C
  * library) and by the unit tests (tests/unit/test_agent_request.cpp), so that
- * the agent's parser and matcher are the ones the tests run.
+ * the agent's parser, matcher and method set are the ones the tests run.
  *
  * A class filter is "*" (every class) or items separated by ' ': "p:PKG" (a
  * --package prefix, whole segments) and "g:GLOB" (a --class glob, glob.h). A
@@ -162,6 +162,50 @@ static inline int jmt_class_selected(const char *filter, unsigned long flen, con
 		}
 	}
 	return (!packages || in_package) && (!globs || in_glob);
+}
+
+/*
+ * The set of methods compiled while tracking: JMT_AGENT_TRACKED_MAX slots of
+ * pointers (jmethodIDs), open addressing, NULL an empty slot. At most three
+ * quarters fill, so a probe stays short; past that *overflow is set (the
+ * agent then takes every class).
+ */
+static inline uint32_t jmt_set_slot(const void *key)
+{
+	return (uint32_t)((((uint64_t)(unsigned long)key >> 3) * 0x9e3779b97f4a7c15ULL) >> 32) &
+	       (JMT_AGENT_TRACKED_MAX - 1);
+}
+
+static inline int jmt_set_has(const void *const *set, const void *key)
+{
+	uint32_t i, s = jmt_set_slot(key);
+
+	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
+		if (set[s] == key)
+			return 1;
+		if (!set[s])
+			return 0;
+	}
+	return 0;
+}
+
+/* Adds key (not NULL) unless it is there; *count counts the keys held. */
+static inline void jmt_set_add(const void **set, const void *key, uint32_t *count, uint32_t *overflow)
+{
+	uint32_t i, s = jmt_set_slot(key);
+
+	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
+		if (set[s] == key)
+			return;
+		if (!set[s])
+			break;
+	}
+	if (*count >= JMT_AGENT_TRACKED_MAX / 4 * 3) {
+		*overflow = 1;
+		return;
+	}
+	set[s] = key;
+	*count += 1;
 }
 
 #endif /* JMT_AGENT_REQUEST_H */

@@ -56,44 +56,6 @@ void *memcpy(void *dst, const void *src, unsigned long n)
 
 /* ---- Methods compiled while tracking -------------------------------------------------------- */
 
-static uint32_t slot_of(jmethodID m)
-{
-	return (uint32_t)((((uint64_t)(unsigned long)m >> 3) * 0x9e3779b97f4a7c15ULL) >> 48) &
-	       (JMT_AGENT_TRACKED_MAX - 1);
-}
-
-static int table_has(const jmethodID *table, jmethodID m)
-{
-	uint32_t i, s = slot_of(m);
-
-	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
-		if (table[s] == m)
-			return 1;
-		if (!table[s])
-			return 0;
-	}
-	return 0;
-}
-
-/* Under tracked_lock. Keeps a quarter of the slots free: probing stays short. */
-static void table_add(jmethodID *table, jmethodID m)
-{
-	uint32_t i, s = slot_of(m);
-
-	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
-		if (table[s] == m)
-			return;
-		if (!table[s])
-			break;
-	}
-	if (jmt_agent_state.tracked >= JMT_AGENT_TRACKED_MAX / 4 * 3) {
-		jmt_agent_state.tracked_overflow = 1;
-		return;
-	}
-	table[s] = m;
-	jmt_agent_state.tracked++;
-}
-
 static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jint code_size,
 					    const void *code_addr, jint map_length,
 					    const jvmtiAddrLocationMap *map, const void *compile_info)
@@ -102,7 +64,8 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jin
 	(*env)->RawMonitorEnter(env, tracked_lock);
 	jmt_agent_state.compiles++;
 	if (tracked)
-		table_add(tracked, method);
+		jmt_set_add((const void **)tracked, method, &jmt_agent_state.tracked,
+			    &jmt_agent_state.tracked_overflow);
 	(*env)->RawMonitorExit(env, tracked_lock);
 }
 
@@ -195,7 +158,7 @@ static int declares_one_of(jclass k, const jmethodID *table)
 	if ((*jvmti)->GetClassMethods(jvmti, k, &n, &methods) != JVMTI_ERROR_NONE)
 		return 0;
 	for (i = 0; i < n && !found; i++)
-		found = table_has(table, methods[i]);
+		found = jmt_set_has((const void *const *)table, methods[i]);
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
 	return found;
 }
