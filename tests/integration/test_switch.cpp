@@ -131,11 +131,15 @@ struct Traced {
     std::string err;
 };
 
-// A trace of the tree's package while one round of n calls runs.
-Traced trace_round(WarmJvm &jvm, int n, std::vector<std::string> extra = {})
+// A trace of the tree's package while one round of n calls runs; the JVM named by -p, or by
+// the selector given (--match REGEX).
+Traced trace_round(WarmJvm &jvm, int n, std::vector<std::string> extra = {}, std::vector<std::string> selector = {})
 {
-    std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--json",
-                                     "--settle", "20"};
+    if (selector.empty())
+        selector = {"-p", jvm.pid_text()};
+    std::vector<std::string> argv = {JMT_BINARY};
+    argv.insert(argv.end(), selector.begin(), selector.end());
+    argv.insert(argv.end(), {"--package", "demo/warm/tree", "--json", "--settle", "20"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child jmt(argv, false);
     Traced t;
@@ -187,17 +191,19 @@ size_t agent_copies(int pid)
 }
 
 // JDK 17 started without the flag: a warm, JIT-compiled call tree is traced
-// with exact counts, twice, and after each trace no probe call is left.
+// with exact counts, twice (-p, then --match), and after each trace no probe call is left.
 TEST(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
 {
     JMT_REQUIRE_BPF();
-    WarmJvm jvm({});
+    const std::string marker = "-Djmt.switchtest=" + std::to_string(getpid());
+    WarmJvm jvm({marker});
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
     EXPECT_EQ(events_of_round(jvm, 20000), 0u) << "a JVM without the flag fires no probe";
     const std::vector<int> rounds = {5000, 3000};
     for (size_t i = 0; i < rounds.size(); i++) {
         SCOPED_TRACE("trace " + std::to_string(i + 1));
-        const Traced t = trace_round(jvm, rounds[i]);
+        const Traced t =
+            i == 0 ? trace_round(jvm, rounds[i]) : trace_round(jvm, rounds[i], {}, {"--match", marker + " "});
         expect_tree_counts(t, rounds[i]);
         EXPECT_EQ(t.report["probes"]["access"], "switched");
         EXPECT_GE(t.report["probes"]["classes"].get<int>(), 1);
