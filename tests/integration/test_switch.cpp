@@ -185,7 +185,7 @@ size_t agent_copies(int pid)
 {
     std::set<std::pair<std::string, uint64_t>> files;
     for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + std::to_string(pid) + "/maps")))
-        if (e.path.find("/libjmtagent.so") != std::string::npos)
+        if (e.path.find("/libjmtagent.so") != std::string::npos && e.perms.find('x') != std::string::npos)
             files.emplace(e.dev, e.inode);
     return files.size();
 }
@@ -295,26 +295,42 @@ TEST(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
 
 // A JVM as in a container: its own mount namespace with its own /tmp, its own
 // pid namespace (it is pid 1 there, which names its attach socket), run by
-// another user. The agent is placed in that /tmp, the attach goes through it.
+// another user. The agent is placed in that /tmp, the attach goes through it;
+// with that /tmp mounted noexec (no code can be mapped from it), in the
+// directory of the JVM's libjvm.so.
 TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
 {
     JMT_REQUIRE_BPF();
-    const std::string marker = "-Djmt.container=" + std::to_string(getpid());
-    WarmJvm jvm({marker}, JMT_JAVA,
-                {"unshare", "--mount", "--pid", "--fork", "--propagation", "private", "--", "sh", "-c",
-                 "mount -t tmpfs jmt-tmp /tmp && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
-                 "sh"});
-    ASSERT_GT(jvm.pid(), 0);
-    const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
-    EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
-    EXPECT_NE(status.find("\nUid:\t65534\t"), std::string::npos);
-    const Traced t = trace_round(jvm, 2000);
-    expect_tree_counts(t, 2000);
-    EXPECT_FALSE(flag_on(jvm.pid()));
-    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
-    expect_tmp_clean(jvm.pid());
-    // The host's /tmp never saw the socket or the agent.
-    EXPECT_NE(access("/tmp/.java_pid1", F_OK), 0);
+    for (const std::string tmp_options : {"mode=1777", "mode=1777,noexec"}) {
+        SCOPED_TRACE("/tmp " + tmp_options);
+        const std::string marker = "-Djmt.container=" + std::to_string(getpid()) + "." + tmp_options;
+        WarmJvm jvm({marker}, JMT_JAVA,
+                    {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
+                     "mount -t tmpfs -o " + tmp_options +
+                         " jmt-tmp /tmp && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
+                     "sh"});
+        ASSERT_GT(jvm.pid(), 0);
+        const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
+        EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
+        EXPECT_NE(status.find("\nUid:\t65534\t"), std::string::npos);
+        const Traced t = trace_round(jvm, 2000);
+        expect_tree_counts(t, 2000);
+        EXPECT_FALSE(flag_on(jvm.pid()));
+        EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+        expect_tmp_clean(jvm.pid());
+        // Where the JVM loaded the agent from (its code's mapping), and nothing of it left there.
+        std::string agent_dir;
+        for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + jvm.pid_text() + "/maps")))
+            if (e.path.find("/libjmtagent.so") != std::string::npos && e.perms.find('x') != std::string::npos)
+                agent_dir = e.path.substr(0, e.path.rfind('/'));
+        const std::string libjvm_dir = examined(jvm.pid()).libjvm_seen.substr(
+            0, examined(jvm.pid()).libjvm_seen.rfind('/'));
+        EXPECT_EQ(agent_dir.rfind(tmp_options.find("noexec") != std::string::npos ? libjvm_dir : "/tmp", 0), 0u)
+            << agent_dir;
+        EXPECT_NE(access(("/proc/" + jvm.pid_text() + "/root" + agent_dir).c_str(), F_OK), 0) << agent_dir;
+        // The host's /tmp never saw the socket or the agent.
+        EXPECT_NE(access("/tmp/.java_pid1", F_OK), 0);
+    }
 }
 
 // HotSpot's exported flag table gives the addresses libjvm's symbol table gives

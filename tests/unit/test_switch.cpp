@@ -226,10 +226,12 @@ TEST(AgentRequest, MethodSetHoldsEachKeyOnceUpToThreeQuarters)
 TEST(AgentDir, OnlyTheToolsOwnNames)
 {
     EXPECT_TRUE(jmt::is_agent_dir("/tmp/.jmethodtime-0123456789abcdef"));
+    EXPECT_TRUE(jmt::is_agent_dir("/usr/lib/jvm/jdk/lib/server/.jmethodtime-0123456789abcdef"));
     EXPECT_FALSE(jmt::is_agent_dir("/tmp/.jmethodtime-0123456789abcde"));
     EXPECT_FALSE(jmt::is_agent_dir("/tmp/.jmethodtime-0123456789abcdeF"));
-    EXPECT_FALSE(jmt::is_agent_dir("/var/tmp/.jmethodtime-0123456789abcdef"));
+    EXPECT_FALSE(jmt::is_agent_dir("tmp/.jmethodtime-0123456789abcdef"));
     EXPECT_FALSE(jmt::is_agent_dir("/tmp/.jmethodtime-0123456789abcdef/.."));
+    EXPECT_FALSE(jmt::is_agent_dir("/tmp/../x/.jmethodtime-0123456789abcdef"));
 }
 
 TEST(AttachIdentity, NamespacePidOwnerAndSigquit)

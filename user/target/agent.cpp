@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "agent_image.h"
 #include "util/error.h"
@@ -86,32 +88,75 @@ std::string random_hex(size_t digits)
     return out.substr(0, digits);
 }
 
-// The agent's file in a private directory of the JVM's /tmp, removed (file
-// and directory) when this goes. The directory is root's (0711), made with
-// mkdir (which fails on anything already there) and opened without following
-// links; the file is created with O_EXCL in it and is root's (0644): nobody
-// but root can change what the JVM loads.
+// A directory of the JVM's mount namespace (path absolute there) opened so that nobody but root
+// can change what is under it: each component, from the JVM's root down, is a directory (no
+// link followed) that is root's (or the owner's of that root: a user namespace's root) and
+// either writable by its owner alone or sticky (as /tmp is, where nobody may move another
+// user's entries). -1 (errno set) otherwise.
+int open_trusted_dir(int pid, const std::string &path)
+{
+    int fd = open(("/proc/" + std::to_string(pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat root_st = {};
+    if (fd >= 0 && fstat(fd, &root_st) != 0) {
+        close(fd);
+        return -1;
+    }
+    size_t at = 1;
+    while (fd >= 0) {
+        struct stat st = {};
+        if (fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != root_st.st_uid) ||
+            ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+            close(fd);
+            errno = EPERM;
+            return -1;
+        }
+        if (at >= path.size())
+            return fd;
+        const size_t end = std::min(path.find('/', at), path.size());
+        const std::string name = path.substr(at, end - at);
+        at = end + 1;
+        if (name.empty() || name == "." || name == "..") {
+            close(fd);
+            errno = EINVAL;
+            return -1;
+        }
+        const int next = openat(fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+    }
+    return -1;
+}
+
+// The agent's file in a private directory made in parent (a directory of the JVM's mount
+// namespace that only root can change, open_trusted_dir), removed (file and directory) when
+// this goes. The directory is root's (0711), made with mkdir (which fails on anything already
+// there) and opened without following links; the file is created with O_EXCL in it and is
+// root's (0644): nobody but root can change what the JVM loads.
 class PlacedAgent {
 public:
-    // dir_in_jvm: "/tmp/.jmethodtime-HEX"; empty: a new name.
-    PlacedAgent(int pid, std::string dir_in_jvm)
+    // dir_in_jvm: "PARENT/.jmethodtime-HEX": that name again (an agent the JVM loaded from it); empty: a
+    // new name in parent.
+    PlacedAgent(int pid, const std::string &parent, std::string dir_in_jvm)
     {
-        const std::string root = "/proc/" + std::to_string(pid) + "/root";
-        tmp_fd_ = open((root + "/tmp").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (tmp_fd_ < 0)
-            fail("cannot open " + who(pid) + "'s /tmp", errno);
         if (dir_in_jvm.empty())
-            dir_in_jvm = "/tmp/" + std::string(kDirPrefix) + random_hex(kDirRandomHex);
-        dir_name_ = dir_in_jvm.substr(5);
-        if (mkdirat(tmp_fd_, dir_name_.c_str(), 0711) != 0)
+            dir_in_jvm = (parent == "/" ? "" : parent) + "/" + kDirPrefix + random_hex(kDirRandomHex);
+        const size_t slash = dir_in_jvm.rfind('/');
+        parent_fd_ = open_trusted_dir(pid, slash == 0 ? "/" : dir_in_jvm.substr(0, slash));
+        if (parent_fd_ < 0)
+            fail("cannot use " + dir_in_jvm.substr(0, slash) + " in " + who(pid) +
+                     "'s mount namespace for the agent: it must be a directory only root can change",
+                 errno);
+        dir_name_ = dir_in_jvm.substr(slash + 1);
+        if (mkdirat(parent_fd_, dir_name_.c_str(), 0711) != 0)
             fail("cannot create " + dir_in_jvm + " in " + who(pid) + "'s mount namespace" +
                      (errno == EEXIST ? " (it exists and is not this jmethodtime's: remove it)" : ""),
                  errno);
         made_dir_ = true;
-        dir_fd_ = openat(tmp_fd_, dir_name_.c_str(), O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dir_fd_ = openat(parent_fd_, dir_name_.c_str(), O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st = {};
         if (dir_fd_ < 0 || fstat(dir_fd_, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022))
-            fail("cannot use " + dir_in_jvm + " in " + who(pid) + "'s /tmp: not the directory just made", EPERM);
+            fail("cannot use " + dir_in_jvm + " in " + who(pid) + "'s mount namespace: not the directory just made",
+                 EPERM);
         fchmod(dir_fd_, 0711);  // whatever the umask
         const int fd = openat(dir_fd_, kAgentFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0)
@@ -146,16 +191,16 @@ private:
     {
         if (made_file_ && dir_fd_ >= 0)
             unlinkat(dir_fd_, kAgentFile, 0);
-        if (made_dir_ && tmp_fd_ >= 0)
-            unlinkat(tmp_fd_, dir_name_.c_str(), AT_REMOVEDIR);
+        if (made_dir_ && parent_fd_ >= 0)
+            unlinkat(parent_fd_, dir_name_.c_str(), AT_REMOVEDIR);
         made_file_ = made_dir_ = false;
-        for (int *fd : {&dir_fd_, &tmp_fd_})
+        for (int *fd : {&dir_fd_, &parent_fd_})
             if (*fd >= 0) {
                 close(*fd);
                 *fd = -1;
             }
     }
-    int tmp_fd_ = -1, dir_fd_ = -1;
+    int parent_fd_ = -1, dir_fd_ = -1;
     bool made_dir_ = false, made_file_ = false;
     std::string dir_name_, path_;
 };
@@ -189,27 +234,42 @@ void check_load_reply(int pid, const AttachReply &reply)
     for (char &c : text)
         if (c == '\n')
             c = ' ';
+    // "... was not loaded. ...: failed to map segment from shared object": a filesystem mounted noexec.
+    const bool unmappable = text.find("was not loaded") != std::string::npos;
     throw Error(who(pid) + " did not load jmethodtime's agent (attach status " + std::to_string(reply.status) +
                     (text.empty() ? "" : ": " + text) + ")",
-                EPROTO);
+                unmappable ? ENOEXEC : EPROTO);
 }
 
 }  // namespace
 
 bool is_agent_dir(const std::string &dir)
 {
-    const std::string prefix = std::string("/tmp/") + kDirPrefix;
-    if (dir.size() != prefix.size() + kDirRandomHex || dir.compare(0, prefix.size(), prefix) != 0)
+    const size_t slash = dir.rfind('/');
+    if (dir.empty() || dir[0] != '/' || slash == std::string::npos)
         return false;
-    return dir.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos;
+    const std::string name = dir.substr(slash + 1);
+    const size_t prefix = sizeof(kDirPrefix) - 1;
+    return name.size() == prefix + kDirRandomHex && name.compare(0, prefix, kDirPrefix) == 0 &&
+           name.find_first_not_of("0123456789abcdef", prefix) == std::string::npos &&
+           dir.find("/../") == std::string::npos && dir.find("/./") == std::string::npos;
 }
 
 std::optional<LoadedAgent> find_agent(int pid)
 {
-    for (const MapsEntry &e : parse_maps(read_file("/proc/" + std::to_string(pid) + "/maps"))) {
+    const std::vector<MapsEntry> maps = parse_maps(read_file("/proc/" + std::to_string(pid) + "/maps"));
+    // The loaded agent has code mapped: a dlopen that failed (a /tmp mounted noexec) may
+    // leave the file's first mapping behind, without it.
+    auto executable = [&maps](const MapsEntry &file) {
+        for (const MapsEntry &e : maps)
+            if (e.dev == file.dev && e.inode == file.inode && e.perms.find('x') != std::string::npos)
+                return true;
+        return false;
+    };
+    for (const MapsEntry &e : maps) {
         const size_t slash = e.path.rfind('/');
         if (e.offset != 0 || slash == std::string::npos || e.path.substr(slash + 1) != kAgentFile ||
-            !is_agent_dir(e.path.substr(0, slash)))
+            !is_agent_dir(e.path.substr(0, slash)) || !executable(e))
             continue;
         const StateSymbol &sym = state_symbol();
         const std::string bytes =
@@ -239,21 +299,39 @@ std::string agent_error_text(const jmt_agent_state &state)
     }
 }
 
-jmt_agent_state agent_request(int pid, const std::string &options, bool attach_disabled, const AttachLimits &limits)
+jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place, const AttachLimits &limits)
 {
     if (options.size() > JMT_AGENT_OPTIONS_MAX)
         throw Error("an agent request of " + std::to_string(options.size()) + " bytes, over the " +
                         std::to_string(JMT_AGENT_OPTIONS_MAX) + " HotSpot takes",
                     E2BIG);
     const std::optional<LoadedAgent> before = find_agent(pid);
-    // A JVM loads the agent once: later requests name the same path, which its
-    // dynamic linker finds among the objects it has loaded (the file is
-    // placed again all the same, in a directory of that name made anew).
-    std::string dir;
-    if (before)
-        dir = before->path.substr(0, before->path.rfind('/'));
-    PlacedAgent placed(pid, dir);
-    check_load_reply(pid, attach_request(pid, "load", {placed.path(), "true", options}, attach_disabled, limits));
+    // A JVM loads the agent once: later requests name the same path, which its dynamic linker
+    // finds among the objects it has loaded (the file is placed again all the same, in a
+    // directory of that name made anew). The first load tries /tmp, then place.fallback_dir
+    // (a /tmp mounted noexec cannot hold code to map).
+    std::vector<std::string> parents = {"/tmp"};
+    if (!place.fallback_dir.empty())
+        parents.push_back(place.fallback_dir);
+    std::string first_error;
+    for (const std::string &parent : parents) {
+        const std::string dir = before ? before->path.substr(0, before->path.rfind('/')) : std::string();
+        try {
+            PlacedAgent placed(pid, parent, dir);
+            check_load_reply(pid, attach_request(pid, "load", {placed.path(), "true", options},
+                                                 place.attach_disabled, limits));
+            first_error.clear();
+            break;
+        } catch (const Error &e) {
+            // Only a JVM that could not map the file is asked again, elsewhere.
+            if (before || e.error_number() != ENOEXEC)
+                throw;
+            if (first_error.empty())
+                first_error = e.what();
+        }
+    }
+    if (!first_error.empty())
+        throw Error(first_error, ENOEXEC);
     const std::optional<LoadedAgent> after = find_agent(pid);
     if (!after || (before && after->state.requests == before->state.requests))
         throw Error(who(pid) + " answered the agent request, but its agent did not run it: restart the JVM "

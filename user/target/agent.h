@@ -22,13 +22,22 @@ struct LoadedAgent {
 // none is. Throws jmt::Error when one is loaded but of another ABI version.
 std::optional<LoadedAgent> find_agent(int pid);
 
-// The path of a private directory the agent is placed in, "/tmp/.jmethodtime-" and 16 hex digits.
+// Whether dir is a private directory the agent is placed in: an absolute path ending in
+// ".jmethodtime-" and 16 hex digits.
 bool is_agent_dir(const std::string &dir);
+
+// Where the agent may go in the JVM's mount namespace, and how to reach the JVM.
+struct AgentPlace {
+    bool attach_disabled = false;  // -XX:+DisableAttachMechanism: refused at once
+    // Tried when the JVM cannot map the agent from /tmp (mounted noexec): the directory of
+    // its libjvm.so, as it sees it. Either must be a directory only root can change.
+    std::string fallback_dir;
+};
 
 // Sends options (agent_abi.h) to pid's agent, placing it first, and returns
 // its state after the request. Throws jmt::Error naming the cause and the fix
 // when the JVM refuses the agent or the agent reports a failure.
-jmt_agent_state agent_request(int pid, const std::string &options, bool attach_disabled,
+jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place,
                               const AttachLimits &limits = {});
 
 // What an agent's failure means, in words: "JVMTI error 99 (RetransformClasses)".

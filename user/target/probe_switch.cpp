@@ -50,6 +50,17 @@ std::optional<uint64_t> start_time(int pid)
 
 JvmMemory memory_of(const JvmTarget &t) { return JvmMemory(t.pid, t.libjvm_bias, t.libjvm_symbols); }
 
+// Where the agent goes: /tmp, else libjvm's own directory.
+AgentPlace place_of(const JvmTarget &t)
+{
+    AgentPlace place;
+    place.attach_disabled = t.attach_disabled;
+    const size_t slash = t.libjvm_seen.rfind('/');
+    if (slash != std::string::npos && slash > 0)
+        place.fallback_dir = t.libjvm_seen.substr(0, slash);
+    return place;
+}
+
 uint64_t flag_address(const JvmMemory &memory)
 {
     const std::optional<uint64_t> at = memory.flag("DTraceMethodProbes");
@@ -196,7 +207,7 @@ bool identity_alive(const ProcessIdentity &identity)
 }
 
 ProbeSwitch::ProbeSwitch(const JvmTarget &target, std::string classes)
-    : pid_(target.pid), classes_(std::move(classes)), attach_disabled_(target.attach_disabled),
+    : pid_(target.pid), classes_(std::move(classes)), place_(place_of(target)),
       memory_(std::make_unique<JvmMemory>(memory_of(target)))
 {
     flag_addr_ = flag_address(*memory_);
@@ -218,7 +229,7 @@ bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
 {
     const std::string owner = owner_field(self_identity());
     // Compiles are remembered from here, so that none made with the flag on is missed.
-    jmt_agent_state st = agent_request(pid_, "op=begin;" + owner + (deopt_needed_ ? ";deopt=1" : ""), attach_disabled_);
+    jmt_agent_state st = agent_request(pid_, "op=begin;" + owner + (deopt_needed_ ? ";deopt=1" : ""), place_);
     began_ = true;
     report_.full_deopt = deopt_needed_;
     const uint64_t start = monotonic_ns();
@@ -250,11 +261,11 @@ bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
             return false;
     }
     report_.settle_s = static_cast<double>(monotonic_ns() - start) / 1e9;
-    agent_request(pid_, "op=arm", attach_disabled_);
+    agent_request(pid_, "op=arm", place_);
     memory_->write_u8(flag_addr_, 1);
     flag_set_ = true;
     const uint64_t switch_start = monotonic_ns();
-    st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, attach_disabled_);
+    st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, place_);
     report_.switch_ms = static_cast<double>(monotonic_ns() - switch_start) / 1e6;
     report_.classes = st.retransformed;
     report_.unmodifiable = st.unmodifiable;
@@ -265,7 +276,7 @@ void ProbeSwitch::switch_off(std::ostream &notes)
 {
     if (!began_ && !flag_set_)
         return;
-    if (kill(pid_, 0) != 0) {  // the JVM is gone, and its code with it
+    if (!start_time(pid_)) {  // the JVM is gone (or a zombie), and its code with it
         began_ = flag_set_ = false;
         return;
     }
@@ -273,10 +284,10 @@ void ProbeSwitch::switch_off(std::ostream &notes)
         if (flag_set_)
             memory_->write_u8(flag_addr_, 0);
         flag_set_ = false;
-        agent_request(pid_, "op=restore", attach_disabled_);
+        agent_request(pid_, "op=restore", place_);
         began_ = false;
     } catch (const Error &e) {
-        if (kill(pid_, 0) == 0)
+        if (start_time(pid_))
             notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
                   << "; the next jmethodtime on that JVM does" << std::endl;
         began_ = flag_set_ = false;
@@ -287,7 +298,7 @@ std::string recover_switch(const JvmTarget &target)
 {
     const JvmMemory memory = memory_of(target);
     memory.write_u8(flag_address(memory), 0);
-    const jmt_agent_state st = agent_request(target.pid, "op=restore", target.attach_disabled);
+    const jmt_agent_state st = agent_request(target.pid, "op=restore", place_of(target));
     return "jmethodtime: " + who(target.pid) + "'s probes were left switched on by a jmethodtime (pid " +
            std::to_string(target.switch_owner) + ") that ended without switching them off: switched off (" +
            std::to_string(st.retransformed) + " classes retransformed)";
@@ -301,7 +312,7 @@ std::string put_on_standby(const JvmTarget &target)
     const uint64_t start = monotonic_ns();
     jmt_agent_state st{};
     try {
-        st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), target.attach_disabled);
+        st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
     } catch (const Error &) {
         memory.write_u8(flag_address(memory), 1);  // as found: its compiled code still has the calls
         throw;

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "target/agent.h"
 #include "target/agent/agent_abi.h"
 
 namespace jmt {
@@ -134,7 +135,7 @@ public:
 private:
     int pid_;
     std::string classes_;
-    bool attach_disabled_;
+    AgentPlace place_;
     uint64_t flag_addr_ = 0;
     bool deopt_needed_ = false;
     bool began_ = false;    // the agent remembers compiles
