@@ -37,8 +37,8 @@ constexpr char kTree[] = "demo/warm/tree/Tree";
 // found by its command line, which flags must make unique.
 struct WarmJvm {
     explicit WarmJvm(std::vector<std::string> flags, const std::string &java = JMT_JAVA,
-                     const std::vector<std::string> &wrapper = {})
-        : java_(argv(wrapper, java, flags), true)
+                     const std::vector<std::string> &wrapper = {}, const std::string &classpath = JMT_JAVA_CLASSES)
+        : java_(argv(wrapper, java, flags, classpath), true)
     {
         EXPECT_FALSE(java_.wait_line(false, "READY", 120000).empty()) << java_.drain(true, 1000);
         pid_ = java_.pid();
@@ -46,12 +46,12 @@ struct WarmJvm {
             pid_ = jvm_with(flags.back());
     }
     static std::vector<std::string> argv(const std::vector<std::string> &wrapper, const std::string &java,
-                                         std::vector<std::string> flags)
+                                         std::vector<std::string> flags, const std::string &classpath)
     {
         std::vector<std::string> a = wrapper;
         a.push_back(java);
         a.insert(a.end(), flags.begin(), flags.end());
-        a.insert(a.end(), {"-cp", JMT_JAVA_CLASSES, "demo.warm.Rounds", std::to_string(kWarmCalls)});
+        a.insert(a.end(), {"-cp", classpath, "demo.warm.Rounds", std::to_string(kWarmCalls)});
         return a;
     }
     // n calls of Tree.a(), waited for.
@@ -304,11 +304,14 @@ TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
     for (const std::string tmp_options : {"mode=1777", "mode=1777,noexec"}) {
         SCOPED_TRACE("/tmp " + tmp_options);
         const std::string marker = "-Djmt.container=" + std::to_string(getpid()) + "." + tmp_options;
+        // The classes may be under the host's /tmp (a build there): the JVM's working directory
+        // keeps them reachable under the new /tmp, as its class path ".".
         WarmJvm jvm({marker}, JMT_JAVA,
                     {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
-                     "mount -t tmpfs -o " + tmp_options +
+                     std::string("cd '") + JMT_JAVA_CLASSES + "' && mount -t tmpfs -o " + tmp_options +
                          " jmt-tmp /tmp && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
-                     "sh"});
+                     "sh"},
+                    ".");
         ASSERT_GT(jvm.pid(), 0);
         const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
         EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
