@@ -304,14 +304,15 @@ TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
     for (const std::string tmp_options : {"mode=1777", "mode=1777,noexec"}) {
         SCOPED_TRACE("/tmp " + tmp_options);
         const std::string marker = "-Djmt.container=" + std::to_string(getpid()) + "." + tmp_options;
-        // The classes may be under the host's /tmp (a build there): the JVM's working directory
-        // keeps them reachable under the new /tmp, as its class path ".".
+        // The classes may be under the host's /tmp (a build there): the new /tmp is made on /mnt,
+        // given a copy of them, then moved over /tmp.
         WarmJvm jvm({marker}, JMT_JAVA,
                     {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
-                     std::string("cd '") + JMT_JAVA_CLASSES + "' && mount -t tmpfs -o " + tmp_options +
-                         " jmt-tmp /tmp && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
+                     "mount -t tmpfs -o " + tmp_options + " jmt-tmp /mnt && cp -r '" + JMT_JAVA_CLASSES +
+                         "' /mnt/classes && chmod -R a+rX /mnt/classes && mount --move /mnt /tmp && "
+                         "exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
                      "sh"},
-                    ".");
+                    "/tmp/classes");
         ASSERT_GT(jvm.pid(), 0);
         const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
         EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
