@@ -186,15 +186,12 @@ std::optional<std::string> read_maps(const std::string &proc, const std::string 
 }
 
 // Whether the running JVM has DTraceMethodProbes on: its flag byte in memory
-// (libjvm's .symtab gives its address), else its command line.
-bool probes_enabled(int pid, const LibjvmMapping &m, const LibjvmInfo &info)
+// (libjvm's .symtab or HotSpot's flag table give its address), else its command line.
+bool probes_enabled(int pid, const JvmMemory &memory)
 {
-    if (!info.flag_vaddr)
-        return cmdline_enables_probes(pid);
-    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t bias = m.start - (info.first_load_vaddr & ~(page - 1));
-    const std::string byte = read_target_memory(pid, bias + *info.flag_vaddr, 1);
-    return byte.empty() ? cmdline_enables_probes(pid) : byte[0] != 0;
+    const std::optional<uint64_t> flag = memory.flag("DTraceMethodProbes");
+    const std::optional<uint8_t> byte = flag ? memory.read_u8(*flag) : std::nullopt;
+    return byte ? *byte != 0 : cmdline_enables_probes(pid);
 }
 
 // The JDK's feature release from its version string in the JVM's memory
@@ -206,19 +203,15 @@ int vm_release_feature(const JvmMemory &memory)
     return str ? jdk_feature_release(memory.read_string(*str, 64)) : 0;
 }
 
-// t.access, from the flag bytes, the JDK release and jmethodtime's agent in the JVM.
-void decide_probe_access(JvmTarget &t)
+// t.access, from the flag bytes (t.probes_on read already), the JDK release and jmethodtime's
+// agent in the JVM.
+void decide_probe_access(JvmTarget &t, const JvmMemory &memory)
 {
-    const JvmMemory memory(t.pid, t.libjvm_bias, t.libjvm_symbols);
     AccessFacts f;
     f.pid = t.pid;
     f.has_probes = t.has_probes;
     f.flag_on = t.probes_on;
-    const std::optional<uint64_t> flag = memory.flag("DTraceMethodProbes");
-    f.flag_found = flag.has_value();
-    if (flag)
-        if (const std::optional<uint8_t> byte = memory.read_u8(*flag))
-            f.flag_on = t.probes_on = *byte != 0;
+    f.flag_found = memory.flag("DTraceMethodProbes").has_value();
     f.jdk_feature = jdk_feature_release(t.jdk_version);
     if (!f.jdk_feature)
         f.jdk_feature = vm_release_feature(memory);
@@ -279,15 +272,16 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
     }
     t.has_probes = true;
-    t.probes_on = probes_enabled(pid, m, info);
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     t.libjvm_bias = m.start - (info.first_load_vaddr & ~(page - 1));
     t.libjvm_symbols = info.symbols;
+    const JvmMemory memory(pid, t.libjvm_bias, t.libjvm_symbols);
+    t.probes_on = probes_enabled(pid, memory);
     for (const UsdtNote &note : info.notes)
         if (note.name == "method__entry" || note.name == "method__return")
             t.probe_addrs.push_back(t.libjvm_bias + note.location);
     try {
-        decide_probe_access(t);
+        decide_probe_access(t, memory);
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, e.what(), e.error_number());
     }

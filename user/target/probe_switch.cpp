@@ -242,7 +242,6 @@ bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
         if (!agent)
             throw Error(who(pid_) + " exited", ESRCH);
         watch.feed(now, agent->state.compiles);
-        report_.settle_compiles = agent->state.compiles;
         if (watch.settled() || now >= limit) {
             report_.settled = watch.settled();
             break;
@@ -301,20 +300,21 @@ std::string recover_switch(const JvmTarget &target)
     const jmt_agent_state st = agent_request(target.pid, "op=restore", place_of(target));
     return "jmethodtime: " + who(target.pid) + "'s probes were left switched on by a jmethodtime (pid " +
            std::to_string(target.switch_owner) + ") that ended without switching them off: switched off (" +
-           std::to_string(st.retransformed) + " classes retransformed)";
+           std::to_string(st.retransformed) + (st.retransformed == 1 ? " class" : " classes") + " retransformed)";
 }
 
 std::string put_on_standby(const JvmTarget &target)
 {
     const JvmMemory memory = memory_of(target);
     const bool full = full_deopt_pending(memory, jdk_feature_release(target.jdk_version));
-    memory.write_u8(flag_address(memory), 0);
+    const uint64_t flag = flag_address(memory);
+    memory.write_u8(flag, 0);
     const uint64_t start = monotonic_ns();
     jmt_agent_state st{};
     try {
         st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
     } catch (const Error &) {
-        memory.write_u8(flag_address(memory), 1);  // as found: its compiled code still has the calls
+        memory.write_u8(flag, 1);  // as found: its compiled code still has the calls
         throw;
     }
     const double ms = static_cast<double>(monotonic_ns() - start) / 1e6;

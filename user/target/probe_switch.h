@@ -101,7 +101,6 @@ struct SwitchReport {
     bool full_deopt = false;       // the one-time full deoptimization was taken (JDK 22 and older)
     double settle_s = 0;           // waited for compiles to settle
     bool settled = true;           // false: --settle's limit came first
-    uint64_t settle_compiles = 0;  // methods compiled meanwhile
     uint32_t classes = 0;          // classes retransformed by the switch
     uint32_t unmodifiable = 0;     // classes the filter takes that cannot be (hidden classes)
     double switch_ms = 0;          // the switch's retransform, as the tool waited for it

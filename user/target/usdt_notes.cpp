@@ -91,8 +91,6 @@ void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh, LibjvmInfo &info)
         for (size_t k = 0; kLibjvmSymbols[k]; k++)
             if (strcmp(sname, kLibjvmSymbols[k]) == 0)
                 info.symbols.emplace(sname, sym.st_value);
-        if (strcmp(sname, "DTraceMethodProbes") == 0 && sym.st_size == 1)
-            info.flag_vaddr = sym.st_value;
     }
 }
 

@@ -1,5 +1,5 @@
 // The stapsdt (USDT) notes of an ELF file, read with libelf: where each probe
-// is, its semaphore, its argument spec; and the DTraceMethodProbes flag symbol.
+// is, its semaphore, its argument spec; and the libjvm symbols the runtime switch reads.
 #pragma once
 
 #include <array>
@@ -26,7 +26,6 @@ std::optional<std::array<uint8_t, 7>> register_args(const std::string &args);
 
 struct LibjvmInfo {
     std::vector<UsdtNote> notes;               // of the requested provider only
-    std::optional<uint64_t> flag_vaddr;        // st_value of DTraceMethodProbes in .symtab
     uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
     // st_value of the symbols of kLibjvmSymbols that the file has (.symtab,
     // which a stripped libjvm lacks, or .dynsym, which it keeps).
