@@ -33,15 +33,6 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-/* A thread's clocks at one probe event. */
-struct jmt_clock {
-	__u64 wall_ns;
-	__u64 cpu_ns;
-	__u64 events;   /* probe events of the thread so far, this one included */
-	__u64 traced;   /* of those, events of traced methods */
-	__u64 runq_ns;  /* ns the thread waited runnable for a CPU (preempted, or woken and not yet run) */
-};
-
 struct jmt_frame {
 	__u32 id;             /* method id */
 	__u32 fp;             /* fingerprint of the method key (return matching) */
@@ -56,12 +47,13 @@ struct jmt_frame {
 	__u64 child_events;
 	__u64 child_traced;
 	__u64 seen_mask;      /* bit (id % 64) of every frame from 0 to here: 64 bits, id & 63 */
-	__u64 sp;             /* user stack pointer at the entry probe */
+	__u64 sp;             /* the entry probe caller's stack pointer (the Java frame's); 0 once parked (jmt_vt_park) */
 	__u64 call_site;      /* return address of the probe's function, 0 when not read */
 	__u32 recursive;      /* 1 when the same method is open below this frame */
 	__u32 path;           /* call path id (0 when paths are off) */
 	__u32 foreign_depth;  /* --foreign: untraced calls open directly above this frame */
 	__u32 foreign_pad;
+	__u64 vthread;        /* the virtual thread that parked it (jmt_vt_park), 0 before a park */
 	__u64 foreign_wall_ns; /* --foreign: closed segments' elapsed, on-CPU ns, events */
 	__u64 foreign_cpu_ns;
 	__u64 foreign_events;
@@ -100,6 +92,11 @@ struct jmt_thread {
 	__u64 gap_prev_events;    /* its events count (struct jmt_clock.events) */
 	__u64 gap_prev_switch_ns; /* switch_in_ns then: another value means a switch came between */
 	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
+	/* A freeze or thaw of a virtual thread under way (from the hook's entry to
+	 * its return): the virtual thread's id (0: none) and its continuation
+	 * entry's address on this carrier's stack. */
+	__u64 vt_pending_tid;
+	__u64 vt_pending_entry;
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
 	struct jmt_row_slot rows[JMT_ROW_SLOTS]; /* --per-thread: by method id & (JMT_ROW_SLOTS - 1), zeroed at creation */
@@ -113,6 +110,7 @@ struct jmt_thread {
 struct jmt_closed {
 	__u32 id;
 	__u32 path;           /* the frame's call path id */
+	__u64 vthread;        /* the frame's virtual thread, when it was open across an unmount */
 	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
 	__u32 foreign_lost;   /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
@@ -273,6 +271,7 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->call_site = call_site;
 	f->recursive = recursive;
 	f->path = path;
+	f->vthread = 0;
 	t->depth = d + 1;
 	return 0;
 }
@@ -389,6 +388,7 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	out->id = f->id;
 	out->unreturned = 0;
 	out->path = f->path;
+	out->vthread = f->vthread;
 	out->frame_wall_ns = wall;
 	out->frame_cpu_ns = cpu;
 	out->frame_runq_ns = runq;
@@ -442,6 +442,7 @@ static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed
 
 	out->id = f->id;
 	out->path = f->path;
+	out->vthread = f->vthread;
 	out->frame_wall_ns = 0;
 	out->frame_cpu_ns = 0;
 	out->frame_runq_ns = 0;
@@ -630,6 +631,119 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
 		return 0;
 	jmt_close_top(t, now, &closed, foreign);
 	jmt_account(sink, t, &closed, with_threads);
+	return 0;
+}
+
+/*
+ * Virtual threads (JDK 21+). A mounted virtual thread's traced frames sit on
+ * top of its carrier's stack. At an unmount (freeze) the top frames that
+ * belong to its continuation are parked under its id; at its next mount
+ * (thaw), on any carrier, they are pushed back.
+ * - A frame belongs to the mounted continuation when its sp lies below the
+ *   continuation's entry (HotSpot's ContinuationEntry, in the enterSpecial
+ *   frame on the carrier's stack: every frame the continuation entered is
+ *   below it, every carrier frame above it), or when it came back from a park
+ *   (sp 0: its place on the new stack is not known).
+ * - A parked frame holds the on-CPU ns, run-queue ns and events it had used
+ *   up instead of their starts: back on a carrier it goes on from there, so it
+ *   counts only its own virtual thread's. Elapsed time runs on while it is
+ *   parked (wall_start_ns is kept): the time unmounted is off-CPU time that is
+ *   not run-queue wait, reported as blocked.
+ */
+
+/* Stored frames, counted from the top, that belong to the continuation whose
+ * entry is at entry (0 when none is stored). */
+struct jmt_vt_split_ctx {
+	const struct jmt_thread *t;
+	__u64 entry;
+	__u32 n;
+};
+
+static long jmt_vt_split_one(__u32 i, void *data)
+{
+	struct jmt_vt_split_ctx *sc = (struct jmt_vt_split_ctx *)data;
+	__u32 d = sc->t->depth;
+	const struct jmt_frame *f;
+
+	if (d > JMT_MAX_DEPTH)
+		d = JMT_MAX_DEPTH;
+	if (i >= d)
+		return 1;
+	f = &sc->t->frames[JMT_IDX(d - 1 - i)];
+	if (f->sp != 0 && f->sp >= sc->entry)
+		return 1;
+	sc->n = i + 1;
+	return 0;
+}
+
+static __always_inline __u32 jmt_vt_split(const struct jmt_thread *t, __u64 entry)
+{
+	struct jmt_vt_split_ctx sc = { .t = t, .entry = entry };
+
+	jmt_loop(JMT_MAX_DEPTH, jmt_vt_split_one, &sc);
+	return sc.n;
+}
+
+/* Frames counted beyond JMT_MAX_DEPTH: all newer than the stored ones, so the
+ * continuation's when any stored frame is. */
+static __always_inline __u32 jmt_vt_beyond(const struct jmt_thread *t)
+{
+	return t->depth > JMT_MAX_DEPTH ? t->depth - JMT_MAX_DEPTH : 0;
+}
+
+/* Frame f of virtual thread vthread leaves its carrier at now: its clocks
+ * become what it used up. From then on it is that virtual thread's call
+ * (--per-thread rows); a call that ran start to end on one carrier is the
+ * carrier's. */
+static __always_inline void jmt_vt_park(struct jmt_frame *f, const struct jmt_clock *now, __u64 vthread)
+{
+	f->vthread = vthread;
+	f->cpu_start_ns = jmt_sat_sub(now->cpu_ns, f->cpu_start_ns);
+	f->runq_start_ns = jmt_sat_sub(now->runq_ns, f->runq_start_ns);
+	f->events_start = jmt_sat_sub(now->events, f->events_start);
+	f->traced_start = jmt_sat_sub(now->traced, f->traced_start);
+	f->sp = 0;
+}
+
+/* A parked frame comes back on a carrier at now: its clocks start where they
+ * would have had it run there from the start. */
+static __always_inline void jmt_vt_unpark(struct jmt_frame *f, const struct jmt_clock *now)
+{
+	f->cpu_start_ns = now->cpu_ns - f->cpu_start_ns;
+	f->runq_start_ns = now->runq_ns - f->runq_start_ns;
+	f->events_start = now->events - f->events_start;
+	f->traced_start = now->traced - f->traced_start;
+}
+
+/* The open foreign segment's start, parked and back (--foreign), as a frame's. */
+static __always_inline void jmt_vt_park_clock(struct jmt_clock *c, const struct jmt_clock *now)
+{
+	c->cpu_ns = jmt_sat_sub(now->cpu_ns, c->cpu_ns);
+	c->runq_ns = jmt_sat_sub(now->runq_ns, c->runq_ns);
+	c->events = jmt_sat_sub(now->events, c->events);
+	c->traced = jmt_sat_sub(now->traced, c->traced);
+}
+
+static __always_inline void jmt_vt_unpark_clock(struct jmt_clock *c, const struct jmt_clock *now)
+{
+	c->cpu_ns = now->cpu_ns - c->cpu_ns;
+	c->runq_ns = now->runq_ns - c->runq_ns;
+	c->events = now->events - c->events;
+	c->traced = now->traced - c->traced;
+}
+
+/* Pushes parked frame p back on t (its clocks already unparked): 0 when
+ * stored, 1 when beyond JMT_MAX_DEPTH (then only counted). Its recursion
+ * flag and seen bits are kept from its first carrier: the carrier frames
+ * below a virtual thread's are the same methods on every carrier. */
+static __always_inline int jmt_vt_push(struct jmt_thread *t, const struct jmt_frame *p)
+{
+	__u32 d = t->depth;
+
+	t->depth = d + 1;
+	if (d >= JMT_MAX_DEPTH)
+		return 1;
+	t->frames[JMT_IDX(d)] = *p;
 	return 0;
 }
 

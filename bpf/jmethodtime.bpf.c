@@ -10,7 +10,7 @@
  * filters.bpf.h (--package, --class, --method), methods.bpf.h (method table,
  * names), threads.bpf.h (thread state, on-CPU clock, sched programs),
  * totals.bpf.h (per-method, per-path, per-thread totals), paths.bpf.h (call
- * path ids); callstack.h and glob.h are the pure parts the unit tests run.
+ * path ids), vthreads.bpf.h (virtual threads' unmounts and mounts); callstack.h and glob.h are the pure parts the unit tests run.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -127,6 +127,7 @@ static __always_inline long event_jvm(void)
 #include "threads.bpf.h"
 #include "totals.bpf.h"
 #include "paths.bpf.h"
+#include "vthreads.bpf.h"
 
 /* --foreign: an untraced method's entry (or return) inside a traced frame
  * opens (or closes) the frame's foreign segment when it is the first (last)
@@ -186,7 +187,7 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	struct jmt_clock now;
-	__u64 sp, call_site = 0;
+	__u64 bp, sp, call_site = 0;
 	__u32 fp, path;
 
 	cpu->slice_events += 1;
@@ -208,7 +209,10 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 	t = thread_state(1);
 	if (!t)
 		return;
-	sp = JMT_CTX_LOAD(ctx, sp);
+	/* The probe's function keeps a frame pointer: bp + 16 is its caller's sp,
+	 * the Java frame's, the same for every event of one compiled frame. */
+	bp = JMT_CTX_LOAD(ctx, bp);
+	sp = bp + 16;
 	if (jmt_needs_call_site(t, sp)) {
 		__u32 parent = jmt_parent_id(t);
 		struct jmt_site *site = jmt_site_slot(t, info.id, parent, sp);
@@ -216,9 +220,7 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 		if (!jmt_top_is_ambiguous(t, info.id, sp) && jmt_site_matches(site, info.id, parent, sp)) {
 			call_site = site->call_site;
 		} else {
-			/* The probe's function keeps a frame pointer: its return address is at bp + 8. */
-			__u64 bp = JMT_CTX_LOAD(ctx, bp);
-
+			/* The probe function's return address. */
 			if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
 				call_site = 0;
 			site->sp = sp;

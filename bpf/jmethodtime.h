@@ -170,9 +170,48 @@ struct jmt_path_key {
 	__u32 id;     /* method id */
 };
 
+/* A thread's clocks at one probe event (callstack.h). */
+struct jmt_clock {
+	__u64 wall_ns;
+	__u64 cpu_ns;
+	__u64 events;   /* probe events of the thread so far, this one included */
+	__u64 traced;   /* of those, events of traced methods */
+	__u64 runq_ns;  /* ns the thread waited runnable for a CPU (preempted, or woken and not yet run) */
+};
+
+/* Virtual threads (JDK 21+): traced frames of unmounted virtual threads,
+ * parked in the kernel until their next mount (callstack.h). */
+#define JMT_MAX_PARKED_FRAMES 262144
+#define JMT_MAX_PARKED_VTHREADS 65536
+
+/* A parked frame: the idx-th (from the bottom) of virtual thread vtid of JVM tgid. */
+struct jmt_parked_key {
+	__u64 vtid; /* java.lang.Thread's tid */
+	__u32 tgid;
+	__u32 idx;
+};
+
+/* An unmounted virtual thread's parked frames: frames idx 0..n-1 stored, beyond
+ * more only counted (beyond JMT_MAX_DEPTH); foreign_start: the top frame's
+ * open foreign segment (--foreign), parked like a frame's clocks. */
+struct jmt_parked {
+	__u32 n;
+	__u32 beyond;
+	struct jmt_clock foreign_start;
+};
+
+/* Where a JVM keeps what the hooks read (bytes), from its VMStructs once it has
+ * initialised them; set by userspace per traced JVM, all 0 until then. */
+struct jmt_vt_layout {
+	__u64 vthread_offset;    /* JavaThread::_vthread: OopHandle, an oop* to the mounted java.lang.Thread */
+	__u64 cont_entry_offset; /* JavaThread::_cont_entry: ContinuationEntry* on the carrier's stack */
+	__u64 tid_offset;        /* java.lang.Thread's tid field (a long) in its object */
+};
+
 struct jmt_thread_key {
-	__u32 tid; /* kernel thread id (init pid namespace) */
-	__u32 id;  /* method id */
+	__u32 tid;     /* kernel thread id (init pid namespace); 0 in a virtual thread's row */
+	__u32 id;      /* method id */
+	__u64 vthread; /* a virtual thread's id (java.lang.Thread's tid), 0 in a kernel thread's row */
 };
 
 /*
@@ -269,7 +308,20 @@ struct jmt_thread_key {
 	/* closed frames whose totals chunk did not exist yet and totals_overflow was full: not counted */ \
 	K(TOTALS_NOT_READY, totals_not_ready, JMT_TOTALS_OVERFLOW,                         \
 	  "calls were not counted: more than {} new methods or call paths came before jmethodtime could " \
-	  "add kernel memory for their totals; trace a narrower --package")
+	  "add kernel memory for their totals; trace a narrower --package")                \
+	/* virtual threads unmounted with traced frames open: their frames parked */      \
+	K(VT_UNMOUNTS, vt_unmounts, 0, 0)                                                  \
+	/* virtual threads mounted again: their parked frames back on a carrier */        \
+	K(VT_MOUNTS, vt_mounts, 0, 0)                                                      \
+	/* traced frames of an unmounting virtual thread that could not be parked */      \
+	K(VT_FRAMES_LOST, vt_frames_lost, JMT_MAX_PARKED_FRAMES,                           \
+	  "traced frames of unmounting virtual threads could not be parked (more than {} parked frames, " \
+	  "or the virtual thread's id was unreadable); they are counted, their own time is charged to " \
+	  "their caller")                                                                  \
+	/* unmounts and mounts of virtual threads met before the JVM's thread layout was read */ \
+	K(VT_UNFOLLOWED, vt_unfollowed, 0,                                                 \
+	  "unmounts or mounts of virtual threads came before jmethodtime had read the JVM's thread " \
+	  "layout; frames open across them stayed on their carrier thread")
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)

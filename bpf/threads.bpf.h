@@ -72,6 +72,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->events_total = 0;
 		t->traced_total = 0;
 		t->depth = 0;
+		t->vt_pending_tid = 0;
 		t->on_cpu = 1;
 		t->tid = (__u32)bpf_get_current_pid_tgid();
 		t->gap_prev_ns = 0;
@@ -99,9 +100,10 @@ static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu
 
 /* The running thread's clocks now. A thread at a probe is on a CPU: if its
  * switch-in went unseen, its on-CPU clock restarts now (losing at most that
- * slice) instead of counting from the switch-in before its last switch-out. */
-static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
-					 struct jmt_clock *c)
+ * slice) instead of counting from the switch-in before its last switch-out.
+ * Not a probe event's (a hook's): the gap histogram is left alone. */
+static __always_inline void thread_clock_now(struct jmt_thread *t, struct jmt_cpu *cpu,
+					     struct jmt_clock *c)
 {
 	__u64 switch_in_ns = 0, cpu_total_ns = 0, runq_total_ns = 0;
 
@@ -129,6 +131,13 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 	c->runq_ns = runq_total_ns;
 	c->events = t->events_total + cpu->slice_events;
 	c->traced = t->traced_total;
+}
+
+/* thread_clock_now at a probe event, whose gap since the last one it records. */
+static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
+					 struct jmt_clock *c)
+{
+	thread_clock_now(t, cpu, c);
 	record_gap(t, cpu, c);
 }
 

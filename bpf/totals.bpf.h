@@ -118,9 +118,9 @@ static __always_inline void add_closed(struct jmt_method_stats *s, const struct 
 
 /* The row id of (thread tid, method id), handed out at first sight; 0 when
  * the rows are all handed out (or the table is full). */
-static __noinline __u32 row_of_slow(__u32 tid, __u32 id)
+static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
 {
-	struct jmt_thread_key key = { .tid = tid, .id = id };
+	struct jmt_thread_key key = { .tid = tid, .id = id, .vthread = vthread };
 	__u32 *found, row;
 
 	found = bpf_map_lookup_elem(&row_ids, &key);
@@ -149,8 +149,16 @@ static __always_inline void account_thread(struct jmt_thread *t, const struct jm
 	struct jmt_method_stats *s;
 	__u32 row = slot->row;
 
-	if (slot->id != c->id || row == 0) {
-		row = row_of_slow(t->tid, c->id);
+	if (c->vthread) {
+		/* A virtual thread's call (open across an unmount): its row is
+		 * shared by its carriers, one at a time. */
+		row = row_of_slow(0, c->id, c->vthread);
+		if (row == 0) {
+			count(JMT_CNT_THREAD_ROWS_FULL);
+			return;
+		}
+	} else if (slot->id != c->id || row == 0) {
+		row = row_of_slow(t->tid, c->id, 0);
 		if (row == 0) {
 			count(JMT_CNT_THREAD_ROWS_FULL);
 			return;

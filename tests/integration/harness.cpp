@@ -190,7 +190,7 @@ RunResult run_traced(const RunSpec &spec)
     // A child that died early must not kill the test process through SIGPIPE on write.
     ::signal(SIGPIPE, SIG_IGN);
     std::vector<std::string> jvm = spec.wrapper;
-    jvm.insert(jvm.end(), {JMT_JAVA, "-XX:+DTraceMethodProbes"});
+    jvm.insert(jvm.end(), {spec.java.empty() ? JMT_JAVA : spec.java, "-XX:+DTraceMethodProbes"});
     jvm.insert(jvm.end(), spec.jvm_flags.begin(), spec.jvm_flags.end());
     jvm.insert(jvm.end(), {"-cp", JMT_JAVA_CLASSES, spec.main_class});
     jvm.insert(jvm.end(), spec.args.begin(), spec.args.end());

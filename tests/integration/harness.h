@@ -59,6 +59,7 @@ struct RunSpec {
     bool json = true;                    // add --json and parse stdout as one JSON document
     std::vector<std::string> jvm_flags;  // besides -XX:+DTraceMethodProbes
     std::vector<std::string> wrapper;    // argv run in front of the java command (it must exec java)
+    std::string java;                    // the java launcher; empty: the tests' own (JMT_JAVA)
     int workload_timeout_ms = 120000;
 };
 

@@ -118,12 +118,21 @@ TEST(JdkVersion, VirtualThreadsAreNamedInTheHeaderAndJson)
     jmt::Profile p;
     p.jdk_version = "21.0.2";
     p.virtual_threads = true;
+    p.diag.vt_unmounts = 12;
     std::ostringstream table, json;
     jmt::write_table(table, p, {});
-    EXPECT_NE(table.str().find("JDK 21.0.2: virtual threads run on carrier threads"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("JDK 21.0.2: virtual threads followed across unmounts (12 unmounts"), std::string::npos)
+        << table.str();
     jmt::write_json(json, p);
     const auto doc = nlohmann::json::parse(json.str());
     EXPECT_EQ(doc.at("virtual_threads"), true);
+    EXPECT_EQ(doc.at("virtual_threads_not_followed"), "");
+    p.virtual_threads_not_followed = "it runs ZGC";
+    std::ostringstream unfollowed;
+    jmt::write_table(unfollowed, p, {});
+    EXPECT_NE(unfollowed.str().find("virtual threads are not followed across unmounts (it runs ZGC)"),
+              std::string::npos)
+        << unfollowed.str();
     EXPECT_EQ(doc.at("jdk_version"), "21.0.2");
     p.virtual_threads = false;
     std::ostringstream plain;

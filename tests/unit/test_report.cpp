@@ -305,6 +305,10 @@ TEST(Json, RoundTripsEveryField)
     d.rejected_by_method = 127;
     d.classes_rejected_by_globs = 128;
     d.runq_ns = 129;
+    d.vt_unmounts = 130;
+    d.vt_mounts = 131;
+    d.vt_frames_lost = 132;
+    d.vt_unfollowed = 133;
     p.kernel_memory_bytes = 7'760'000;
     p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
@@ -327,8 +331,9 @@ TEST(Json, RoundTripsEveryField)
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
 
     const auto doc = nlohmann::json::parse(text);
-    EXPECT_EQ(doc.size(), 18u);  // with schema_version, jdk_version, virtual_threads, kernel_memory_bytes,
-                                 // method_ids, shared_probes and probes
+    EXPECT_EQ(doc.size(), 19u);  // with schema_version, jdk_version, virtual_threads,
+                                 // virtual_threads_not_followed, kernel_memory_bytes, method_ids,
+                                 // shared_probes and probes
     EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
     EXPECT_EQ(doc.at("probes"), nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
                                                       R"("settle_s":4.5,"settled":false})"));
@@ -395,7 +400,8 @@ TEST(Json, RoundTripsEveryField)
         {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
         {"scratch_busy", 122},      {"totals_not_ready", 123}, {"methods_seen", 124},
         {"rejected_by_package", 125}, {"rejected_by_class", 126}, {"rejected_by_method", 127},
-        {"classes_rejected_by_globs", 128}, {"runq_ns", 129}};
+        {"classes_rejected_by_globs", 128}, {"runq_ns", 129}, {"vt_unmounts", 130},
+        {"vt_mounts", 131}, {"vt_frames_lost", 132}, {"vt_unfollowed", 133}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -640,8 +646,9 @@ TEST(PerThread, JsonRowsHaveTidAndThread)
     const auto &methods = doc.at("methods");
     ASSERT_EQ(methods.size(), 4u);
     for (const auto &m : methods) {
-        EXPECT_EQ(m.size(), 20u);
+        EXPECT_EQ(m.size(), 21u);
         ASSERT_TRUE(m.contains("tid"));
+        ASSERT_TRUE(m.contains("vthread"));
         ASSERT_TRUE(m.contains("thread"));
     }
     EXPECT_EQ(methods[0].at("tid").get<uint32_t>(), 301u);

@@ -318,6 +318,9 @@ void TraceSession::show_progress(uint64_t now)
 Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu)
 {
     Profile p = base_;
+    if (p.virtual_threads)
+        p.virtual_threads_not_followed = snap.virtual_threads_not_followed.value_or(
+            "its libjvm.so has no symbol table (.symtab) naming HotSpot's freeze and thaw");
     if (interval_ns_) {
         p.interval = ++interval_no_;
         p.end_unix_ns = unix_now_ns();

@@ -210,6 +210,9 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->test_trap_ns = test_trap_ns();
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
     bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);
+    for (bpf_program *hook : {skel->progs.handle_freeze, skel->progs.handle_freeze_ret, skel->progs.handle_thaw,
+                              skel->progs.handle_thaw_ret})
+        bpf_program__set_autoload(hook, config.vthread_hooks);
     if (config.arg_regs) {
         ro->fast_args = 1;
         for (size_t i = 0; i < config.arg_regs->size(); i++)

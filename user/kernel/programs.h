@@ -40,6 +40,7 @@ struct ProgramConfig {
     uint32_t method_keys = 0;                       // method table entries (0: JMT_MAX_METHOD_KEYS)
     uint32_t cache_slots = 0;                       // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
     std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
+    bool vthread_hooks = false;                     // the virtual-thread hooks' programs are loaded
     bool verbose = false;                           // libbpf's log on stderr
 };
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -160,7 +159,12 @@ private:
 
 Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
-    skel_ = load_programs(config.programs);
+    const std::vector<VthreadTarget> vthread_targets_ = vthread_targets(config);
+    const bool any_hooks = std::any_of(vthread_targets_.begin(), vthread_targets_.end(),
+                                       [](const VthreadTarget &t) { return libjvm_has_continuation_hooks(t.libjvm); });
+    ProgramConfig programs = config.programs;
+    programs.vthread_hooks = any_hooks;
+    skel_ = load_programs(programs);
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
     path_totals_ = std::move(totals.paths);
@@ -193,6 +197,9 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
             }
         }
     }
+    if (any_hooks)
+        vthread_hooks_ = std::make_unique<VthreadHooks>(
+            skel_.get(), vthread_targets_, std::any_of(where.begin(), where.end(), [](const TracedLibjvm &l) { return l.whole; }));
     const std::pair<bpf_program *, const char *> scheduler[] = {{skel_->progs.handle_switch, "sched_switch"},
                                                                  {skel_->progs.handle_wakeup, "sched_wakeup"},
                                                                  {skel_->progs.handle_exit, "sched_process_exit"}};
@@ -264,6 +271,8 @@ Snapshot Tracer::snapshot() const
     snap.kernel_memory_bytes = bpf_memory_bytes();
     snap.method_ids = skel_->bss->last_method_id;
     rejected_examples(snap);
+    if (vthread_hooks_)
+        snap.virtual_threads_not_followed = vthread_hooks_->not_followed();
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
@@ -413,10 +422,11 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
         split[key.id] += row.stats;
         name_row(row, key.id);
         row.tid = key.tid;
+        row.vthread = key.vthread;
         auto name = thread_names.find(key.tid);
-        if (name == thread_names.end())
+        if (!key.vthread && name == thread_names.end())
             name = thread_names.emplace(key.tid, thread_name(row.pid ? row.pid : config_.programs.pid, key.tid, names_fd)).first;
-        row.thread = name->second;
+        row.thread = key.vthread ? "virtual thread " + std::to_string(key.vthread) : name->second;
         snap.methods.push_back(std::move(row));
     }
     // Frames closed while the per-thread table was full are only in the totals:

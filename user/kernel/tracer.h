@@ -15,6 +15,7 @@
 #include "model/paths.h"
 #include "kernel/programs.h"
 #include "kernel/totals_chunks.h"
+#include "kernel/vthread_hooks.h"
 #include "model/profile.h"
 
 namespace jmt {
@@ -51,6 +52,9 @@ struct Snapshot {
     // Names of the first methods --package rejected, and --class/--method
     // ("org/x/Foo", or "org/x/Foo.bar" when the method name was read).
     std::vector<std::string> rejected_by_package, rejected_by_globs;
+    // JDK 21+: "" when the JVMs' virtual threads are followed across unmounts,
+    // else why not; nullopt when no traced libjvm has the hooks' functions.
+    std::optional<std::string> virtual_threads_not_followed;
 };
 
 // The thread name of the rows of calls not split by thread (tid 0).
@@ -109,6 +113,7 @@ private:
     std::unique_ptr<TotalsChunks> method_totals_, path_totals_, row_totals_;
     std::unique_ptr<TotalsGrower> grower_;
     std::vector<LinkPtr> links_;
+    std::unique_ptr<VthreadHooks> vthread_hooks_;  // JDK 21+ with hooks found
     mutable std::unordered_map<uint32_t, MethodNames> names_;
 };
 

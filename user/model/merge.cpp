@@ -10,7 +10,7 @@ namespace jmt {
 namespace {
 
 using MethodKey = std::tuple<std::string, std::string, std::string>;
-using RowKey = std::tuple<std::string, std::string, std::string, uint32_t>;
+using RowKey = std::tuple<std::string, std::string, std::string, uint64_t>;
 // A path node's identity along its path: synthetic kind, class, method, signature.
 using FrameKey = std::tuple<bool, bool, std::string, std::string, std::string>;
 
@@ -102,7 +102,7 @@ std::vector<MethodRow> sum_rows(const std::vector<MethodRow> &rows)
     std::vector<MethodRow> out;
     std::map<RowKey, size_t> index;
     for (const MethodRow &r : rows) {
-        auto [it, added] = index.emplace(RowKey{r.klass, r.method, r.signature, r.tid}, out.size());
+        auto [it, added] = index.emplace(RowKey{r.klass, r.method, r.signature, row_thread(r)}, out.size());
         if (added) {
             out.push_back(r);
             continue;

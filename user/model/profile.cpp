@@ -72,14 +72,16 @@ uint64_t sort_value(const MethodStats &s, SortKey key)
 // The identity of a row: its method (overloads, same class and name, are
 // distinct), its thread (0 when rows are not split by thread) and its JVM (0 when
 // rows are not split by JVM).
-using RowKey = std::tuple<std::string, std::string, std::string, uint32_t, int>;
-auto row_key(const MethodRow &r) { return std::tie(r.klass, r.method, r.signature, r.tid, r.pid); }
+using RowKey = std::tuple<std::string, std::string, std::string, uint64_t, int>;
+RowKey row_key(const MethodRow &r) { return RowKey{r.klass, r.method, r.signature, row_thread(r), r.pid}; }
 
 }  // namespace
 
+uint64_t row_thread(const MethodRow &r) { return r.vthread ? (r.vthread | 1ULL << 63) : r.tid; }
+
 bool per_thread_rows(const std::vector<MethodRow> &rows)
 {
-    return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.tid != 0; });
+    return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return row_thread(r) != 0; });
 }
 
 bool per_jvm_rows(const std::vector<MethodRow> &rows)

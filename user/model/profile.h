@@ -42,12 +42,18 @@ struct TimeBounds {
     uint64_t cpu_foreign_ns[2] = {0, 0};
 };
 
+struct MethodRow;
+// --per-thread: the row's thread, kernel (its tid) or virtual (its id with the top bit set); 0: all threads.
+uint64_t row_thread(const MethodRow &r);
+
 struct MethodRow {
     std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
     std::string method;     // getString
     std::string signature;  // (I)Ljava/lang/String;
     bool probe_dominated = false;  // corrected times: see probe_dominated (cost/correction.h)
-    uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads)
+    uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads, or a virtual thread's row)
+    uint64_t vthread = 0;   // --per-thread: a virtual thread's id (java.lang.Thread's tid) for its calls
+                            // open across an unmount; 0 in other rows
     int pid = 0;            // several JVMs with --per-jvm: the row's JVM (0: all JVMs)
     std::string thread;     // --per-thread: the thread's name
     MethodStats stats;
@@ -158,9 +164,10 @@ struct Profile {
     CostRange cost_range;               // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;             // methods' times have the probe cost taken out
     std::string jdk_version;            // the target JDK's JAVA_VERSION; empty when unknown
-    // JDK 21+: a virtual thread that unmounts inside a traced method leaves the
-    // frame open on its carrier, which runs other virtual threads meanwhile.
+    // JDK 21+: the traced JVM has virtual threads; their traced frames follow
+    // them across unmounts unless virtual_threads_not_followed says why not.
     bool virtual_threads = false;
+    std::string virtual_threads_not_followed;
     bool per_thread = false;            // --per-thread: rows split by thread, even when there are none
     std::vector<int> jvm_pids;          // several JVMs (--match): their pids; empty with one
     bool per_jvm = false;               // --per-jvm with several JVMs: rows carry their JVM's pid

@@ -233,6 +233,7 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
             row.signature = value_or<std::string>(m, "signature", "");
             row.probe_dominated = value_or<bool>(m, "probe_dominated", false);
             row.tid = value_or<uint32_t>(m, "tid", 0);
+            row.vthread = value_or<uint64_t>(m, "vthread", 0);
             row.pid = value_or<int>(m, "pid", 0);
             row.thread = value_or<std::string>(m, "thread", "");
             row.stats = stats_from_json(m);

@@ -38,6 +38,7 @@ json method_json(const MethodRow &m, bool per_thread, bool per_jvm, bool foreign
     row["probe_dominated"] = m.probe_dominated;
     if (per_thread) {
         row["tid"] = m.tid;
+        row["vthread"] = m.vthread;
         row["thread"] = m.thread;
     }
     if (per_jvm)
@@ -118,6 +119,7 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
                       {"foreign", profile.foreign},
                       {"jdk_version", profile.jdk_version},
                       {"virtual_threads", profile.virtual_threads},
+                      {"virtual_threads_not_followed", profile.virtual_threads_not_followed},
                       {"kernel_memory_bytes", profile.kernel_memory_bytes},
                       {"method_ids", profile.method_ids},
                       {"shared_probes", profile.shared_probes},

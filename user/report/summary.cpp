@@ -13,12 +13,12 @@ namespace {
 std::string methods_text(const Profile &profile)
 {
     std::set<std::tuple<std::string, std::string, std::string>> methods;
-    std::set<uint32_t> threads;
+    std::set<uint64_t> threads;
     uint64_t calls = 0;
     for (const MethodRow &m : profile.methods) {
         methods.emplace(m.klass, m.method, m.signature);
-        if (m.tid)
-            threads.insert(m.tid);
+        if (row_thread(m))
+            threads.insert(row_thread(m));
         calls += m.stats.calls;
     }
     std::string text = std::to_string(methods.size()) + (methods.size() == 1 ? " method" : " methods");

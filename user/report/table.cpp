@@ -108,10 +108,12 @@ void write_line(std::ostream &out, const Cells &cells, const Widths &w, const st
     out << last << "\n";
 }
 
-// --per-thread: "worker-1 (4242)"; the row of the calls not split by thread
-// (tid 0) shows its name alone.
+// --per-thread: "worker-1 (4242)", "virtual thread 21"; the row of the calls
+// not split by thread (tid 0) shows its name alone.
 std::string thread_text(const MethodRow &r)
 {
+    if (r.vthread)
+        return "virtual thread " + std::to_string(r.vthread);
     if (r.tid == 0)
         return r.thread;
     return (r.thread.empty() ? "?" : r.thread) + " (" + std::to_string(r.tid) + ")";
@@ -185,11 +187,11 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
     const bool per_thread = per_thread_profile(profile);
     if (per_thread) {
         std::set<std::tuple<std::string, std::string, std::string>> methods;
-        std::set<uint32_t> threads;
+        std::set<uint64_t> threads;
         for (const MethodRow &m : profile.methods) {
             methods.emplace(m.klass, m.method, m.signature);
-            if (m.tid)
-                threads.insert(m.tid);
+            if (row_thread(m))
+                threads.insert(row_thread(m));
         }
         out << profile.methods.size() << " rows: " << methods.size()
             << (methods.size() == 1 ? " method in " : " methods in ") << threads.size()
@@ -296,11 +298,16 @@ void write_header(std::ostream &out, const Profile &profile)
 {
     out << traced_text(profile) << "\n";
     write_probe_cost(out, profile);
-    if (profile.virtual_threads)
+    if (profile.virtual_threads && profile.virtual_threads_not_followed.empty())
         out << "JDK " << profile.jdk_version
-            << ": virtual threads run on carrier threads, where the probes see them; counts stay exact, but a "
-               "method open across an unmount (a virtual thread that blocks) also holds the time of the other "
-               "virtual threads its carrier ran meanwhile\n";
+            << ": virtual threads followed across unmounts (" << profile.diag.vt_unmounts
+            << " unmounts with traced frames open); a frame's elapsed time holds the time its virtual thread "
+               "was unmounted, counted as blocked; its on-CPU time is its own\n";
+    else if (profile.virtual_threads)
+        out << "JDK " << profile.jdk_version << ": virtual threads are not followed across unmounts ("
+            << profile.virtual_threads_not_followed
+            << "): a call open across an unmount may end without a return or show one without an entry, and "
+               "its times hold other virtual threads' work\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
     if (const std::string probes = probes_text(profile.probes); !probes.empty())

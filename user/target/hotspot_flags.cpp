@@ -133,6 +133,36 @@ std::map<std::string, uint64_t> flags_from_vmstructs(const ReadMemory &read,
     return found;
 }
 
+std::map<std::string, uint64_t> fields_from_vmstructs(const ReadMemory &read,
+                                                      const std::map<std::string, uint64_t> &exported,
+                                                      const std::vector<std::string> &names)
+{
+    std::map<std::string, uint64_t> found;
+    const auto s = layout(read, exported,
+                          {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
+                           "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
+                           "gHotSpotVMStructEntryOffsetOffset"});
+    if (!s || !s->at("gHotSpotVMStructs") || !s->at("gHotSpotVMStructEntryArrayStride"))
+        return found;
+    for (uint64_t i = 0; i < kMaxVmStructEntries && found.size() < names.size(); i++) {
+        const uint64_t e = s->at("gHotSpotVMStructs") + i * s->at("gHotSpotVMStructEntryArrayStride");
+        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryFieldNameOffset"));
+        if (!field_ptr || !*field_ptr)
+            break;
+        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryTypeNameOffset"));
+        const std::string is_static = read(e + s->at("gHotSpotVMStructEntryIsStaticOffset"), sizeof(int32_t));
+        if (!type_ptr || is_static.size() != sizeof(int32_t) || is_static != std::string(sizeof(int32_t), '\0'))
+            continue;
+        const std::string name = string_at(read, *type_ptr, kMaxNameBytes) + "::" +
+                                 string_at(read, *field_ptr, kMaxNameBytes);
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            continue;
+        if (const std::optional<uint64_t> offset = u64_at(read, e + s->at("gHotSpotVMStructEntryOffsetOffset")))
+            found[name] = *offset;
+    }
+    return found;
+}
+
 const std::vector<std::string> kSwitchFlags = {"DTraceMethodProbes", "DisableAttachMechanism",
                                                "EnableDynamicAgentLoading"};
 
@@ -186,18 +216,27 @@ void JvmMemory::write_u8(uint64_t addr, uint8_t value) const
                     err);
 }
 
+std::map<std::string, uint64_t> JvmMemory::exported() const
+{
+    std::map<std::string, uint64_t> out;
+    for (const auto &[sym, value] : symbols_)
+        if (sym.rfind("gHotSpotVM", 0) == 0)
+            out[sym] = bias_ + value;
+    return out;
+}
+
+std::map<std::string, uint64_t> JvmMemory::fields(const std::vector<std::string> &names) const
+{
+    return fields_from_vmstructs([this](uint64_t a, size_t n) { return read(a, n); }, exported(), names);
+}
+
 std::optional<uint64_t> JvmMemory::flag(const std::string &name) const
 {
     if (const std::optional<uint64_t> at = symbol(name))
         return at;
-    if (!vmstructs_flags_) {
-        std::map<std::string, uint64_t> exported;
-        for (const auto &[sym, value] : symbols_)
-            if (sym.rfind("gHotSpotVM", 0) == 0)
-                exported[sym] = bias_ + value;
+    if (!vmstructs_flags_)
         vmstructs_flags_ =
-            flags_from_vmstructs([this](uint64_t a, size_t n) { return read(a, n); }, exported, kSwitchFlags);
-    }
+            flags_from_vmstructs([this](uint64_t a, size_t n) { return read(a, n); }, exported(), kSwitchFlags);
     const auto it = vmstructs_flags_->find(name);
     if (it == vmstructs_flags_->end())
         return std::nullopt;

@@ -300,6 +300,7 @@ JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm)
     JvmTarget t;
     t.comm = "java";
     t.libjvm = t.libjvm_seen = libjvm;
+    t.jdk_version = jdk_version_of(libjvm, "");
     if (!has_method_probes(inspect_libjvm(libjvm), &t.arg_regs))
         throw Error(no_probes_message(java, libjvm), ENOTSUP);
     t.has_probes = true;

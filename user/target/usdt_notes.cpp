@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "jmethodtime.h"
+#include "target/elf_file.h"
 #include "util/error.h"
 
 namespace jmt {
@@ -18,18 +19,6 @@ namespace jmt {
 namespace {
 
 constexpr uint32_t kNtStapsdt = 3;
-
-struct ElfFile {
-    int fd = -1;
-    Elf *elf = nullptr;
-    ~ElfFile()
-    {
-        if (elf)
-            elf_end(elf);
-        if (fd >= 0)
-            close(fd);
-    }
-};
 
 uint64_t read_word(const char *p, bool is64)
 {
@@ -113,6 +102,8 @@ const char *const kLibjvmSymbols[] = {
     "gHotSpotVMTypeEntryArrayStride",
     "gHotSpotVMTypeEntryTypeNameOffset",
     "gHotSpotVMTypeEntrySizeOffset",
+    "UseZGC",
+    "_ZN16java_lang_Thread11_tid_offsetE",
     nullptr,
 };
 
@@ -155,40 +146,31 @@ std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
 
 LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
 {
-    if (elf_version(EV_CURRENT) == EV_NONE)
-        throw Error("libelf initialisation failed: " + std::string(elf_errmsg(-1)));
-    ElfFile f;
-    f.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0) {
-        int err = errno;
-        throw Error("cannot open " + path + ": " + strerror(err), err);
-    }
-    f.elf = elf_begin(f.fd, ELF_C_READ, nullptr);
-    if (!f.elf || elf_kind(f.elf) != ELF_K_ELF)
-        throw Error(path + " is not an ELF file: " + std::string(elf_errmsg(-1)));
-    const bool is64 = gelf_getclass(f.elf) == ELFCLASS64;
+    const ElfFile file(path);
+    Elf *elf = file.elf();
+    const bool is64 = gelf_getclass(elf) == ELFCLASS64;
 
     LibjvmInfo info;
     size_t phnum = 0;
-    elf_getphdrnum(f.elf, &phnum);
+    elf_getphdrnum(elf, &phnum);
     for (size_t i = 0; i < phnum; i++) {
         GElf_Phdr ph;
-        if (gelf_getphdr(f.elf, i, &ph) && ph.p_type == PT_LOAD) {
+        if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD) {
             info.first_load_vaddr = ph.p_vaddr;
             break;
         }
     }
     size_t shstrndx = 0;
-    elf_getshdrstrndx(f.elf, &shstrndx);
-    for (Elf_Scn *scn = elf_nextscn(f.elf, nullptr); scn; scn = elf_nextscn(f.elf, scn)) {
+    elf_getshdrstrndx(elf, &shstrndx);
+    for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
-        const char *name = elf_strptr(f.elf, shstrndx, sh.sh_name);
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
         if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
             parse_stapsdt(scn, is64, provider, info.notes);
         if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-            read_symbols(f.elf, scn, sh, info);
+            read_symbols(elf, scn, sh, info);
     }
     return info;
 }

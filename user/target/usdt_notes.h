@@ -32,8 +32,9 @@ struct LibjvmInfo {
     std::map<std::string, uint64_t> symbols;
 };
 
-// The libjvm symbols the runtime switch reads: flags (one byte each), HotSpot
-// statics, and the exported VMStructs tables (target/hotspot_flags.h).
+// The libjvm symbols the runtime switch and the virtual-thread hooks read:
+// flags (one byte each), HotSpot statics, and the exported VMStructs tables
+// (target/hotspot_flags.h).
 extern const char *const kLibjvmSymbols[];
 
 // Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or

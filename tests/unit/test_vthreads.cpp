@@ -1,0 +1,195 @@
+// Virtual threads in the kernel's frame arithmetic (bpf/callstack.h): which
+// frames leave a carrier at an unmount, and how their clocks go on on another.
+#include <vector>
+
+#include "../common/callstack_driver.h"
+
+namespace {
+
+using callstack_driver::Thread;
+
+enum : uint32_t { CarrierRun = 1, Task = 2, Step = 3, Work = 4 };
+constexpr uint64_t kVthread = 77;  // the virtual thread's id
+
+// A virtual thread's frames while unmounted, as vthreads.bpf.h parks them.
+struct Parked {
+    std::vector<jmt_frame> frames;  // bottom first
+    uint32_t beyond = 0;
+};
+
+// Carrier th's clocks now, read as the hooks read them (no probe event).
+jmt_clock hook_clock(const Thread &th, uint64_t now) { return {now, th.cpu, th.events, th.traced, th.runq}; }
+
+// handle_freeze_ret: the frames above the continuation entry at entry leave th.
+Parked unmount(Thread &th, uint64_t entry, uint64_t now)
+{
+    Parked p;
+    const uint32_t n = jmt_vt_split(th.t.get(), entry);
+    if (n == 0)
+        return p;
+    p.beyond = jmt_vt_beyond(th.t.get());
+    th.t->depth -= p.beyond;
+    const jmt_clock c = hook_clock(th, now);
+    for (uint32_t d = th.t->depth - n; d < th.t->depth; d++) {
+        jmt_vt_park(&th.t->frames[d], &c, kVthread);
+        p.frames.push_back(th.t->frames[d]);
+    }
+    th.t->depth -= n;
+    return p;
+}
+
+// handle_thaw_ret: the parked frames go on on carrier th.
+void mount(Thread &th, Parked p, uint64_t now)
+{
+    const jmt_clock c = hook_clock(th, now);
+    for (jmt_frame &f : p.frames) {
+        jmt_vt_unpark(&f, &c);
+        jmt_vt_push(th.t.get(), &f);
+    }
+    th.t->depth += p.beyond;
+}
+
+// Two carriers with clocks of their own. The carrier's run() is entered above the
+// continuation entry (its Java frame at sp 0x9000, the entry at 0x8000); the
+// virtual thread's task() and step() below it.
+struct TwoCarriers : ::testing::Test {
+    Thread k1, k2;
+    static constexpr uint64_t kEntry = 0x8000;
+    void SetUp() override
+    {
+        for (Thread *k : {&k1, &k2})
+            k->exact_cpu = true;
+        k2.cpu = 5'000'000;  // k2 has run other work before: none of it is the virtual thread's
+        k2.events = 900;
+        k2.traced = 300;
+        k2.runq = 70'000;
+    }
+    static void enter_at(Thread &k, uint32_t id, uint64_t now, uint64_t sp)
+    {
+        k.sp = sp;
+        ASSERT_EQ(k.enter(id, now), 0);
+    }
+};
+
+// task() runs 10 on k1, step() 20 more, then the virtual thread unmounts for 1000 (k1 runs
+// 300 of another thread's work meanwhile, k2 400), mounts on k2, runs 30 and returns twice.
+TEST_F(TwoCarriers, FramesFollowTheVirtualThreadWithItsOwnCpuAndEvents)
+{
+    enter_at(k1, CarrierRun, 0, 0x9000);
+    enter_at(k1, Task, 0, 0x7000);
+    k1.cpu += 10;
+    enter_at(k1, Step, 10, 0x6f00);
+    k1.cpu += 20;
+    EXPECT_EQ(jmt_vt_split(k1.t.get(), kEntry), 2u) << "task() and step(), not the carrier's run()";
+    Parked p = unmount(k1, kEntry, 30);
+    ASSERT_EQ(p.frames.size(), 2u);
+    EXPECT_EQ(k1.t->depth, 1u);
+    k1.cpu += 300;
+    ASSERT_TRUE(k1.leave(CarrierRun, 500)) << "the carrier's own frame returns on k1";
+    EXPECT_EQ(k1.totals[CarrierRun].calls, 1u);
+    EXPECT_EQ(k1.totals[CarrierRun].wall_incl_ns, 500u);
+
+    k2.cpu += 400;
+    mount(k2, p, 1030);
+    EXPECT_EQ(k2.t->depth, 2u);
+    k2.cpu += 30;
+    ASSERT_TRUE(k2.leave(Step, 1060));
+    ASSERT_TRUE(k2.leave(Task, 1060));
+    EXPECT_EQ(k2.t->depth, 0u);
+
+    const auto &step = k2.totals[Step], &task = k2.totals[Task];
+    EXPECT_EQ(step.calls, 1u);
+    EXPECT_EQ(task.calls, 1u);
+    EXPECT_EQ(step.wall_incl_ns, 1050u) << "elapsed holds the time unmounted";
+    EXPECT_EQ(task.wall_incl_ns, 1060u);
+    EXPECT_EQ(step.cpu_incl_ns, 50u) << "20 on k1 and 30 on k2, no other thread's";
+    EXPECT_EQ(task.cpu_incl_ns, 60u);
+    EXPECT_EQ(task.cpu_excl_ns, 10u);
+    EXPECT_EQ(step.runq_incl_ns, 0u) << "k2's earlier run-queue wait is not the virtual thread's";
+    EXPECT_EQ(step.wall_incl_ns - step.cpu_incl_ns - step.runq_incl_ns, 1000u) << "unmounted: blocked";
+    // Events: step's entry counted at its start, then its return on k2 (k2's 900 before are not its).
+    EXPECT_EQ(step.events_incl, 1u);
+    EXPECT_EQ(task.events_incl, 3u);
+    EXPECT_EQ(k2.sink.dropped, 0u);
+    // --per-thread: calls open across the unmount are the virtual thread's, the carrier's own its.
+    EXPECT_EQ(k2.sink.vthread[Step], kVthread);
+    EXPECT_EQ(k1.sink.vthread[CarrierRun], 0u);
+}
+
+// A call that ran start to end on one carrier is the carrier's (--per-thread).
+TEST_F(TwoCarriers, ACallThatNeverUnmountedIsItsCarriers)
+{
+    enter_at(k1, Task, 0, 0x7000);
+    enter_at(k1, Work, 1, 0x6000);
+    ASSERT_TRUE(k1.leave(Work, 2));
+    Parked p = unmount(k1, kEntry, 3);
+    mount(k2, p, 10);
+    ASSERT_TRUE(k2.leave(Task, 11));
+    EXPECT_EQ(k1.sink.vthread[Work], 0u);
+    EXPECT_EQ(k2.sink.vthread[Task], kVthread);
+}
+
+// A frame that came back from a park has no place on the new stack (sp 0): it leaves at the
+// next unmount with the frames entered since, whatever the new entry's address.
+TEST_F(TwoCarriers, FramesBackFromAParkLeaveAgainWithTheNewOnes)
+{
+    enter_at(k1, Task, 0, 0x7000);
+    Parked p = unmount(k1, kEntry, 5);
+    enter_at(k2, CarrierRun, 10, 0x3000);
+    mount(k2, p, 20);
+    enter_at(k2, Step, 30, 0x1f00);
+    constexpr uint64_t kEntry2 = 0x2000;
+    EXPECT_EQ(jmt_vt_split(k2.t.get(), kEntry2), 2u);
+    Parked again = unmount(k2, kEntry2, 40);
+    ASSERT_EQ(again.frames.size(), 2u);
+    EXPECT_EQ(again.frames[0].id, static_cast<uint32_t>(Task));
+    EXPECT_EQ(again.frames[1].id, static_cast<uint32_t>(Step));
+    EXPECT_EQ(k2.t->depth, 1u) << "the carrier's run() stays";
+}
+
+// Nothing of the virtual thread is open (its frames are untraced): nothing moves.
+TEST_F(TwoCarriers, ACarrierWithOnlyItsOwnFramesKeepsThem)
+{
+    enter_at(k1, CarrierRun, 0, 0x9000);
+    EXPECT_EQ(jmt_vt_split(k1.t.get(), kEntry), 0u);
+    EXPECT_TRUE(unmount(k1, kEntry, 10).frames.empty());
+    EXPECT_EQ(k1.t->depth, 1u);
+}
+
+// Frames counted beyond JMT_MAX_DEPTH are the newest: they leave with the stored ones and
+// come back counted, so their returns still pair.
+TEST_F(TwoCarriers, FramesBeyondTheStackBoundMoveAsACount)
+{
+    for (uint32_t i = 0; i < JMT_MAX_DEPTH + 3; i++) {
+        k1.sp = 0x7000 - i;
+        EXPECT_EQ(k1.enter(Work, i), i < JMT_MAX_DEPTH ? 0 : 1);
+    }
+    EXPECT_EQ(jmt_vt_beyond(k1.t.get()), 3u);
+    Parked p = unmount(k1, kEntry, 1000);
+    EXPECT_EQ(p.frames.size(), static_cast<size_t>(JMT_MAX_DEPTH));
+    EXPECT_EQ(p.beyond, 3u);
+    EXPECT_EQ(k1.t->depth, 0u);
+    mount(k2, p, 2000);
+    for (uint32_t i = 0; i < JMT_MAX_DEPTH + 3; i++)
+        ASSERT_TRUE(k2.leave(Work, 3000 + i));
+    EXPECT_EQ(k2.totals[Work].calls, JMT_MAX_DEPTH + 3u);
+    EXPECT_EQ(k2.sink.dropped, 0u);
+    EXPECT_EQ(k2.t->depth, 0u);
+}
+
+// --foreign: the open segment's start parks like a frame's clocks.
+TEST(VthreadClock, AParkedClockGoesOnFromWhatItHadUsed)
+{
+    jmt_clock start{100, 40, 7, 3, 5};
+    const jmt_clock at_unmount{200, 90, 12, 4, 9};
+    jmt_vt_park_clock(&start, &at_unmount);
+    const jmt_clock at_mount{900, 10'000, 500, 60, 1'000};
+    jmt_vt_unpark_clock(&start, &at_mount);
+    EXPECT_EQ(start.wall_ns, 100u) << "elapsed runs on";
+    EXPECT_EQ(at_mount.cpu_ns - start.cpu_ns, 50u);
+    EXPECT_EQ(at_mount.events - start.events, 5u);
+    EXPECT_EQ(at_mount.traced - start.traced, 1u);
+    EXPECT_EQ(at_mount.runq_ns - start.runq_ns, 4u);
+}
+
+}  // namespace

@@ -1,0 +1,155 @@
+#include "kernel/vthread_hooks.h"
+
+#include <bpf/libbpf.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <map>
+
+#include "jmethodtime.h"
+#include "jmethodtime.skel.h"
+#include "kernel/tracer.h"
+#include "target/continuation_hooks.h"
+#include "util/error.h"
+
+namespace jmt {
+
+namespace {
+
+// How long a launched JVM may take to initialise its layout (s): past it the
+// watch gives up and the JVM's virtual threads are not followed.
+constexpr auto kLayoutPatience = std::chrono::seconds(120);
+
+LinkPtr attach_uprobe(bpf_program *prog, bool ret, int pid, const std::string &libjvm, uint64_t file_offset)
+{
+    bpf_link *link = bpf_program__attach_uprobe(prog, ret, pid, libjvm.c_str(), file_offset);
+    if (!link) {
+        const int err = errno;
+        throw Error("attaching the virtual-thread hook at " + libjvm + "+0x" + [file_offset] {
+            char b[32];
+            snprintf(b, sizeof(b), "%llx", static_cast<unsigned long long>(file_offset));
+            return std::string(b);
+        }() + " failed: " + errno_text(err), err);
+    }
+    return LinkPtr(link);
+}
+
+}  // namespace
+
+// The traced JVMs in the programs' target order, each with its libjvm.
+std::vector<VthreadTarget> vthread_targets(const TracerConfig &config)
+{
+    std::vector<int> pids{config.programs.pid};
+    pids.insert(pids.end(), config.programs.other_pids.begin(), config.programs.other_pids.end());
+    std::vector<VthreadTarget> out;
+    for (int pid : pids) {
+        VthreadTarget t{pid, config.libjvm};
+        for (const TracedLibjvm &lib : config.libjvms)
+            if (std::find(lib.pids.begin(), lib.pids.end(), pid) != lib.pids.end())
+                t.libjvm = lib.path;
+        out.push_back(t);
+    }
+    return out;
+}
+
+bool libjvm_has_continuation_hooks(const std::string &libjvm)
+{
+    try {
+        return find_continuation_hooks(libjvm).found();
+    } catch (const Error &) {
+        return false;
+    }
+}
+
+VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, bool whole, unsigned poll_ms)
+    : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size())
+{
+    std::map<std::string, ContinuationHooks> by_libjvm;
+    std::map<std::string, LibjvmInfo> infos;
+    for (const VthreadTarget &t : targets_)
+        if (!by_libjvm.count(t.libjvm)) {
+            by_libjvm[t.libjvm] = find_continuation_hooks(t.libjvm);
+            infos[t.libjvm] = inspect_libjvm(t.libjvm);
+        }
+    for (const VthreadTarget &t : targets_)
+        libjvms_.push_back(infos[t.libjvm]);
+    std::map<std::string, bool> attached;
+    for (const VthreadTarget &t : targets_) {
+        const ContinuationHooks &h = by_libjvm[t.libjvm];
+        if (!h.found() || (whole && attached[t.libjvm]))
+            continue;
+        attached[t.libjvm] = true;
+        const int pid = whole ? -1 : t.pid;
+        for (const LibjvmFunction &f : h.freeze) {
+            links_.push_back(attach_uprobe(skel_->progs.handle_freeze, false, pid, t.libjvm, f.file_offset));
+            links_.push_back(attach_uprobe(skel_->progs.handle_freeze_ret, true, pid, t.libjvm, f.file_offset));
+        }
+        for (const LibjvmFunction &f : h.thaw) {
+            links_.push_back(attach_uprobe(skel_->progs.handle_thaw, false, pid, t.libjvm, f.file_offset));
+            links_.push_back(attach_uprobe(skel_->progs.handle_thaw_ret, true, pid, t.libjvm, f.file_offset));
+        }
+    }
+    for (size_t i = 0; i < targets_.size(); i++)
+        if (!by_libjvm[targets_[i].libjvm].found()) {
+            layouts_[i].state = VthreadLayout::State::Unsupported;
+            layouts_[i].why = "its libjvm.so has no symbol table (.symtab) naming HotSpot's freeze and thaw";
+        }
+    if (resolve())
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    thread_ = std::thread([this, poll_ms] {
+        const auto until = std::chrono::steady_clock::now() + kLayoutPatience;
+        while (!stop_ && !resolve() && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+    });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+VthreadHooks::~VthreadHooks()
+{
+    stop_ = true;
+    if (thread_.joinable())
+        thread_.join();
+}
+
+bool VthreadHooks::resolve()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool pending = false;
+    for (size_t i = 0; i < targets_.size() && i < JMT_MAX_TARGETS; i++) {
+        if (layouts_[i].state != VthreadLayout::State::Pending)
+            continue;
+        layouts_[i] = read_vthread_layout(targets_[i].pid, libjvms_[i].symbols, libjvms_[i].first_load_vaddr);
+        if (layouts_[i].state == VthreadLayout::State::Pending) {
+            pending = true;
+            continue;
+        }
+        if (layouts_[i].state != VthreadLayout::State::Ready)
+            continue;
+        jmt_vt_layout &out = skel_->bss->vt_layouts[i];
+        out.vthread_offset = layouts_[i].vthread_offset;
+        out.tid_offset = layouts_[i].tid_offset;
+        // The programs take a layout once its entry offset is set: it goes last.
+        __atomic_store_n(&out.cont_entry_offset, layouts_[i].cont_entry_offset, __ATOMIC_RELEASE);
+    }
+    return !pending;
+}
+
+std::string VthreadHooks::not_followed() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < layouts_.size(); i++) {
+        const std::string who = layouts_.size() > 1 ? "pid " + std::to_string(targets_[i].pid) + ": " : "";
+        if (layouts_[i].state == VthreadLayout::State::Unsupported)
+            return who + layouts_[i].why;
+        if (layouts_[i].state == VthreadLayout::State::Pending)
+            return who + "the JVM's thread layout could not be read";
+    }
+    return "";
+}
+
+}  // namespace jmt

@@ -1,0 +1,59 @@
+// Virtual threads (JDK 21+): the uprobes on each traced libjvm's freeze and
+// thaw functions (bpf/vthreads.bpf.h), and the layout every traced JVM's
+// hooks read, given to the programs once the JVM has initialised it.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel/programs.h"
+#include "target/usdt_notes.h"
+#include "target/vthread_layout.h"
+
+namespace jmt {
+
+// A traced JVM and its libjvm as read from here.
+struct VthreadTarget {
+    int pid = 0;
+    std::string libjvm;
+};
+
+struct TracerConfig;
+
+// The traced JVMs of config in the programs' target order, each with its libjvm.
+std::vector<VthreadTarget> vthread_targets(const TracerConfig &config);
+
+// Whether libjvm has the functions the hooks attach to (JDK 21+ with a .symtab).
+bool libjvm_has_continuation_hooks(const std::string &libjvm);
+
+class VthreadHooks {
+public:
+    // Attaches the hooks of every target's libjvm (pid -1 per libjvm when
+    // whole); a layout not readable yet is polled for every poll_ms on a thread
+    // that blocks every signal. Throws jmt::Error when an attach fails.
+    VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, bool whole, unsigned poll_ms = 2);
+    ~VthreadHooks();
+    VthreadHooks(const VthreadHooks &) = delete;
+    VthreadHooks &operator=(const VthreadHooks &) = delete;
+
+    // "" when every JVM's virtual threads are followed; otherwise why one's are not.
+    std::string not_followed() const;
+
+private:
+    // Reads the layouts still pending; true when none is.
+    bool resolve();
+
+    jmethodtime_bpf *skel_;
+    std::vector<VthreadTarget> targets_;
+    std::vector<VthreadLayout> layouts_;  // by target index
+    std::vector<LibjvmInfo> libjvms_;     // by target index: its libjvm's symbols
+    std::vector<LinkPtr> links_;
+    mutable std::mutex mutex_;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+}  // namespace jmt

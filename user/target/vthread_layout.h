@@ -1,0 +1,26 @@
+// What the virtual-thread hooks read in a running JVM (bpf/vthreads.bpf.h):
+// JavaThread's field offsets from HotSpot's VMStructs and java.lang.Thread's
+// tid offset, all set while the JVM initialises.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace jmt {
+
+struct VthreadLayout {
+    enum class State { Pending, Ready, Unsupported };
+    State state = State::Pending;
+    uint64_t vthread_offset = 0;     // JavaThread::_vthread (bytes)
+    uint64_t cont_entry_offset = 0;  // JavaThread::_cont_entry (bytes)
+    uint64_t tid_offset = 0;         // java.lang.Thread's tid field (bytes into the object)
+    std::string why;                 // Unsupported: what is missing, for the report's header
+};
+
+// pid's layout now: Pending while its libjvm is not mapped or not initialised,
+// Unsupported when it lacks a part or runs ZGC (whose references hold colour
+// bits). symbols, first_load_vaddr: of its libjvm file (LibjvmInfo).
+VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t> &symbols, uint64_t first_load_vaddr);
+
+}  // namespace jmt
