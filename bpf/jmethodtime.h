@@ -318,10 +318,10 @@ struct jmt_thread_key {
 	  "traced frames of unmounting virtual threads could not be parked (more than {} parked frames, " \
 	  "or the virtual thread's id was unreadable); they are counted, their own time is charged to " \
 	  "their caller")                                                                  \
-	/* unmounts and mounts of virtual threads met before the JVM's thread layout was read */ \
+	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */ \
 	K(VT_UNFOLLOWED, vt_unfollowed, 0,                                                 \
-	  "unmounts or mounts of virtual threads came before jmethodtime had read the JVM's thread " \
-	  "layout; frames open across them stayed on their carrier thread")
+	  "unmounts or mounts of virtual threads were not followed (the JVM's thread layout was not " \
+	  "read yet, or the header says why); frames open across them stayed on their carrier thread")
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)

@@ -46,14 +46,16 @@ struct VtRun {
     std::string done;
 };
 
-// jmethodtime --json --raw --package demo/vt [MORE] -o REPORT -- java ... (launch mode).
-VtRun launch(const Tasks &t, const std::vector<std::string> &more = {})
+// jmethodtime --json --raw --package demo/vt [MORE] -o REPORT -- java [JVM_FLAGS] ... (launch mode).
+VtRun launch(const Tasks &t, const std::vector<std::string> &more = {}, const std::vector<std::string> &jvm_flags = {})
 {
     VtRun r;
     const std::string out = "/tmp/jmt-vthreads-" + std::to_string(getpid()) + ".json";
     std::vector<std::string> argv = {JMT_BINARY, "--json", "--raw", "--package", "demo/vt", "-o", out};
     argv.insert(argv.end(), more.begin(), more.end());
-    argv.insert(argv.end(), {"--", kTemurin25, "-cp", JMT_JAVA_CLASSES, "demo.vt.VirtualTasks"});
+    argv.insert(argv.end(), {"--", kTemurin25});
+    argv.insert(argv.end(), jvm_flags.begin(), jvm_flags.end());
+    argv.insert(argv.end(), {"-cp", JMT_JAVA_CLASSES, "demo.vt.VirtualTasks"});
     for (const std::string &a : t.args(false))
         argv.push_back(a);
     jmt_it::Child jmt(argv, true);
@@ -192,6 +194,17 @@ TEST(VirtualThreads, PerThreadRowsNameTheVirtualThreads)
     }
     EXPECT_EQ(vthreads.size(), t.threads);
     EXPECT_EQ(steps, t.threads * t.rounds);
+}
+
+// ZGC's references carry colour bits: the report says the virtual threads are not followed.
+TEST(VirtualThreads, UnderZgcTheReportSaysTheyAreNotFollowed)
+{
+    REQUIRE_TEMURIN_25();
+    const Tasks t{"sleep", 4, 2, 5, 100};
+    const VtRun r = launch(t, {}, {"-XX:+UseZGC"});
+    ASSERT_FALSE(r.report.is_null());
+    EXPECT_NE(r.report.at("virtual_threads_not_followed").get<std::string>().find("ZGC"), std::string::npos);
+    EXPECT_EQ(r.report.at("diagnostics").at("vt_unmounts").get<uint64_t>(), 0u);
 }
 
 TEST(VirtualThreads, AttachedMidRunTheNewCallsAreExact)

@@ -36,16 +36,17 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
         return {};
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     const JvmMemory memory(pid, m.start - (first_load_vaddr & ~(page - 1)), symbols);
-    const std::map<std::string, uint64_t> fields = memory.fields({kVthreadField, kContEntryField, kThreadObjField});
-    // The table's offsets are filled in while libjvm initialises: _threadObj is never at 0.
-    if (!fields.count(kThreadObjField) || fields.at(kThreadObjField) == 0)
-        return {};
+    // java.lang.Thread's offsets are computed as the JVM starts, after libjvm's
+    // static data (the VMStructs table) is initialised: one read while pending.
     const std::string tid = memory.read(*memory.symbol(kTidOffsetSymbol), sizeof(int32_t));
     int32_t tid_offset = 0;
     if (tid.size() == sizeof(tid_offset))
         memcpy(&tid_offset, tid.data(), sizeof(tid_offset));
     if (tid_offset <= 0)
-        return {};  // java.lang.Thread's offsets are computed as the JVM starts
+        return {};
+    const std::map<std::string, uint64_t> fields = memory.fields({kVthreadField, kContEntryField, kThreadObjField});
+    if (!fields.count(kThreadObjField) || fields.at(kThreadObjField) == 0)
+        return unsupported("its VMStructs table could not be read");
     if (!fields.count(kContEntryField))
         return unsupported("its VMStructs do not name JavaThread::_cont_entry (JDK 21 to 23)");
     if (!fields.count(kVthreadField))
