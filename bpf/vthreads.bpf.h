@@ -87,6 +87,24 @@ static __always_inline void vt_begin(struct pt_regs *ctx, struct jmt_thread *t)
 	t->vt_pending_entry = entry;
 }
 
+/* A hook's return: the carrier's state, with the virtual thread and the
+ * continuation entry its entry read (taken: the next hook starts afresh);
+ * 0 when none is pending. */
+static __always_inline struct jmt_thread *vt_take_pending(__u64 *vtid, __u64 *entry)
+{
+	struct jmt_thread *t;
+
+	if (event_jvm() < 0)
+		return 0;
+	t = thread_state(0);
+	if (!t || !t->vt_pending_tid)
+		return 0;
+	*vtid = t->vt_pending_tid;
+	*entry = t->vt_pending_entry;
+	t->vt_pending_tid = 0;
+	return t;
+}
+
 /* freeze<Config>(JavaThread*, intptr_t* sp) and Config::freeze_preempt: only a
  * carrier with traced frames open has anything to park. */
 SEC("uprobe")
@@ -154,20 +172,16 @@ int handle_freeze_ret(struct pt_regs *ctx)
 {
 	struct vt_park_ctx pc = {};
 	struct jmt_parked parked = {};
-	struct jmt_cpu *cpu;
+	struct jmt_cpu *cpu = this_cpu();
+	__u64 entry = 0;
 	__u32 n, beyond;
 
-	if (event_jvm() < 0)
+	pc.t = vt_take_pending(&pc.key.vtid, &entry);
+	if (!pc.t || !cpu)
 		return 0;
-	pc.t = thread_state(0);
-	cpu = this_cpu();
-	if (!pc.t || !cpu || !pc.t->vt_pending_tid)
-		return 0;
-	pc.key.vtid = pc.t->vt_pending_tid;
-	pc.t->vt_pending_tid = 0;
 	if ((int)PT_REGS_RC(ctx) != JMT_FREEZE_OK)
 		return 0; /* pinned: the virtual thread stays on this carrier */
-	n = jmt_vt_split(pc.t, pc.t->vt_pending_entry);
+	n = jmt_vt_split(pc.t, entry);
 	if (!n)
 		return 0;
 	beyond = jmt_vt_beyond(pc.t);
@@ -261,17 +275,11 @@ int handle_thaw_ret(struct pt_regs *ctx)
 {
 	struct vt_unpark_ctx uc = {};
 	struct jmt_parked *parked;
-	struct jmt_cpu *cpu;
+	struct jmt_cpu *cpu = this_cpu();
+	__u64 entry = 0;
 
-	if (event_jvm() < 0)
-		return 0;
-	uc.t = thread_state(0);
-	cpu = this_cpu();
-	if (!uc.t || !cpu || !uc.t->vt_pending_tid)
-		return 0;
-	uc.key.vtid = uc.t->vt_pending_tid;
-	uc.t->vt_pending_tid = 0;
-	if (PT_REGS_RC(ctx) == uc.t->vt_pending_entry)
+	uc.t = vt_take_pending(&uc.key.vtid, &entry);
+	if (!uc.t || !cpu || PT_REGS_RC(ctx) == entry)
 		return 0;
 	uc.key.tgid = bpf_get_current_pid_tgid() >> 32;
 	uc.key.idx = JMT_PARKED_HEADER;

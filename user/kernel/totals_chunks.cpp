@@ -3,7 +3,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "jmethodtime.skel.h"
 #include "kernel/programs.h"
 #include "util/error.h"
+#include "util/quiet_thread.h"
 
 namespace jmt {
 
@@ -96,12 +96,7 @@ int TotalsChunks::fd_of(uint32_t id) const
 TotalsGrower::TotalsGrower(std::vector<Watch> watched, unsigned poll_ms)
     : watched_(std::move(watched)), poll_ms_(poll_ms)
 {
-    // Signals stay with the session's threads: block them all while the thread starts.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    thread_ = std::thread([this] { run(); });
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    thread_ = start_quiet_thread([this] { run(); });
 }
 
 TotalsGrower::~TotalsGrower()

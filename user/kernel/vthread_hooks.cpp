@@ -1,7 +1,6 @@
 #include "kernel/vthread_hooks.h"
 
 #include <bpf/libbpf.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include "kernel/tracer.h"
 #include "target/continuation_hooks.h"
 #include "util/error.h"
+#include "util/quiet_thread.h"
 
 namespace jmt {
 
@@ -98,15 +98,11 @@ VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> tar
         }
     if (resolve())
         return;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    thread_ = std::thread([this, poll_ms] {
+    thread_ = start_quiet_thread([this, poll_ms] {
         const auto until = std::chrono::steady_clock::now() + kLayoutPatience;
         while (!stop_ && !resolve() && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
     });
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 VthreadHooks::~VthreadHooks()

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "util/error.h"
 #include "util/procfs.h"
@@ -67,6 +68,46 @@ std::optional<std::map<std::string, uint64_t>> layout(const ReadMemory &read,
 
 bool is_flag_type(const std::string &type) { return type == "JVMFlag" || type == "Flag"; }
 
+// One entry of the VMStructs table: its type and field, and the field's
+// offset (non-static) or address (static).
+struct VmStructEntry {
+    std::string type, field;
+    bool is_static = false;
+    uint64_t offset = 0, address = 0;
+};
+
+// The entries of the exported VMStructs table whose type keep accepts (only
+// their field names are read), in order; none when the table is unreadable.
+std::vector<VmStructEntry> vmstructs_entries(const ReadMemory &read, const std::map<std::string, uint64_t> &exported,
+                                             const std::function<bool(const std::string &)> &keep)
+{
+    std::vector<VmStructEntry> out;
+    const auto s = layout(read, exported,
+                          {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
+                           "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
+                           "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"});
+    if (!s || !s->at("gHotSpotVMStructs") || !s->at("gHotSpotVMStructEntryArrayStride"))
+        return out;
+    for (uint64_t i = 0; i < kMaxVmStructEntries; i++) {
+        const uint64_t e = s->at("gHotSpotVMStructs") + i * s->at("gHotSpotVMStructEntryArrayStride");
+        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryFieldNameOffset"));
+        if (!field_ptr || !*field_ptr)
+            break;
+        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryTypeNameOffset"));
+        VmStructEntry entry;
+        entry.type = type_ptr ? string_at(read, *type_ptr, kMaxNameBytes) : "";
+        if (!keep(entry.type))
+            continue;
+        entry.field = string_at(read, *field_ptr, kMaxNameBytes);
+        entry.is_static = read(e + s->at("gHotSpotVMStructEntryIsStaticOffset"), sizeof(int32_t)) !=
+                          std::string(sizeof(int32_t), '\0');
+        entry.offset = u64_at(read, e + s->at("gHotSpotVMStructEntryOffsetOffset")).value_or(0);
+        entry.address = u64_at(read, e + s->at("gHotSpotVMStructEntryAddressOffset")).value_or(0);
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
 }  // namespace
 
 std::map<std::string, uint64_t> flags_from_vmstructs(const ReadMemory &read,
@@ -74,36 +115,22 @@ std::map<std::string, uint64_t> flags_from_vmstructs(const ReadMemory &read,
                                                      const std::vector<std::string> &names)
 {
     std::map<std::string, uint64_t> found;
-    const auto s = layout(read, exported,
-                          {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
-                           "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
-                           "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"});
     const auto t = layout(read, exported,
                           {"gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride", "gHotSpotVMTypeEntryTypeNameOffset",
                            "gHotSpotVMTypeEntrySizeOffset"});
-    if (!s || !t || !s->at("gHotSpotVMStructEntryArrayStride") || !t->at("gHotSpotVMTypeEntryArrayStride"))
+    if (!t || !t->at("gHotSpotVMTypeEntryArrayStride"))
         return found;
     // The flag type's fields: the table and its length (static), name and address (offsets).
     std::optional<uint64_t> table_var, count_var, name_off, addr_off, size;
-    for (uint64_t i = 0; i < kMaxVmStructEntries; i++) {
-        const uint64_t e = s->at("gHotSpotVMStructs") + i * s->at("gHotSpotVMStructEntryArrayStride");
-        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryFieldNameOffset"));
-        if (!field_ptr || !*field_ptr)
-            break;
-        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryTypeNameOffset"));
-        if (!type_ptr || !is_flag_type(string_at(read, *type_ptr, kMaxNameBytes)))
-            continue;
-        const std::string field = string_at(read, *field_ptr, kMaxNameBytes);
-        const std::optional<uint64_t> address = u64_at(read, e + s->at("gHotSpotVMStructEntryAddressOffset"));
-        const std::optional<uint64_t> offset = u64_at(read, e + s->at("gHotSpotVMStructEntryOffsetOffset"));
-        if (field == "flags")
-            table_var = address;
-        else if (field == "numFlags")
-            count_var = address;
-        else if (field == "_name")
-            name_off = offset;
-        else if (field == "_addr")
-            addr_off = offset;
+    for (const VmStructEntry &e : vmstructs_entries(read, exported, is_flag_type)) {
+        if (e.field == "flags")
+            table_var = e.address;
+        else if (e.field == "numFlags")
+            count_var = e.address;
+        else if (e.field == "_name")
+            name_off = e.offset;
+        else if (e.field == "_addr")
+            addr_off = e.offset;
     }
     for (uint64_t i = 0; i < kMaxVmStructEntries && !size; i++) {
         const uint64_t e = t->at("gHotSpotVMTypes") + i * t->at("gHotSpotVMTypeEntryArrayStride");
@@ -138,27 +165,14 @@ std::map<std::string, uint64_t> fields_from_vmstructs(const ReadMemory &read,
                                                       const std::vector<std::string> &names)
 {
     std::map<std::string, uint64_t> found;
-    const auto s = layout(read, exported,
-                          {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
-                           "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
-                           "gHotSpotVMStructEntryOffsetOffset"});
-    if (!s || !s->at("gHotSpotVMStructs") || !s->at("gHotSpotVMStructEntryArrayStride"))
-        return found;
-    for (uint64_t i = 0; i < kMaxVmStructEntries && found.size() < names.size(); i++) {
-        const uint64_t e = s->at("gHotSpotVMStructs") + i * s->at("gHotSpotVMStructEntryArrayStride");
-        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryFieldNameOffset"));
-        if (!field_ptr || !*field_ptr)
-            break;
-        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryTypeNameOffset"));
-        const std::string is_static = read(e + s->at("gHotSpotVMStructEntryIsStaticOffset"), sizeof(int32_t));
-        if (!type_ptr || is_static.size() != sizeof(int32_t) || is_static != std::string(sizeof(int32_t), '\0'))
-            continue;
-        const std::string name = string_at(read, *type_ptr, kMaxNameBytes) + "::" +
-                                 string_at(read, *field_ptr, kMaxNameBytes);
-        if (std::find(names.begin(), names.end(), name) == names.end())
-            continue;
-        if (const std::optional<uint64_t> offset = u64_at(read, e + s->at("gHotSpotVMStructEntryOffsetOffset")))
-            found[name] = *offset;
+    const auto wanted_type = [&names](const std::string &type) {
+        return std::any_of(names.begin(), names.end(),
+                           [&type](const std::string &n) { return n.rfind(type + "::", 0) == 0; });
+    };
+    for (const VmStructEntry &e : vmstructs_entries(read, exported, wanted_type)) {
+        const std::string name = e.type + "::" + e.field;
+        if (!e.is_static && std::find(names.begin(), names.end(), name) != names.end())
+            found[name] = e.offset;
     }
     return found;
 }
