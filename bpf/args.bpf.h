@@ -52,8 +52,16 @@ static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)
 	return err;
 }
 
+/* A name packed in one word: its address (user space, below 2^48) and its
+ * length in bytes (16 bits) above it. */
 #define JMT_LEN_SHIFT 48
 #define JMT_ADDR_MASK ((1ULL << JMT_LEN_SHIFT) - 1)
+#define JMT_LEN_MASK 0xffffULL
+
+static __always_inline __u64 jmt_pack_name(__u64 addr, __u64 len)
+{
+	return (addr & JMT_ADDR_MASK) | ((len & JMT_LEN_MASK) << JMT_LEN_SHIFT);
+}
 
 /* Reads (class, method, signature) as packed address|length words; the
  * caller sets jvm. */
@@ -72,9 +80,9 @@ static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *
 		   usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl)) {
 		return -1;
 	}
-	k->klass = (cp & JMT_ADDR_MASK) | ((cl & 0xffff) << JMT_LEN_SHIFT);
-	k->method = (mp & JMT_ADDR_MASK) | ((ml & 0xffff) << JMT_LEN_SHIFT);
-	k->sig = (sp & JMT_ADDR_MASK) | ((sl & 0xffff) << JMT_LEN_SHIFT);
+	k->klass = jmt_pack_name(cp, cl);
+	k->method = jmt_pack_name(mp, ml);
+	k->sig = jmt_pack_name(sp, sl);
 	return 0;
 }
 

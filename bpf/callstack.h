@@ -354,6 +354,34 @@ static __always_inline int jmt_site_matches(const struct jmt_site *s, __u32 id, 
 	return s->sp == sp && s->id == id && s->parent == parent;
 }
 
+struct jmt_sink;
+/* Hook the including file defines: the return address of the entry probe's
+ * function, whose frame pointer is bp, read from user memory (0 when it
+ * cannot be read). */
+static __always_inline __u64 jmt_read_call_site(struct jmt_sink *sink, __u64 bp);
+
+/* The call site of an entry of method id at sp (frame pointer bp) as
+ * jmt_top_is_stale needs it: 0 when not needed (sp is not the top frame's),
+ * the cached one when the cache holds this (id, parent, sp) and the top frame
+ * is not ambiguous, else read (jmt_read_call_site) and cached. */
+static __always_inline __u64 jmt_call_site(struct jmt_thread *t, struct jmt_sink *sink, __u32 id, __u64 sp, __u64 bp)
+{
+	__u32 parent;
+	struct jmt_site *site;
+
+	if (!jmt_needs_call_site(t, sp))
+		return 0;
+	parent = jmt_parent_id(t);
+	site = jmt_site_slot(t, id, parent, sp);
+	if (!jmt_top_is_ambiguous(t, id, sp) && jmt_site_matches(site, id, parent, sp))
+		return site->call_site;
+	site->sp = sp;
+	site->id = id;
+	site->parent = parent;
+	site->call_site = jmt_read_call_site(sink, bp);
+	return site->call_site;
+}
+
 /* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH); foreign as in jmt_push
  * (closes the frame's open segment, resumes its caller's). */
 static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt_clock *now,

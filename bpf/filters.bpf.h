@@ -33,8 +33,6 @@ static __always_inline int class_kept(const char *cls, __u32 len)
 	return 0;
 }
 
-static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
-
 /*
  * The state of the glob being matched lives in a map value, not on the stack:
  * the verifier then sees its indices as unknown scalars and checks the

@@ -6,7 +6,7 @@
  *
  * This file holds the tunables and the two probes' programs; the parts they
  * use are in headers named for their jobs, included after the tunables:
- * counters.bpf.h (per-CPU record), args.bpf.h (probe arguments),
+ * helpers.bpf.h (shared helpers), counters.bpf.h (per-CPU record), args.bpf.h (probe arguments),
  * filters.bpf.h (--package, --class, --method), methods.bpf.h (method table,
  * names), threads.bpf.h (thread state, on-CPU clock, sched programs),
  * totals.bpf.h (per-method, per-path, per-thread totals), paths.bpf.h (call
@@ -120,6 +120,7 @@ static __always_inline long event_jvm(void)
 	return n_targets > 1 ? tgid : 0;
 }
 
+#include "helpers.bpf.h"
 #include "counters.bpf.h"
 #include "args.bpf.h"
 #include "filters.bpf.h"
@@ -180,32 +181,57 @@ static __always_inline void test_trap(void)
 	bpf_loop(1 << 20, spin_until, &deadline_ns, 0);
 }
 
-/* The entry probe's body (cpu->running counts it). */
-static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm)
+/* callstack.h's hook: the return address of the probe's function, whose
+ * frame pointer is bp (0 when unreadable). */
+static __always_inline __u64 jmt_read_call_site(struct jmt_sink *sink, __u64 bp)
+{
+	__u64 call_site = 0;
+
+	if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
+		return 0;
+	return call_site;
+}
+
+/* Both probes' first steps: counts the event and finds its method's verdict.
+ * 1 when the method is traced (*fp and *info set); 0 when the event ends here
+ * (unreadable, first sight deferred, or untraced: --foreign's part done). */
+static __always_inline int traced_event(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm, const int is_entry,
+					__u32 *fp, struct jmt_method_info *info)
 {
 	struct jmt_method_key k;
-	struct jmt_method_info info;
-	struct jmt_thread *t;
-	struct jmt_clock now;
-	__u64 bp, sp, call_site = 0;
-	__u32 fp, path;
 
 	cpu->slice_events += 1;
-	bump(cpu, JMT_CNT_ENTRIES);
+	bump(cpu, is_entry ? JMT_CNT_ENTRIES : JMT_CNT_RETURNS);
 	if (read_key(ctx, &k)) {
 		bump(cpu, JMT_CNT_ARG_FAIL);
-		return;
+		return 0;
 	}
 	k.jvm = jvm;
 	k.pad = 0;
-	fp = jmt_fingerprint(&k);
-	if (method_info(&k, fp, &info))
-		return;
-	if (!info.traced) {
+	*fp = jmt_fingerprint(&k);
+	/* The verdict first: a rejected method's event needs nothing else
+	 * (but its callers' foreign time under --foreign). */
+	if (method_info(&k, *fp, info))
+		return 0;
+	if (!info->traced) {
 		if (foreign)
-			foreign_event(cpu, 1);
-		return;
+			foreign_event(cpu, is_entry);
+		return 0;
 	}
+	return 1;
+}
+
+/* The entry probe's body (cpu->running counts it). */
+static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm)
+{
+	struct jmt_method_info info;
+	struct jmt_thread *t;
+	struct jmt_clock now;
+	__u64 bp, sp, call_site;
+	__u32 fp, path;
+
+	if (!traced_event(ctx, cpu, jvm, 1, &fp, &info))
+		return;
 	t = thread_state(1);
 	if (!t)
 		return;
@@ -213,22 +239,7 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 	 * the Java frame's, the same for every event of one compiled frame. */
 	bp = JMT_CTX_LOAD(ctx, bp);
 	sp = bp + 16;
-	if (jmt_needs_call_site(t, sp)) {
-		__u32 parent = jmt_parent_id(t);
-		struct jmt_site *site = jmt_site_slot(t, info.id, parent, sp);
-
-		if (!jmt_top_is_ambiguous(t, info.id, sp) && jmt_site_matches(site, info.id, parent, sp)) {
-			call_site = site->call_site;
-		} else {
-			/* The probe function's return address. */
-			if (bpf_probe_read_user(&call_site, sizeof(call_site), (void *)(bp + 8)))
-				call_site = 0;
-			site->sp = sp;
-			site->id = info.id;
-			site->parent = parent;
-			site->call_site = call_site;
-		}
-	}
+	call_site = jmt_call_site(t, 0, info.id, sp, bp);
 	if (jmt_top_is_stale(t, info.id, sp, call_site)) {
 		struct jmt_drop_ctx dc = { .t = t, .id = info.id, .sp = sp, .call_site = call_site,
 					   .on_entry = 1, .foreign = foreign };
@@ -250,30 +261,13 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
  * exactly as if they did not exist. */
 static __always_inline void on_return(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm, const int with_threads)
 {
-	struct jmt_method_key k;
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	struct jmt_clock now;
 	__u32 fp;
 
-	cpu->slice_events += 1;
-	bump(cpu, JMT_CNT_RETURNS);
-	if (read_key(ctx, &k)) {
-		bump(cpu, JMT_CNT_ARG_FAIL);
+	if (!traced_event(ctx, cpu, jvm, 0, &fp, &info))
 		return;
-	}
-	k.jvm = jvm;
-	k.pad = 0;
-	fp = jmt_fingerprint(&k);
-	/* The verdict first: a rejected method's return needs nothing else
-	 * (but its callers' foreign time under --foreign). */
-	if (method_info(&k, fp, &info))
-		return;
-	if (!info.traced) {
-		if (foreign)
-			foreign_event(cpu, 0);
-		return;
-	}
 	t = thread_state(0);
 	if (!t || t->depth == 0) {
 		bump(cpu, JMT_CNT_UNMATCHED_RETURNS);
@@ -324,7 +318,7 @@ int handle_class_unloaded(struct pt_regs *ctx)
 		count(JMT_CNT_ARG_FAIL);
 		return 0;
 	}
-	forget_class(((__u64)name & JMT_ADDR_MASK) | (((__u64)len & 0xffff) << JMT_LEN_SHIFT));
+	forget_class(jmt_pack_name(name, len));
 	return 0;
 }
 

@@ -54,6 +54,9 @@
  * that says why nothing was traced: slots [0, N) --package (first methods),
  * [N, 2N) --class or --method (first method of each class). */
 #define JMT_REJECTED_EXAMPLES 8
+/* The groups of rejected-method examples: rejected_taken[group], and slots
+ * group * JMT_REJECTED_EXAMPLES and up of rejected_examples. */
+enum jmt_reject_group { JMT_REJECTED_BY_PACKAGE, JMT_REJECTED_BY_GLOBS, JMT_REJECT_GROUPS };
 /* Classes remembered to count classes_rejected_by_globs (once each). */
 #define JMT_MAX_REJECTED_CLASSES 16384
 /* Package prefixes given by --package, each at most JMT_PREFIX_LEN bytes. */
@@ -181,8 +184,8 @@ struct jmt_clock {
 
 /* Virtual threads (JDK 21+): traced frames of unmounted virtual threads,
  * parked in the kernel until their next mount (callstack.h). */
-#define JMT_MAX_PARKED_FRAMES 262144
-#define JMT_MAX_PARKED_VTHREADS 65536
+#define JMT_MAX_PARKED_FRAMES 65536
+#define JMT_MAX_PARKED_VTHREADS 16384
 
 /* A parked frame: the idx-th (from the bottom) of virtual thread vtid of JVM tgid. */
 struct jmt_parked_key {

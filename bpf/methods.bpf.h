@@ -21,7 +21,7 @@ struct {
  * drops that class's table entries (their names' memory may be reused for
  * other names, which would then share a key), then moves the generation on. */
 struct jmt_method_cache_slot {
-	__u32 seq; /* odd while a program writes the slot (see cache_read_begin) */
+	__u32 seq; /* odd while a program writes the slot (helpers.bpf.h, cache_read_begin) */
 	__u32 pad;
 	struct jmt_method_key key;
 	struct jmt_method_info info;
@@ -50,13 +50,13 @@ struct {
  * the method name was read too (the --method stage reads it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * JMT_REJECTED_EXAMPLES);
+	__uint(max_entries, JMT_REJECT_GROUPS * JMT_REJECTED_EXAMPLES);
 	__type(key, __u32);
 	__type(value, struct jmt_names);
 } rejected_examples SEC(".maps");
 
 /* Examples taken so far, per stage (0: --package, 1: --class/--method). */
-__u32 rejected_taken[2] = {};
+__u32 rejected_taken[JMT_REJECT_GROUPS] = {};
 
 /* Class keys (klass, packed address|length) that --class/--method rejected;
  * the loader shrinks it to one entry without globs. */
@@ -77,41 +77,6 @@ struct {
 } names_scratch SEC(".maps");
 
 int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
-
-/*
- * The per-CPU caches are written field by field. A program preempted while
- * writing (or reading) a slot could let another program on the same CPU read
- * half of two entries; each slot carries a sequence, odd while written, and a
- * read counts only when the sequence was even and unchanged around it. One
- * CPU: program order is the only order to keep, against the compiler.
- */
-#define jmt_barrier() asm volatile("" ::: "memory")
-
-static __always_inline __u32 cache_read_begin(const __u32 *seq)
-{
-	__u32 s = *(const volatile __u32 *)seq;
-
-	jmt_barrier();
-	return s;
-}
-
-static __always_inline int cache_read_valid(const __u32 *seq, __u32 begin)
-{
-	jmt_barrier();
-	return !(begin & 1) && *(const volatile __u32 *)seq == begin;
-}
-
-static __always_inline void cache_write_begin(__u32 *seq)
-{
-	*(volatile __u32 *)seq += 1;
-	jmt_barrier();
-}
-
-static __always_inline void cache_write_end(__u32 *seq)
-{
-	jmt_barrier();
-	*(volatile __u32 *)seq += 1;
-}
 
 /* The method table entry for k (verdict, id), created on first sight. */
 static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
@@ -183,7 +148,8 @@ enum jmt_stage { JMT_STAGE_KEPT, JMT_STAGE_PACKAGE, JMT_STAGE_CLASS, JMT_STAGE_M
 static __always_inline void count_verdict(const struct jmt_method_key *k, struct jmt_names *n,
 					  enum jmt_stage stage, int method_read)
 {
-	__u32 group, slot;
+	enum jmt_reject_group group;
+	__u32 slot;
 	__u8 one = 1;
 
 	count(JMT_CNT_METHODS_SEEN);
@@ -191,13 +157,13 @@ static __always_inline void count_verdict(const struct jmt_method_key *k, struct
 		return;
 	if (stage == JMT_STAGE_PACKAGE) {
 		count(JMT_CNT_REJECTED_BY_PACKAGE);
-		group = 0;
+		group = JMT_REJECTED_BY_PACKAGE;
 	} else {
 		count(stage == JMT_STAGE_CLASS ? JMT_CNT_REJECTED_BY_CLASS : JMT_CNT_REJECTED_BY_METHOD);
 		if (bpf_map_update_elem(&rejected_classes, &k->klass, &one, BPF_NOEXIST))
 			return; /* a class seen before: one example per class */
 		count(JMT_CNT_CLASSES_REJECTED_BY_GLOBS);
-		group = 1;
+		group = JMT_REJECTED_BY_GLOBS;
 	}
 	if (rejected_taken[group] >= JMT_REJECTED_EXAMPLES)
 		return;
@@ -262,8 +228,8 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 	}
 	info.traced = kept > 0;
 	if (info.traced) {
-		info.id = __sync_fetch_and_add(&last_method_id, 1) + 1;
-		if (info.id >= max_method_ids) {
+		info.id = next_id(&last_method_id, max_method_ids);
+		if (!info.id) {
 			count(JMT_CNT_METHOD_TABLE_FULL);
 			info.id = 0;
 			info.traced = 0;

@@ -22,7 +22,7 @@ struct {
  * on most entries. A pair's path id never changes once handed out, so a slot
  * is never stale; truncated pairs are not cached. */
 struct jmt_path_cache_slot {
-	__u32 seq; /* odd while a program writes the slot (methods.bpf.h, cache_read_begin) */
+	__u32 seq; /* odd while a program writes the slot (helpers.bpf.h, cache_read_begin) */
 	struct jmt_path_key key;
 	__u32 path; /* 0: empty slot */
 };
@@ -45,8 +45,8 @@ static __noinline __u32 path_of_slow(__u32 parent, __u32 id)
 	found = bpf_map_lookup_elem(&path_ids, &key);
 	if (found)
 		return *found;
-	path = __sync_fetch_and_add(&last_path_id, 1) + 1;
-	if (path >= max_path_ids || bpf_map_update_elem(&path_ids, &key, &path, BPF_NOEXIST)) {
+	path = next_id(&last_path_id, max_path_ids);
+	if (!path || bpf_map_update_elem(&path_ids, &key, &path, BPF_NOEXIST)) {
 		/* Full, or another CPU inserted this path first (its id is the one kept). */
 		found = bpf_map_lookup_elem(&path_ids, &key);
 		if (found)

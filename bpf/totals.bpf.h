@@ -126,10 +126,8 @@ static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
 	found = bpf_map_lookup_elem(&row_ids, &key);
 	if (found)
 		return *found;
-	if (last_row_id + 1 >= max_row_ids)
-		return 0;
-	row = __sync_fetch_and_add(&last_row_id, 1) + 1;
-	if (row >= max_row_ids || bpf_map_update_elem(&row_ids, &key, &row, BPF_NOEXIST))
+	row = next_id(&last_row_id, max_row_ids);
+	if (!row || bpf_map_update_elem(&row_ids, &key, &row, BPF_NOEXIST))
 		return 0;
 	return row;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real application server as a test (issue 21): Debian's Tomcat 10 with its examples webapp
+# A real application server as a test: Debian's Tomcat 10 with its examples webapp
 # (examples/tomcat/tomcat.sh: loopback port, -XX:+DTraceMethodProbes, run by the tomcat user),
 # loaded by ab (apache2-utils) with the HelloWorldExample servlet, traced by jmethodtime -p PID.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18 end to end: three "hosts" on this machine, each its own network and UTS namespace
+# End to end: three "hosts" on this machine, each its own network and UTS namespace
 # with its own hostname, sshd (Debian's openssh-server, a throwaway host key and authorized key)
 # listening on the namespace's veth address, and its own JVM (demo.abc.FixedWork with a known
 # call count). Debian's ansible-playbook runs examples/fleet/jmethodtime.yml over real ssh from a

@@ -1,4 +1,4 @@
-// Classes that unload (issue 16): ClassChurn defines one class 400 times, each
+// Classes that unload: ClassChurn defines one class 400 times, each
 // time in a fresh loader with its method renamed m00000 ... m00399 (names of
 // one length, so a freed name's memory fits the next one), calls it 50 times
 // and lets the class unload. A method's key is the addresses of its name
@@ -97,7 +97,7 @@ TEST(Churn, LaunchedWithoutFilterEveryNameIsExact)
 
 namespace {
 
-// Issue 16: 48 threads on the host's few CPUs calling tiny traced methods; the per-CPU caches
+// 48 threads on the host's few CPUs calling tiny traced methods; the per-CPU caches
 // and scratch buffers are shared by every program on a CPU, so a torn entry (a program preempted
 // while writing it) would show as a count filed under the wrong name. Exact counts and names.
 TEST(Stress, ManyThreadsOnFewCpusCountExactly)

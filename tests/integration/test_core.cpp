@@ -1,4 +1,4 @@
-// Issue 2: counts and elapsed inclusive/exclusive times on a real JVM.
+// Counts and elapsed inclusive/exclusive times on a real JVM.
 #include <cmath>
 #include <iostream>
 

@@ -1,4 +1,4 @@
-// Times corrected for the probes' own cost (issue 4): on a fixed-work A/B/C flow
+// Times corrected for the probes' own cost: on a fixed-work A/B/C flow
 // whose c() takes a few microseconds, a few times one probe event's cost, the
 // corrected inclusive times match the JVM's own untraced timing; the raw ones do not.
 //

@@ -1,4 +1,4 @@
-// Probe events counted per frame (the basis of the trap-cost correction, issue 4):
+// Probe events counted per frame (the basis of the trap-cost correction):
 // exact on a workload whose calls are all known and that makes no other calls.
 #include "harness.h"
 

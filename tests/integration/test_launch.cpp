@@ -158,7 +158,7 @@ TEST(Launch, RefusesWhatIsNotAJavaLauncher)
 
 namespace {
 
-// Issue 16: only the tracer needs root. -u USER runs the command as USER; under sudo without -u,
+// Only the tracer needs root. -u USER runs the command as USER; under sudo without -u,
 // as the user who ran sudo (one line says so); -u root keeps root. The probes are attached before
 // the JVM's first Java method in every case (System.initPhase1 counted exactly once).
 struct AsUser {

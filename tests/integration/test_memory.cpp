@@ -1,4 +1,4 @@
-// Kernel memory that follows what is traced (issue 16): the report's
+// Kernel memory that follows what is traced: the report's
 // kernel_memory_bytes is what the kernel counts for the tool's BPF maps and
 // programs (fdinfo memlock), the calibration's included. A trace of ~1,000
 // methods stays within 16 MB on a host of 2 CPUs and within the model of
@@ -68,7 +68,7 @@ TEST(Memory, KernelMemoryFollowsTheMethodsTraced)
     // It grows with the methods: each traced method's names are kept in the kernel (2.6 KB and up).
     EXPECT_GE(churn.memory, small.memory + (churn.ids - small.ids) * (JMT_CLASS_BUF + JMT_METHOD_BUF + JMT_SIG_BUF));
     if (ncpu <= 2)
-        EXPECT_LE(churn.memory, 16ull << 20) << "issue 16's target on a host of 2 CPUs";
+        EXPECT_LE(churn.memory, 16ull << 20) << "the target on a host of 2 CPUs";
 }
 
 }  // namespace

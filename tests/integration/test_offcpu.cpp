@@ -1,4 +1,4 @@
-// Issue 21: elapsed time split into on-CPU time, run-queue wait (runnable, no CPU) and
+// Elapsed time split into on-CPU time, run-queue wait (runnable, no CPU) and
 // blocked time, checked against the kernel's own per-thread accounting
 // (/proc/self/task/TID/schedstat's run_delay), which the workload reads itself.
 #include <unistd.h>

@@ -177,7 +177,7 @@ TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
             << m;
 }
 
-// --raw's overhead line prices the traps at the calibrated cost (issue 15): not "about 0 ms, 0%".
+// --raw's overhead line prices the traps at the calibrated cost: not "about 0 ms, 0%".
 TEST(Outputs, RawOverheadLineHasTheTrapTime)
 {
     JMT_REQUIRE_BPF();
@@ -296,7 +296,7 @@ TEST(Outputs, StatusLineHasTheTrapShareOnATerminal)
 
 }  // namespace
 
-// Issue 21: filters that together match nothing while events flow are named,
+// Filters that together match nothing while events flow are named,
 // with the count of classes --class rejected and a name it saw, on stderr when
 // the report goes to a file, in the table, and in JSON's nothing_traced.
 TEST(Outputs, FiltersThatMatchNothingAreNamedWithWhatTheySaw)

@@ -224,7 +224,7 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
 
 namespace {
 
-// Issue 18: --match REGEX picks the one JVM whose command line matches (the pid differs on every
+// --match REGEX picks the one JVM whose command line matches (the pid differs on every
 // host); none or several matching is one line and exit 1, with nothing attached.
 TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
 {
@@ -319,7 +319,7 @@ TEST(Preflight, MatchFollowsEveryJvmItFindsAndNoOther)
 
 namespace {
 
-// Issue 21: a second jmethodtime on the same JVM is refused in one line that
+// A second jmethodtime on the same JVM is refused in one line that
 // names the first; with --shared-probes it traces and says so in its header
 // and JSON, and the first learns of it at its next check (about a second).
 TEST(Preflight, ASecondTracerIsRefusedOrSharesTheProbesWhenAsked)

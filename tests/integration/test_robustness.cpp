@@ -1,4 +1,4 @@
-// Issue 3: on-CPU time, and numbers that stay right under threads, recursion,
+// On-CPU time, and numbers that stay right under threads, recursion,
 // exceptions in every JIT mode, attaching mid-call, and thread churn.
 // The workloads time themselves with the probes' cost included (deadline spins),
 // so their times are compared with the tool's raw times (--raw).

@@ -434,3 +434,33 @@ TEST(CallStack, ForeignIsWithinExclusive)
     EXPECT_EQ(a.cpu_foreign_ns, 80u); // within its own elapsed foreign time
     EXPECT_LE(a.events_foreign, a.events_excl);
 }
+
+// The call site is needed only for an entry at the top frame's sp (a C1-inlined callee): it is
+// read from user memory once per (method, parent, sp), then taken from the thread's cache.
+TEST(CallSite, ReadOnceThenCached)
+{
+    Thread th;
+    th.sp = 0x5000;
+    ASSERT_EQ(th.enter(A, 1), 0);  // A's frame at sp 0x5000
+    jmt_thread *t = th.t.get();
+    EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x4000, 0x3000), 0u) << "another sp: not needed, not read";
+    EXPECT_EQ(th.sink.call_site_reads, 0u);
+    EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x5000, 0x3000), 0x4000u);
+    EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x5000, 0x3000), 0x4000u);
+    EXPECT_EQ(th.sink.call_site_reads, 1u) << "the second entry of B from A's frame hits the cache";
+    EXPECT_EQ(jmt_call_site(t, &th.sink, C, 0x5000, 0x3100), 0x4100u);
+    EXPECT_EQ(th.sink.call_site_reads, 2u) << "another method: another slot";
+}
+
+// The top frame's own method entering at its sp is a stale frame or inlined recursion, which
+// only a fresh read tells apart: never from the cache.
+TEST(CallSite, AnAmbiguousTopIsReadEveryTime)
+{
+    Thread th;
+    th.sp = 0x5000;
+    ASSERT_EQ(th.enter(A, 1), 0);
+    jmt_thread *t = th.t.get();
+    EXPECT_EQ(jmt_call_site(t, &th.sink, A, 0x5000, 0x3000), 0x4000u);
+    EXPECT_EQ(jmt_call_site(t, &th.sink, A, 0x5000, 0x3000), 0x4000u);
+    EXPECT_EQ(th.sink.call_site_reads, 2u);
+}

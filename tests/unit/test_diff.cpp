@@ -1,11 +1,12 @@
-// Issue 18: comparing two reports (model/diff.h).
+// Comparing two reports (model/diff.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <sstream>
 
 #include "model/diff.h"
-#include "report/fleet_report.h"
+#include "report/folded.h"
+#include "report/merge_report.h"
 
 namespace {
 

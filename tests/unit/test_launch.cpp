@@ -11,7 +11,7 @@
 
 #include "util/error.h"
 #include "target/jvm.h"
-#include "target/jvm_list.h"
+#include "report/jvm_list.h"
 #include "target/launch.h"
 
 namespace {

@@ -1,10 +1,10 @@
-// Issue 18: merging reports (model/merge.h) and reading them back (report/fleet_json.h).
+// Merging reports (model/merge.h) and reading them back (report/report_json.h).
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "model/merge.h"
-#include "report/fleet_json.h"
+#include "report/report_json.h"
 #include "report/report.h"
 #include "util/error.h"
 

@@ -6,6 +6,7 @@
 
 #include "../common/path_fixture.h"
 #include "model/paths.h"
+#include "report/folded.h"
 #include "report/report.h"
 
 namespace {

@@ -58,7 +58,7 @@ TEST(Summary, SaysWhatWasTracedTheProbeCostAndTheCalls)
     EXPECT_EQ(lines[2], "2 methods, 500000 calls");
 }
 
-// --raw (issue 15): the times keep the probes' cost, but the calibration still prices the traps
+// --raw: the times keep the probes' cost, but the calibration still prices the traps
 // for the overhead line; no cost is taken out (probe_cost stays 0).
 TEST(Summary, RawTimesStillHaveTheTrapTimeOfTheCalibration)
 {
@@ -132,7 +132,7 @@ TEST(Summary, WantedWhenTheReportIsNotOnTheTerminal)
 
 namespace {
 
-// Issue 21: probes shared with another tracer (--shared-probes) double the high
+// Probes shared with another tracer (--shared-probes) double the high
 // end of the cost range, so every corrected time's bound widens; the header says why.
 TEST(SharedProbes, BoundsAllowTwiceTheProbeCostAndTheHeaderSaysWhy)
 {

@@ -47,7 +47,7 @@ TEST(WhyEmpty, PackageThatMatchesNothingIsNamedWithClassesItSaw)
     EXPECT_EQ(jmt::nothing_traced_text(p), why->reason);
 }
 
-// Issue 21's case: --package lets the server's classes through, --class then rejects them all.
+// The application server's case: --package lets the server's classes through, --class then rejects them all.
 TEST(WhyEmpty, GlobsThatRejectEverythingThePackageLetThroughSayTheFiltersCombineWithAnd)
 {
     jmt::Profile p = seen_nothing_kept();

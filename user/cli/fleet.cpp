@@ -19,11 +19,12 @@
 #include "cli/subcommand.h"
 #include "model/diff.h"
 #include "model/merge.h"
-#include "report/fleet_json.h"
-#include "report/fleet_report.h"
 #include "report/flamegraph.h"
+#include "report/folded.h"
+#include "report/merge_report.h"
 #include "report/pprof.h"
 #include "report/report.h"
+#include "report/report_json.h"
 #include "util/error.h"
 
 namespace jmt {

@@ -1,4 +1,4 @@
-// Issue 18: jmethodtime merge FILE... and jmethodtime diff BASE NEW, on JSON reports.
+// jmethodtime merge FILE... and jmethodtime diff BASE NEW, on JSON reports.
 #pragma once
 
 namespace jmt {

@@ -108,7 +108,7 @@ const std::map<std::string, PathMetric> &path_metrics()
 
 bool wants_call_paths(const Options &o)
 {
-    // --json too (issue 18): its "paths" let jmethodtime merge rebuild flame graphs (about 30 ns per event).
+    // --json too: its "paths" let jmethodtime merge rebuild flame graphs (about 30 ns per event).
     return o.folded || o.tree || !o.flamegraph.empty() || !o.pprof.empty() || o.json;
 }
 

@@ -6,7 +6,7 @@
 
 #include "cli/session.h"
 #include "cli/sink.h"
-#include "target/jvm_list.h"
+#include "report/jvm_list.h"
 #include "util/error.h"
 
 namespace jmt {

@@ -62,7 +62,7 @@ CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_
 // change a probe event's cost.
 struct CalibrationConfig {
     bool verbose = false;     // libbpf's messages
-    bool per_thread = false;  // --per-thread: a traced return costs one more hash update
+    bool per_thread = false;  // --per-thread: a traced return also adds to its thread's row (its cached id)
     bool call_paths = false;  // per-path totals: a traced entry costs one more hash lookup
     // --foreign's accounting; the filtered-out events are then timed nested
     // inside an untraced call, as most of a JVM's are (the first and last of a

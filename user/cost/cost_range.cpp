@@ -64,19 +64,17 @@ CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated)
             calibrated.traced_event_ns ? std::min(1.0, static_cast<double>(calibrated.rejected_event_ns) /
                                                            static_cast<double>(calibrated.traced_event_ns))
                                        : 1.0;
-        // The edge is known to a bucket's width (1/32): the range starts one width below it.
+        // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of
+        // two): the range starts one width below it.
         auto rejected = [rejected_ratio](uint64_t traced) {
             return static_cast<uint64_t>(static_cast<double>(traced) * rejected_ratio);
         };
-        const uint64_t low = gaps.edge_ns - gaps.edge_ns / 32;
+        const uint64_t low = gaps.edge_ns - (gaps.edge_ns >> JMT_GAP_SUB_BITS);
         r.lo = {low, rejected(low)};
-        // The calibration times the tool's own process, not this JVM: seen from 0.7x to 1.3x
-        // the edge while the JVM paid within 2% of it, so it does not move the top. A
-        // filtered-out event runs less of the programs than a traced one and is the same trap,
-        // refill after it included, so it can cost as much at most: the top is the same for
-        // both (a JVM on a host that mitigates return-stack attacks paid ~1.3 us per
-        // filtered-out event in Tomcat, 1.3x the traced edge, 1.7x it at the calibration's
-        // ratio).
+        // The top is the edge plus the refill margin, for both kinds of event: a filtered-out
+        // event is the same trap and refill and runs less of the programs, so it costs at most
+        // as much. The calibration times the tool's own process, not the JVM: it does not move
+        // the top (measurements in docs/accuracy.md).
         const uint64_t top = static_cast<uint64_t>(static_cast<double>(gaps.edge_ns) * (1 + kRefillMargin));
         r.hi = {top, top};
     } else {

@@ -67,4 +67,15 @@ std::optional<double> OverheadGuard::feed(uint64_t now_ns, const OverheadTotals 
     return std::nullopt;
 }
 
+OverheadFigures overhead_figures(const Profile &profile)
+{
+    const ProbeCost cost = trap_cost(profile);
+    OverheadFigures f;
+    f.trap_ns = overhead_ns(profile.overhead, cost);
+    f.trap_share = trap_share(profile.overhead, cost);
+    f.runq_share = runq_share(profile.overhead);
+    f.saturated = f.runq_share && *f.runq_share >= kSaturatedRunqShare;
+    return f;
+}
+
 }  // namespace jmt

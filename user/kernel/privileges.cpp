@@ -1,5 +1,6 @@
 #include "kernel/privileges.h"
 
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,10 +14,9 @@ void check_privileges()
 {
     if (geteuid() == 0)
         return;
-    constexpr int kCapSysAdmin = 21, kCapPerfmon = 38, kCapBpf = 39;
     const uint64_t caps = effective_capabilities(read_file("/proc/self/status"));
     auto has = [caps](int cap) { return (caps >> cap) & 1; };
-    if (has(kCapSysAdmin) || (has(kCapBpf) && has(kCapPerfmon)))
+    if (has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON)))
         return;
     throw Error("not enough privilege to load BPF programs (uid " + std::to_string(geteuid()) +
                     "): run jmethodtime as root (sudo), or give it CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",

@@ -177,7 +177,7 @@ std::vector<ProbeHolder> link_holders(const std::set<UprobeSite> &sites, const s
         if (foreign.count(link_id_of(pid, fd)))
             add_holder(holders, pid);
     if (holders.empty())
-        holders.push_back({0, "a process that exited or is out of sight"});
+        holders.push_back({0, "a process that exited or is out of sight", {}});
     return holders;
 }
 

@@ -213,6 +213,10 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     for (bpf_program *hook : {skel->progs.handle_freeze, skel->progs.handle_freeze_ret, skel->progs.handle_thaw,
                               skel->progs.handle_thaw_ret})
         bpf_program__set_autoload(hook, config.vthread_hooks);
+    if (!config.vthread_hooks) {  // unused: no bucket arrays (MBs)
+        bpf_map__set_max_entries(skel->maps.parked_frames, 1);
+        bpf_map__set_max_entries(skel->maps.parked_vthreads, 1);
+    }
     if (config.arg_regs) {
         ro->fast_args = 1;
         for (size_t i = 0; i < config.arg_regs->size(); i++)
@@ -225,7 +229,7 @@ SkeletonPtr load_programs(const ProgramConfig &config)
             throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
                         "CAP_PERFMON and CAP_SYS_PTRACE)", err);
         throw Error("the kernel refused the BPF programs: " + errno_text(err) +
-                        "; a kernel >= 5.15 with BTF is needed (run with -v for the verifier log)",
+                        "; a kernel >= 5.17 with BTF is needed (run with -v for the verifier log)",
                     err);
     }
     return skel;

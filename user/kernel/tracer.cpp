@@ -277,9 +277,7 @@ Snapshot Tracer::snapshot() const
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
     ChunkedTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
-    __u32 last = skel_->bss->last_method_id;
-    if (last >= skel_->rodata->max_method_ids)
-        last = skel_->rodata->max_method_ids - 1;
+    const __u32 last = skel_->bss->last_method_id;  // below max_method_ids (bpf/helpers.bpf.h's next_id)
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
         MethodStats total;
@@ -352,8 +350,8 @@ CallTree Tracer::call_tree() const
 void Tracer::rejected_examples(Snapshot &snap) const
 {
     const int fd = bpf_map__fd(skel_->maps.rejected_examples);
-    for (uint32_t group = 0; group < 2; group++) {
-        std::vector<std::string> &out = group == 0 ? snap.rejected_by_package : snap.rejected_by_globs;
+    for (uint32_t group = 0; group < JMT_REJECT_GROUPS; group++) {
+        std::vector<std::string> &out = group == JMT_REJECTED_BY_PACKAGE ? snap.rejected_by_package : snap.rejected_by_globs;
         const uint32_t taken = std::min<uint32_t>(skel_->bss->rejected_taken[group], JMT_REJECTED_EXAMPLES);
         for (uint32_t i = 0; i < taken; i++) {
             const __u32 slot = group * JMT_REJECTED_EXAMPLES + i;

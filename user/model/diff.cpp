@@ -82,16 +82,4 @@ std::map<std::string, uint64_t> folded_values(const CallTree &tree, PathMetric m
     return out;
 }
 
-void write_diff_folded(std::ostream &out, const CallTree &base, const CallTree &now, PathMetric metric)
-{
-    const std::map<std::string, uint64_t> b = folded_values(base, metric), n = folded_values(now, metric);
-    std::map<std::string, std::pair<uint64_t, uint64_t>> all;
-    for (const auto &[stack, v] : b)
-        all[stack].first = v;
-    for (const auto &[stack, v] : n)
-        all[stack].second = v;
-    for (const auto &[stack, v] : all)
-        out << stack << " " << v.first << " " << v.second << "\n";
-}
-
 }  // namespace jmt

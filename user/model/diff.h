@@ -1,4 +1,4 @@
-// Issue 18: two reports compared method by method and path by path: jmethodtime diff.
+// Two reports compared method by method and path by path: jmethodtime diff.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,5 @@ std::vector<DiffRow> diff_methods(const std::vector<MethodRow> &base, const std:
 
 // "a;b;c" -> exclusive value of metric per path (the values write_folded prints, zeros left out).
 std::map<std::string, uint64_t> folded_values(const CallTree &tree, PathMetric metric);
-
-// FlameGraph's difffolded.pl format: "stack BASE NEW" per line, every stack of either tree, sorted.
-void write_diff_folded(std::ostream &out, const CallTree &base, const CallTree &now, PathMetric metric);
 
 }  // namespace jmt

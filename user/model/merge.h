@@ -1,4 +1,4 @@
-// Issue 18: one report over many sources (hosts, JVMs): jmethodtime merge.
+// One report over many sources (hosts, JVMs): jmethodtime merge.
 #pragma once
 
 #include <cstdint>

@@ -170,18 +170,4 @@ CallTree with_untraced_nodes(const CallTree &tree)
     return out;
 }
 
-void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric)
-{
-    const PathIndex index(tree);
-    for (const PathNode &node : tree.nodes) {
-        const uint64_t value = exclusive_value(node, metric);
-        if (value == 0)
-            continue;
-        const std::vector<std::string> labels = labels_to(index, node);
-        for (size_t i = 0; i < labels.size(); i++)
-            out << (i ? ";" : "") << labels[i];
-        out << ' ' << value << '\n';
-    }
-}
-
 }  // namespace jmt

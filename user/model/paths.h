@@ -70,9 +70,4 @@ std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node)
 // exclusive elapsed ns (Wall), on-CPU ns (Cpu), run-queue ns (Runq) or blocked ns (Blocked).
 uint64_t exclusive_value(const PathNode &node, PathMetric metric);
 
-// Collapsed stacks (FlameGraph, speedscope, inferno): one line
-// "label;label;label value\n" per path with a non-zero exclusive value, so a
-// flame graph's frame width is its inclusive total.
-void write_folded(std::ostream &out, const CallTree &tree, PathMetric metric);
-
 }  // namespace jmt

@@ -8,7 +8,7 @@
 namespace jmt {
 
 // The version of the JSON report's layout ("schema_version"): a reader refuses
-// other versions (report/read_json.h).
+// other versions (report/report_json.h).
 constexpr int kReportSchemaVersion = 1;
 
 struct ReportSource {

@@ -11,7 +11,7 @@
 
 #include "model/diff.h"
 #include "model/merge.h"
-#include "report/fleet_report.h"
+#include "report/merge_report.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
 

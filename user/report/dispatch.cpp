@@ -1,6 +1,7 @@
 #include "report/dispatch.h"
 
 #include "report/flamegraph.h"
+#include "report/folded.h"
 #include "report/pprof.h"
 #include "report/report.h"
 

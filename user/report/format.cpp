@@ -46,12 +46,11 @@ std::string overhead_text(const Profile &profile)
                 format_count(static_cast<uint64_t>(static_cast<double>(o.events) * 1e9 /
                                                    static_cast<double>(profile.duration_ns))) +
                 "/s)";
-    const ProbeCost cost = trap_cost(profile);
-    const uint64_t trap_ns = overhead_ns(o, cost);
-    if (trap_ns > 0) {
-        text += "; about " + format_duration(trap_ns) + " of trap time";
-        if (const std::optional<double> share = trap_share(o, cost)) {
-            const long percent = std::lround(100.0 * *share);
+    const OverheadFigures f = overhead_figures(profile);
+    if (f.trap_ns > 0) {
+        text += "; about " + format_duration(f.trap_ns) + " of trap time";
+        if (f.trap_share) {
+            const long percent = std::lround(100.0 * *f.trap_share);
             text += ", " + std::to_string(percent) + "% of the " + jvms_possessive(profile) + " " +
                     format_duration(o.jvm_cpu_ns) + " on a CPU";
             if (o.jvm_cpu_early)
@@ -70,25 +69,21 @@ std::string overhead_text(const Profile &profile)
     return text;
 }
 
-bool saturated(const Profile &profile)
-{
-    const std::optional<double> share = runq_share(profile.overhead);
-    return share && *share >= kSaturatedRunqShare;
-}
+bool saturated(const Profile &profile) { return overhead_figures(profile).saturated; }
 
 std::string run_queue_text(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
-    const std::optional<double> share = runq_share(o);
-    if (!share)
+    const OverheadFigures f = overhead_figures(profile);
+    if (!f.runq_share)
         return "";
     std::string text = "Run queue: the " + jvms_possessive(profile) + " threads waited " + format_duration(*o.jvm_runq_ns) +
                        " for a CPU against " + format_duration(o.jvm_cpu_ns) + " on one (" +
-                       std::to_string(std::lround(100.0 * *share)) + "% of their runnable time)";
-    if (!saturated(profile))
+                       std::to_string(std::lround(100.0 * *f.runq_share)) + "% of their runnable time)";
+    if (!f.saturated)
         return text;
     text += "; the CPUs were saturated";
-    const std::optional<double> traps = trap_share(o, trap_cost(profile));
+    const std::optional<double> traps = f.trap_share;
     if (traps && *traps >= 0.5)
         text += ", largely by the probes' own traps (" + std::to_string(std::lround(100.0 * *traps)) + "% of the " +
                 jvms_possessive(profile) + " CPU)";
@@ -153,17 +148,6 @@ std::string format_bounded(uint64_t ns, const uint64_t (&bounds)[2])
     if (percent == 0)
         return format_duration(ns);
     return format_duration(ns) + " \u00b1" + std::to_string(percent) + "%";
-}
-
-std::string format_utc(uint64_t unix_ns)
-{
-    const time_t secs = static_cast<time_t>(unix_ns / kNsPerS);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char buf[48];
-    size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + n, sizeof(buf) - n, ".%03uZ", static_cast<unsigned>(unix_ns / (kNsPerUs * 1000) % 1000));
-    return buf;
 }
 
 namespace {

@@ -3,7 +3,7 @@
 #include "cost/overhead.h"
 #include "report/report.h"
 #include "report/why_empty.h"
-#include "report/fleet_json.h"
+#include "report/report_json.h"
 
 namespace jmt {
 
@@ -79,22 +79,20 @@ json diagnostics_json(const Diagnostics &d)
 json overhead_json(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
-    const ProbeCost cost = trap_cost(profile);
-    const uint64_t trap_ns = overhead_ns(o, cost);
+    const OverheadFigures f = overhead_figures(profile);
     json j = {{"events", o.events},
               {"traced_events", o.traced_events},
-              {"trap_ns", trap_ns},
+              {"trap_ns", f.trap_ns},
               {"jvm_cpu_ns", nullptr},
               {"jvm_cpu_early", o.jvm_cpu_early},
               {"share", nullptr}};
     if (o.jvm_cpu_ns > 0)
         j["jvm_cpu_ns"] = o.jvm_cpu_ns;
-    if (const std::optional<double> share = trap_share(o, cost))
-        j["share"] = *share;
+    if (f.trap_share)
+        j["share"] = *f.trap_share;
     j["jvm_runq_ns"] = o.jvm_runq_ns ? json(*o.jvm_runq_ns) : json(nullptr);
-    const std::optional<double> runq = runq_share(o);
-    j["runq_share"] = runq ? json(*runq) : json(nullptr);
-    j["saturated"] = saturated(profile);
+    j["runq_share"] = f.runq_share ? json(*f.runq_share) : json(nullptr);
+    j["saturated"] = f.saturated;
     return j;
 }
 
@@ -150,7 +148,7 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
                       {"diagnostics", diagnostics_json(profile.diag)}};
     // Java's modified UTF-8 (and truncated names) may be invalid UTF-8: each
     // invalid byte becomes U+FFFD instead of throwing.
-    doc["schema_version"] = kReportSchemaVersion;  // Issue 18: reports carry their source
+    doc["schema_version"] = kReportSchemaVersion;  // reports carry their source
     if (profile.sources.size() == 1) {
         doc["source"] = source_json(profile.sources[0], profile.duration_ns);
     } else if (!profile.jvm_pids.empty()) {

@@ -33,7 +33,7 @@ namespace jmt {
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns);
 void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, int64_t time_nanos);
 
-// Issue 18: several trees in one profile, each sample labelled with its tree's
+// Several trees in one profile, each sample labelled with its tree's
 // string labels (key, value), e.g. {"host", "web17"}, {"pid", "4242"}: go tool
 // pprof merges such files and -tagfocus=host=web17 shows one host.
 struct PprofSource {

@@ -9,6 +9,7 @@
 
 #include "model/paths.h"
 #include "model/profile.h"
+#include "util/time_text.h"
 
 namespace jmt {
 
@@ -28,9 +29,6 @@ std::string format_duration(uint64_t ns);
 // distance to either end, rounded up), or "≤ 1.23 ms" when the range reaches
 // 0 or more than doubles the time (the time then says little of itself).
 std::string format_bounded(uint64_t ns, const uint64_t (&bounds)[2]);
-
-// "2026-11-21T20:51:03.123Z": ns since the epoch as UTC, millisecond precision.
-std::string format_utc(uint64_t unix_ns);
 
 // "Probe events: 2.59M (841K/s); about 2.37 s of trap time, 58% of the JVM's
 // 4.10 s on a CPU": what the probes cost the JVM over the profile's window,
@@ -70,7 +68,7 @@ void write_tree(std::ostream &out, const Profile &profile, const CallTree &tree,
 // One JSON document with every method (not just the top N). An interval's
 // report (profile.interval > 0) is one line (JSON Lines) with "interval" and "end_time".
 void write_json(std::ostream &out, const Profile &profile);
-// The same with "paths" (report/fleet_json.h) when paths is not null: the call paths collected.
+// The same with "paths" (report/report_json.h) when paths is not null: the call paths collected.
 void write_json(std::ostream &out, const Profile &profile, const CallTree *paths);
 
 // RFC 4180 CSV: a header, then every method sorted by sort (columns named

@@ -51,6 +51,13 @@ StopSignals::~StopSignals()
     sigprocmask(SIG_SETMASK, &old_, nullptr);
 }
 
+namespace {
+
+// How often a target without a pidfd (kernels before 5.3) is checked for its exit (ms).
+constexpr int kPidPollMs = 200;
+
+}  // namespace
+
 TargetWatch::TargetWatch(int pid) : pid_(pid), fd_(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))) {}
 
 TargetWatch::~TargetWatch()
@@ -74,7 +81,7 @@ Woken wait_until(const StopSignals &stop, const std::vector<const TargetWatch *>
         }
     }
     for (;;) {
-        int timeout_ms = polled_by_pid ? 200 : -1;
+        int timeout_ms = polled_by_pid ? kPidPollMs : -1;
         if (deadline_ns) {
             uint64_t now = monotonic_ns();
             if (now >= deadline_ns)

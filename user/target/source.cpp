@@ -5,15 +5,10 @@
 
 #include <climits>
 
-#include "report/report.h"
 #include "target/jvm.h"
+#include "util/time_text.h"
 
 namespace jmt {
-
-std::string source_text(const ReportSource &s)
-{
-    return (s.hostname.empty() ? std::string("?") : s.hostname) + " (pid " + std::to_string(s.pid) + ")";
-}
 
 std::string java_main_class(const std::vector<std::string> &argv)
 {

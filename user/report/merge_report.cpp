@@ -1,4 +1,4 @@
-#include "report/fleet_report.h"
+#include "report/merge_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "report/fleet_json.h"
+#include "report/report_json.h"
 
 namespace jmt {
 

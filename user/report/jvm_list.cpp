@@ -1,4 +1,4 @@
-#include "target/jvm_list.h"
+#include "report/jvm_list.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "report/fleet_json.h"
+#include "report/report_json.h"
 
 #include <cerrno>
 #include <cstring>

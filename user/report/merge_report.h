@@ -1,4 +1,4 @@
-// Issue 18: the outputs of jmethodtime merge and jmethodtime diff.
+// The outputs of jmethodtime merge and jmethodtime diff.
 #pragma once
 
 #include <ostream>

@@ -1,4 +1,4 @@
-// Issue 18: the JSON report's source and call paths, and reading a report back
+// The JSON report's source and call paths, and reading a report back
 // into the model, so that reports of many hosts can be merged and compared
 // (model/merge.h, model/diff.h).
 #pragma once

@@ -1,0 +1,253 @@
+// The JSON and CSV writers (report/json.cpp, report/csv.cpp).
+#include "../common/report_fixture.h"
+#include "model/stat_keys.h"
+#include "report/report_json.h"
+
+namespace {
+
+using namespace report_fixture;
+
+TEST(Json, RoundTripsEveryField)
+{
+    jmt::Profile p = sample();
+    p.packages = {"org/postgresql", "com/zaxxer"};
+    jmt::Diagnostics &d = p.diag;
+    d.entries = 101;
+    d.returns = 102;
+    d.traced_calls = 103;
+    d.depth_overflow = 104;
+    d.unmatched_returns = 105;
+    d.dropped_frames = 106;
+    d.thread_state_fail = 107;
+    d.method_table_full = 108;
+    d.names_fail = 109;
+    d.arg_fail = 110;
+    d.truncated_names = 111;
+    d.threads_traced = 112;
+    d.threads_ended = 113;
+    d.glob_budget_out = 114;
+    d.thread_rows_full = 115;
+    d.paths_full = 116;
+    d.cpu_clamped = 117;
+    d.foreign_lost = 118;
+    d.switch_unseen = 119;
+    d.classes_unloaded = 120;
+    d.methods_forgotten = 121;
+    d.scratch_busy = 122;
+    d.totals_not_ready = 123;
+    d.methods_seen = 124;
+    d.rejected_by_package = 125;
+    d.rejected_by_class = 126;
+    d.rejected_by_method = 127;
+    d.classes_rejected_by_globs = 128;
+    d.runq_ns = 129;
+    d.vt_unmounts = 130;
+    d.vt_mounts = 131;
+    d.vt_frames_lost = 132;
+    d.vt_unfollowed = 133;
+    p.kernel_memory_bytes = 7'760'000;
+    p.method_ids = 1004;
+    p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
+    p.methods[1].stats.traced_incl = 77;
+    p.methods[1].stats.traced_excl = 66;
+    p.corrected = true;
+    p.probe_cost = {901, 702};
+    p.class_globs = {"*ResultSet"};
+    p.method_globs = {"get*", "<init>"};
+    p.probes.access = "switched";
+    p.probes.classes = 812;
+    p.probes.unmodifiable = 3;
+    p.probes.settle_s = 4.5;
+    p.probes.settled = false;
+    std::ostringstream out;
+    jmt::write_json(out, p);
+    const std::string text = out.str();
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(text.back(), '\n');
+    EXPECT_EQ(text.substr(0, 4), "{\n  ");  // indent 2
+
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc.size(), 19u);  // with schema_version, jdk_version, virtual_threads,
+                                 // virtual_threads_not_followed, kernel_memory_bytes, method_ids,
+                                 // shared_probes and probes
+    EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
+    EXPECT_EQ(doc.at("probes"), nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
+                                                      R"("settle_s":4.5,"settled":false})"));
+    EXPECT_EQ(doc["schema_version"], 1);
+    EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
+    EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);
+    // No events, no JVM CPU time: counts of 0 and nulls.
+    EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
+                                      R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null,)"
+                                      R"("jvm_runq_ns":null,"runq_share":null,"saturated":false})"));
+    EXPECT_EQ(doc.at("foreign"), false);
+    EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
+    EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
+    EXPECT_EQ(doc.at("pid"), 4242);
+    EXPECT_EQ(doc.at("times"), "corrected");
+    EXPECT_EQ(doc.at("probe_cost").at("traced_event_ns").get<uint64_t>(), 901u);
+    EXPECT_EQ(doc.at("probe_cost").at("rejected_event_ns").get<uint64_t>(), 702u);
+    EXPECT_EQ(doc.at("duration_ns").get<uint64_t>(), 2'500'000'000ULL);
+    EXPECT_EQ(doc.at("packages"), nlohmann::json::array({"org/postgresql", "com/zaxxer"}));
+
+    // Every method, sorted by exclusive elapsed time descending.
+    const auto &methods = doc.at("methods");
+    ASSERT_EQ(methods.size(), 3u);
+    const std::vector<size_t> order = {1, 2, 0};  // indices into p.methods
+    for (size_t i = 0; i < order.size(); i++) {
+        const jmt::MethodRow &src = p.methods[order[i]];
+        const auto &m = methods[i];
+        EXPECT_EQ(m.size(), 19u);
+        EXPECT_EQ(m.at("probe_dominated").get<bool>(), src.probe_dominated);
+        // On-CPU, run-queue and blocked time make up elapsed time.
+        EXPECT_EQ(m.at("cpu_incl_ns").get<uint64_t>() + m.at("runq_incl_ns").get<uint64_t>() +
+                      m.at("blocked_incl_ns").get<uint64_t>(),
+                  m.at("wall_incl_ns").get<uint64_t>());
+        EXPECT_EQ(m.at("cpu_excl_ns").get<uint64_t>() + m.at("runq_excl_ns").get<uint64_t>() +
+                      m.at("blocked_excl_ns").get<uint64_t>(),
+                  m.at("wall_excl_ns").get<uint64_t>());
+        // Corrected times carry their bounds, [lo, hi] per time key.
+        EXPECT_EQ(m.at("bounds").at("wall_incl_ns"),
+                  nlohmann::json::array({src.bounds.wall_incl_ns[0], src.bounds.wall_incl_ns[1]}));
+        EXPECT_EQ(m.at("bounds").size(), 4u);
+        EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
+        EXPECT_EQ(m.at("method").get<std::string>(), src.method);
+        EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
+        // Every per-method value, by the one list of report keys (--foreign's only with it).
+        for (const jmt::StatKey &k : jmt::kStatKeys) {
+            if (k.foreign)
+                EXPECT_FALSE(m.contains(k.key)) << k.key;
+            else
+                EXPECT_EQ(m.at(k.key).get<uint64_t>(), k.field ? src.stats.*k.field : k.derived(src.stats)) << k.key;
+        }
+    }
+    // Read back (jmethodtime merge and diff's reader): every stored value, by the same list.
+    const jmt::LoadedReport back = jmt::parse_report(text, "sample.json");
+    ASSERT_EQ(back.profile.methods.size(), order.size());
+    for (size_t i = 0; i < order.size(); i++)
+        for (const jmt::StatKey &k : jmt::kStatKeys)
+            if (k.field)
+                EXPECT_EQ(back.profile.methods[i].stats.*k.field, p.methods[order[i]].stats.*k.field) << k.key;
+
+    const auto &diag = doc.at("diagnostics");
+    const std::vector<std::pair<const char *, uint64_t>> expected = {
+        {"entries", 101},           {"returns", 102},          {"traced_calls", 103},
+        {"depth_overflow", 104},    {"unmatched_returns", 105}, {"dropped_frames", 106},
+        {"thread_state_fail", 107}, {"method_table_full", 108}, {"names_fail", 109},
+        {"arg_fail", 110},          {"truncated_names", 111},   {"threads_traced", 112},
+        {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115},
+        {"paths_full", 116},        {"cpu_clamped", 117},      {"foreign_lost", 118},
+        {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
+        {"scratch_busy", 122},      {"totals_not_ready", 123}, {"methods_seen", 124},
+        {"rejected_by_package", 125}, {"rejected_by_class", 126}, {"rejected_by_method", 127},
+        {"classes_rejected_by_globs", 128}, {"runq_ns", 129}, {"vt_unmounts", 130},
+        {"vt_mounts", 131}, {"vt_frames_lost", 132}, {"vt_unfollowed", 133}};
+    EXPECT_EQ(diag.size(), expected.size());
+    for (const auto &[key, value] : expected)
+        EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
+}
+
+TEST(Json, EmptyProfileIsStillOneCompleteDocument)
+{
+    jmt::Profile p;
+    std::ostringstream out;
+    jmt::write_json(out, p);
+    const auto doc = nlohmann::json::parse(out.str());
+    EXPECT_EQ(doc.at("pid"), 0);
+    EXPECT_TRUE(doc.at("packages").is_array());
+    EXPECT_TRUE(doc.at("packages").empty());
+    EXPECT_TRUE(doc.at("methods").is_array());
+    EXPECT_TRUE(doc.at("methods").empty());
+    EXPECT_EQ(doc.at("diagnostics").at("entries"), 0);
+}
+
+TEST(Json, JavaNamesSurviveAndInvalidUtf8IsReplaced)
+{
+    jmt::Profile p = sample();
+    p.methods[0].klass = "demo/Flow$$Lambda$1+0x00007f8444000c10";
+    p.methods[0].method = "<init>";
+    p.methods[1].klass = "demo/Caf\xC3\xA9\"quoted\"\\";     // valid UTF-8 and JSON escapes
+    p.methods[2].klass = std::string("bad\xC0\x80name\xFF", 10);  // modified-UTF-8 NUL, stray byte
+    std::ostringstream out;
+    ASSERT_NO_THROW(jmt::write_json(out, p));
+    nlohmann::json doc;
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(out.str()));
+    std::vector<std::string> classes;
+    for (const auto &m : doc.at("methods"))
+        classes.push_back(m.at("class").get<std::string>());
+    EXPECT_NE(std::find(classes.begin(), classes.end(), "demo/Flow$$Lambda$1+0x00007f8444000c10"), classes.end());
+    EXPECT_NE(std::find(classes.begin(), classes.end(), "demo/Caf\xC3\xA9\"quoted\"\\"), classes.end());
+    // Each invalid byte becomes U+FFFD; the valid bytes around them stay.
+    EXPECT_NE(std::find(classes.begin(), classes.end(), "bad\xEF\xBF\xBD\xEF\xBF\xBDname\xEF\xBF\xBD"),
+              classes.end())
+        << out.str();
+}
+
+TEST(Json, InvalidUtf8InPackagesDoesNotThrow)
+{
+    jmt::Profile p;
+    p.packages = {std::string("org/\xFF", 5)};
+    std::ostringstream out;
+    ASSERT_NO_THROW(jmt::write_json(out, p));
+    nlohmann::json doc;
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(out.str()));
+    EXPECT_EQ(doc.at("packages"), nlohmann::json::array({"org/\xEF\xBF\xBD"}));
+}
+
+TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
+{
+    jmt::Profile p = sample();
+    p.methods[2].stats.events_incl = 7;
+    p.methods[2].stats.traced_incl = 3;
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Calls);
+    std::vector<std::string> lines;
+    std::istringstream in(out.str());
+    for (std::string line; std::getline(in, line);) {
+        ASSERT_FALSE(line.empty());
+        EXPECT_EQ(line.back(), '\r');
+        line.pop_back();
+        lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 4u);
+    const auto header = csv_fields(lines[0]);
+    ASSERT_EQ(header.size(), 18u);
+    EXPECT_EQ(header[17], "probe_dominated");
+    EXPECT_EQ(header[0], "class");
+    EXPECT_EQ(header[3], "calls");
+    EXPECT_EQ(header[16], "traced_events_excl");
+    EXPECT_EQ(header[8], "runq_incl_ns");
+    EXPECT_EQ(header[11], "blocked_excl_ns");
+    const std::vector<size_t> order = {1, 0, 2};  // by calls, descending
+    for (size_t i = 0; i < order.size(); i++) {
+        const jmt::MethodRow &src = p.methods[order[i]];
+        const auto f = csv_fields(lines[i + 1]);
+        ASSERT_EQ(f.size(), 18u) << lines[i + 1];
+        EXPECT_EQ(f[17], src.probe_dominated ? "1" : "0");
+        EXPECT_EQ(f[0], src.klass);
+        EXPECT_EQ(f[1], src.method);
+        EXPECT_EQ(f[2], src.signature);
+        EXPECT_EQ(std::stoull(f[3]), src.stats.calls);
+        EXPECT_EQ(std::stoull(f[4]), src.stats.wall_incl_ns);
+        EXPECT_EQ(std::stoull(f[5]), src.stats.wall_excl_ns);
+        EXPECT_EQ(std::stoull(f[6]), src.stats.cpu_incl_ns);
+        EXPECT_EQ(std::stoull(f[7]), src.stats.cpu_excl_ns);
+        EXPECT_EQ(std::stoull(f[8]), src.stats.runq_incl_ns);
+        EXPECT_EQ(std::stoull(f[11]), jmt::blocked_excl_ns(src.stats));
+        EXPECT_EQ(std::stoull(f[12]), src.stats.unreturned);
+        EXPECT_EQ(std::stoull(f[13]), src.stats.events_incl);
+        EXPECT_EQ(std::stoull(f[15]), src.stats.traced_incl);
+    }
+}
+
+TEST(Csv, FieldsWithCommasQuotesOrLineBreaksAreQuoted)
+{
+    jmt::Profile p;
+    add_method(p, "a/B,C", "say\"hi\"", "(\n)V", 1, 2, 1);
+    std::ostringstream out;
+    jmt::write_csv(out, p, jmt::SortKey::Excl);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("\"a/B,C\",\"say\"\"hi\"\"\",\"(\n)V\",1,"), std::string::npos) << text;
+}
+
+}  // namespace
