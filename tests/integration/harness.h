@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -108,9 +109,21 @@ void expect_one_line_error(const std::vector<std::string> &argv, const std::stri
 // Empty when BPF tracing can run here; otherwise the reason.
 std::string bpf_unavailable_reason();
 
+// Temurin 25's launcher, part of the image of most machines of this kind (not a
+// package): the JDK 24+ cases and virtual threads are tested on it.
+constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+
 }  // namespace jmt_it
 
 // Skips with a printed reason when BPF is unavailable, but fails under CI=true.
+// Skips with a line where the machine has no Temurin 25.
+#define JMT_REQUIRE_TEMURIN_25()                                                           \
+    do {                                                                                   \
+        if (access(jmt_it::kTemurin25, X_OK) != 0)                                         \
+            GTEST_SKIP() << "no Temurin 25 at " << jmt_it::kTemurin25                       \
+                         << " (most machines of this kind have it)";                      \
+    } while (0)
+
 #define JMT_REQUIRE_BPF()                                                                  \
     do {                                                                                   \
         std::string jmt_reason_ = jmt_it::bpf_unavailable_reason();                        \

@@ -28,7 +28,7 @@ using jmt_it::Child;
 
 namespace {
 
-constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+using jmt_it::kTemurin25;
 constexpr int kWarmCalls = 200000;  // before READY: C1 and C2 compile and inline the tree
 constexpr char kTree[] = "demo/warm/tree/Tree";
 
@@ -371,8 +371,7 @@ TEST(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
 TEST(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
 {
     JMT_REQUIRE_BPF();
-    if (access(kTemurin25, X_OK) != 0)
-        GTEST_SKIP() << "no Temurin 25 at " << kTemurin25 << " (most machines of this kind have it)";
+    JMT_REQUIRE_TEMURIN_25();
     {
         WarmJvm off({}, kTemurin25);
         jmt_it::expect_one_line_error({JMT_BINARY, "-p", off.pid_text(), "--package", "demo"},

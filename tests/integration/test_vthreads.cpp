@@ -17,15 +17,13 @@ using jmt_it::method_row;
 
 namespace {
 
-constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+using jmt_it::kTemurin25;
 constexpr char kClass[] = "demo/vt/VirtualTasks";
 
-#define REQUIRE_TEMURIN_25()                                                                       \
-    do {                                                                                           \
-        JMT_REQUIRE_BPF();                                                                         \
-        if (access(kTemurin25, X_OK) != 0)                                                         \
-            GTEST_SKIP() << "no Temurin 25 at " << kTemurin25                                      \
-                         << ": virtual threads are tested on it (most machines of this kind have it)"; \
+#define REQUIRE_TEMURIN_25()                                                               \
+    do {                                                                                   \
+        JMT_REQUIRE_BPF();                                                                 \
+        JMT_REQUIRE_TEMURIN_25();                                                          \
     } while (0)
 
 struct Tasks {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "jmethodtime.h"
-#include "cli/targets.h"
+#include "kernel/attach_plan.h"
 #include "target/jvm.h"
 #include "util/error.h"
 #include "util/procfs.h"

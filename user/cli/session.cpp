@@ -152,14 +152,16 @@ void TraceSession::attach()
     progress_ = std::make_unique<ProgressLine>(show);
     next_progress_ = show ? start_ns_ + kProgressPeriodNs : 0;
     cpu_ = std::make_unique<JvmsCpu>(pids);
-    window_start_.jvm_cpu_ns = cpu_->read();
-    window_start_.jvm_runq_ns = 0;  // the kernel counts from the attach
+    OverheadTotals at_start;
+    at_start.jvm_cpu_ns = cpu_->read();
+    at_start.jvm_runq_ns = 0;  // the kernel counts from the attach
+    windows_.start(at_start);
     window_start_ns_ = start_ns_;
-    progress_->start(window_start_);
+    progress_->start(at_start);
     next_cpu_read_ = start_ns_ + kCpuReadPeriodNs;
     if (options_.max_overhead_percent > 0) {
         guard_.emplace(options_.max_overhead_percent);
-        guard_->start(start_ns_, window_start_);
+        guard_->start(start_ns_, at_start);
     }
 }
 
@@ -326,15 +328,6 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
         p.end_unix_ns = unix_now_ns();
     }
     p.duration_ns = now - window_start_ns_;
-    // Several JVMs: one row per JVM (--per-jvm), or their sum.
-    std::vector<MethodRow> rows = snap.methods;
-    if (!base_.per_jvm) {
-        for (MethodRow &r : rows)
-            r.pid = 0;
-        rows = merge_rows(rows);
-    }
-    p.methods = rows_since(rows, previous_rows_);
-    p.gap_hist = gaps_since(snap.gap_hist, previous_gaps_);
     p.diag = snap.diag;
     p.kernel_memory_bytes = snap.kernel_memory_bytes;
     p.method_ids = snap.method_ids;
@@ -349,11 +342,8 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     OverheadTotals totals = event_totals(snap.diag.entries, snap.diag.returns, snap.diag.traced_calls);
     totals.jvm_cpu_ns = cpu ? cpu : cpu_->last();
     totals.jvm_runq_ns = snap.diag.runq_ns;
-    p.overhead = overhead_since(totals, window_start_);
+    windows_.next(p, jvm_rows(snap.methods, base_.per_jvm), snap.gap_hist, totals);
     p.overhead.jvm_cpu_early = !cpu && cpu_->last();
-    window_start_ = totals;
-    previous_rows_ = std::move(rows);
-    previous_gaps_ = snap.gap_hist;
     window_start_ns_ = now;
     return p;
 }

@@ -14,7 +14,9 @@
 #include "cli/sink.h"
 #include "cli/status_line.h"
 #include "cli/switched_jvms.h"
-#include "cli/targets.h"
+#include "cli/tracer_config.h"
+#include "cost/window.h"
+#include "target/jvm_set.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
 #include "kernel/probe_holders.h"
@@ -84,11 +86,8 @@ private:
     std::unique_ptr<ProgressLine> progress_;
     std::optional<OverheadGuard> guard_;  // --max-overhead
     double tripped_share_ = 0;            // the traps' share that ended the trace (EndReason::Overhead)
-    // The current window (the trace's, or the interval's) starts at these.
-    OverheadTotals window_start_;
     std::unique_ptr<JvmsCpu> cpu_;  // the JVMs' CPU time, read every kCpuReadPeriodNs
-    std::vector<MethodRow> previous_rows_;
-    std::vector<uint64_t> previous_gaps_;
+    TraceWindows windows_;          // the current window (the trace's, or the interval's) and its start
     uint64_t window_start_ns_ = 0;
     uint32_t interval_no_ = 0;
     // Our links' uprobe sites and ids, to tell other tracers' links from ours.

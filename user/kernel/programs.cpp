@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <utility>
 
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
@@ -19,17 +21,32 @@ namespace jmt {
 namespace {
 
 bool g_verbose = false;
+std::mutex g_warnings_mutex;
+std::vector<std::string> g_warnings;  // libbpf's warnings not yet taken (take_libbpf_warnings)
 
+// -v: every libbpf message on stderr as it comes; otherwise its warnings are
+// kept for the tracer to say once it runs (a failure's one-line error says
+// what failed instead), its debug and info messages dropped.
 int print_libbpf(enum libbpf_print_level level, const char *format, va_list args)
 {
-    if (!g_verbose && level != LIBBPF_WARN)
+    if (g_verbose)
+        return vfprintf(stderr, format, args);
+    if (level != LIBBPF_WARN)
         return 0;
-    if (!g_verbose)
-        return 0;  // warnings become jmt::Error messages instead
-    return vfprintf(stderr, format, args);
+    char line[kLibbpfLineBytes];
+    vsnprintf(line, sizeof(line), format, args);
+    std::lock_guard<std::mutex> lock(g_warnings_mutex);
+    g_warnings.emplace_back(line);
+    return 0;
 }
 
 }  // namespace
+
+std::vector<std::string> take_libbpf_warnings()
+{
+    std::lock_guard<std::mutex> lock(g_warnings_mutex);
+    return std::exchange(g_warnings, {});
+}
 
 std::string errno_text(int err)
 {
@@ -233,6 +250,12 @@ SkeletonPtr load_programs(const ProgramConfig &config)
                     err);
     }
     return skel;
+}
+
+IdCounters id_counters(const jmethodtime_bpf *skel)
+{
+    return {&skel->bss->last_method_id,      &skel->data->last_path_id,        &skel->bss->last_row_id,
+            skel->rodata->max_method_ids, skel->rodata->max_path_ids, skel->rodata->max_row_ids};
 }
 
 bpf_program *return_program(jmethodtime_bpf *skel)

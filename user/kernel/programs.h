@@ -62,6 +62,21 @@ uint64_t test_trap_ns();
 // throws jmt::Error for a value that is not 2..JMT_MAX_THREAD_ROWS.
 uint32_t test_thread_rows();
 
+// libbpf's warnings (not under -v, which prints every message as it comes)
+// since the last call, each a line ending in '\n'; taken, so said once.
+std::vector<std::string> take_libbpf_warnings();
+// Longest libbpf message kept (bytes; longer ones are cut).
+constexpr size_t kLibbpfLineBytes = 512;
+
+// The programs' id counters (.bss, .data), read as they run: the last method,
+// call path and --per-thread row ids handed out, each below its limit
+// (bpf/helpers.bpf.h's next_id), and the ids' limits the loader set.
+struct IdCounters {
+    const volatile uint32_t *methods, *paths, *rows;
+    uint32_t max_methods, max_paths, max_rows;
+};
+IdCounters id_counters(const jmethodtime_bpf *skel);
+
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
 

@@ -26,15 +26,16 @@ TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu
 SkeletonTotals cover_totals(jmethodtime_bpf *skel)
 {
     SkeletonTotals totals;
-    totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, skel->rodata->max_method_ids);
-    totals.methods->cover(skel->bss->last_method_id);
+    const IdCounters ids = id_counters(skel);
+    totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, ids.max_methods);
+    totals.methods->cover(*ids.methods);
     if (skel->rodata->call_paths) {
-        totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, skel->rodata->max_path_ids);
-        totals.paths->cover(skel->data->last_path_id);
+        totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, ids.max_paths);
+        totals.paths->cover(*ids.paths);
     }
     if (skel->rodata->per_thread) {
-        totals.rows = std::make_unique<TotalsChunks>(skel->maps.row_stats, skel->rodata->max_row_ids, false);
-        totals.rows->cover(skel->bss->last_row_id);
+        totals.rows = std::make_unique<TotalsChunks>(skel->maps.row_stats, ids.max_rows, false);
+        totals.rows->cover(*ids.rows);
     }
     return totals;
 }

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -169,11 +168,12 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     method_totals_ = std::move(totals.methods);
     path_totals_ = std::move(totals.paths);
     row_totals_ = std::move(totals.rows);
-    std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), &skel_->bss->last_method_id}};
+    const IdCounters ids = id_counters(skel_.get());
+    std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), ids.methods}};
     if (path_totals_)
-        watched.push_back({path_totals_.get(), &skel_->data->last_path_id});
+        watched.push_back({path_totals_.get(), ids.paths});
     if (row_totals_)
-        watched.push_back({row_totals_.get(), &skel_->bss->last_row_id});
+        watched.push_back({row_totals_.get(), ids.rows});
     grower_ = std::make_unique<TotalsGrower>(std::move(watched));
     std::vector<TracedLibjvm> where = config.libjvms;
     if (where.empty())
@@ -211,6 +211,8 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
         }
         links_.emplace_back(link);
     }
+    for (const std::string &w : take_libbpf_warnings())
+        std::cerr << "jmethodtime: libbpf: " << w << (w.empty() || w.back() != '\n' ? "\n" : "") << std::flush;
 }
 
 Tracer::~Tracer() = default;
@@ -256,7 +258,7 @@ Tracer::Progress Tracer::progress() const
     const std::array<uint64_t, JMT_CNT_NR> c = counters();
     Progress p;
     p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
-    p.methods = skel_->bss->last_method_id;
+    p.methods = *id_counters(skel_.get()).methods;
     p.diag = diagnostics_of(c);
     return p;
 }
@@ -269,7 +271,7 @@ Snapshot Tracer::snapshot() const
     Diagnostics &d = snap.diag;
     snap.gap_hist = gap_histogram();
     snap.kernel_memory_bytes = bpf_memory_bytes();
-    snap.method_ids = skel_->bss->last_method_id;
+    snap.method_ids = *id_counters(skel_.get()).methods;
     rejected_examples(snap);
     if (vthread_hooks_)
         snap.virtual_threads_not_followed = vthread_hooks_->not_followed();
@@ -277,7 +279,7 @@ Snapshot Tracer::snapshot() const
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
     ChunkedTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
-    const __u32 last = skel_->bss->last_method_id;  // below max_method_ids (bpf/helpers.bpf.h's next_id)
+    const __u32 last = *id_counters(skel_.get()).methods;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
         MethodStats total;

@@ -1,14 +1,13 @@
-// The JVMs one trace follows: -p's one, or every JVM --match finds; how the
-// probes attach to their libjvms; and their CPU time, summed.
+// The JVMs one trace follows: -p's one, or every JVM --match finds; and their
+// CPU time, summed.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
-#include "kernel/tracer.h"
 #include "target/jvm.h"
 
 namespace jmt {
@@ -19,16 +18,6 @@ namespace jmt {
 // problem is thrown as jmt::Error.
 std::vector<JvmTarget> find_targets(int pid, const std::string &match, const std::vector<JvmTarget> &all_jvms,
                                     std::ostream &warn);
-
-// Where several JVMs' probes attach: their libjvms, grouped by file (device
-// and inode). A group attaches once for every process that maps it (whole)
-// when every JVM of all_jvms with the probes on that maps the same file is a
-// target, so no other JVM pays traps; otherwise once per pid.
-std::vector<TracedLibjvm> attach_plan(const std::vector<JvmTarget> &targets, const std::vector<JvmTarget> &all_jvms);
-
-// The tracer's configuration for targets (the first is the main one) under options o:
-// filters, outputs' needs, the probes' argument registers, and the attach plan of several JVMs.
-TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets);
 
 // "pid 12 (java), pid 34 (java)".
 std::string targets_text(const std::vector<JvmTarget> &targets);

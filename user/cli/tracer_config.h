@@ -1,0 +1,16 @@
+// The tracer's configuration a trace's options and JVMs give.
+#pragma once
+
+#include <vector>
+
+#include "cli/options.h"
+#include "kernel/tracer.h"
+#include "target/jvm.h"
+
+namespace jmt {
+
+// The tracer's configuration for targets (the first is the main one) under options o:
+// filters, outputs' needs, the probes' argument registers, and the attach plan of several JVMs.
+TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets);
+
+}  // namespace jmt

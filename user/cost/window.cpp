@@ -1,0 +1,30 @@
+#include "cost/window.h"
+
+#include <utility>
+
+#include "cost/cost_range.h"
+#include "cost/overhead.h"
+
+namespace jmt {
+
+std::vector<MethodRow> jvm_rows(std::vector<MethodRow> rows, bool per_jvm)
+{
+    if (per_jvm)
+        return rows;
+    for (MethodRow &r : rows)
+        r.pid = 0;
+    return merge_rows(rows);
+}
+
+void TraceWindows::next(Profile &p, std::vector<MethodRow> rows, const std::vector<uint64_t> &gap_hist,
+                        const OverheadTotals &totals)
+{
+    p.methods = rows_since(rows, previous_rows_);
+    p.gap_hist = gaps_since(gap_hist, previous_gaps_);
+    p.overhead = overhead_since(totals, start_);
+    start_ = totals;
+    previous_rows_ = std::move(rows);
+    previous_gaps_ = gap_hist;
+}
+
+}  // namespace jmt

@@ -1,0 +1,30 @@
+// A trace's windows (the whole trace, or each -i interval): what the kernel's
+// running totals hold for the window since the previous one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace jmt {
+
+// Rows of several JVMs: one row per JVM (per_jvm), or their sum (pid 0).
+std::vector<MethodRow> jvm_rows(std::vector<MethodRow> rows, bool per_jvm);
+
+class TraceWindows {
+public:
+    // The first window starts at these totals (its rows and gaps from none).
+    void start(const OverheadTotals &totals) { start_ = totals; }
+    // p's methods, gap histogram and overhead for the window from the previous
+    // call (or the trace's start) to these totals, which start the next one.
+    void next(Profile &p, std::vector<MethodRow> rows, const std::vector<uint64_t> &gap_hist,
+              const OverheadTotals &totals);
+
+private:
+    OverheadTotals start_;
+    std::vector<MethodRow> previous_rows_;
+    std::vector<uint64_t> previous_gaps_;
+};
+
+}  // namespace jmt
