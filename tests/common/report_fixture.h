@@ -16,8 +16,8 @@
 
 namespace report_fixture {
 
-inline void add_method(jmt::Profile &p, const std::string &k, const std::string &m, const std::string &s, uint64_t calls,
-                uint64_t incl, uint64_t excl)
+inline void add_method(jmt::Profile &p, const std::string &k, const std::string &m, const std::string &s,
+                       uint64_t calls, uint64_t incl, uint64_t excl)
 {
     jmt::MethodRow r;
     r.klass = k;
