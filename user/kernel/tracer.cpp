@@ -159,10 +159,9 @@ private:
 Tracer::Tracer(const TracerConfig &config) : config_(config)
 {
     const std::vector<VthreadTarget> vthread_targets_ = vthread_targets(config);
-    const bool any_hooks = std::any_of(vthread_targets_.begin(), vthread_targets_.end(),
-                                       [](const VthreadTarget &t) { return libjvm_has_continuation_hooks(t.libjvm); });
+    HooksByLibjvm hooks = find_hooks(vthread_targets_);
     ProgramConfig programs = config.programs;
-    programs.vthread_hooks = any_hooks;
+    programs.vthread_hooks = any_hooks(hooks);
     skel_ = load_programs(programs);
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
@@ -197,9 +196,9 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
             }
         }
     }
-    if (any_hooks)
+    if (programs.vthread_hooks)
         vthread_hooks_ = std::make_unique<VthreadHooks>(
-            skel_.get(), vthread_targets_, std::any_of(where.begin(), where.end(), [](const TracedLibjvm &l) { return l.whole; }));
+            skel_.get(), vthread_targets_, std::move(hooks), std::any_of(where.begin(), where.end(), [](const TracedLibjvm &l) { return l.whole; }));
     const std::pair<bpf_program *, const char *> scheduler[] = {{skel_->progs.handle_switch, "sched_switch"},
                                                                  {skel_->progs.handle_wakeup, "sched_wakeup"},
                                                                  {skel_->progs.handle_exit, "sched_process_exit"}};

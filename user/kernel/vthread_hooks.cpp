@@ -54,25 +54,34 @@ std::vector<VthreadTarget> vthread_targets(const TracerConfig &config)
     return out;
 }
 
-bool libjvm_has_continuation_hooks(const std::string &libjvm)
+HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets)
 {
-    try {
-        return find_continuation_hooks(libjvm).found();
-    } catch (const Error &) {
-        return false;
+    HooksByLibjvm out;
+    for (const VthreadTarget &t : targets) {
+        if (out.count(t.libjvm))
+            continue;
+        try {
+            out[t.libjvm] = find_continuation_hooks(t.libjvm);
+        } catch (const Error &) {
+            out[t.libjvm] = {};  // unreadable: no hook
+        }
     }
+    return out;
 }
 
-VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, bool whole, unsigned poll_ms)
+bool any_hooks(const HooksByLibjvm &hooks)
+{
+    return std::any_of(hooks.begin(), hooks.end(), [](const auto &h) { return h.second.found(); });
+}
+
+VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm by_libjvm,
+                           bool whole, unsigned poll_ms)
     : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size())
 {
-    std::map<std::string, ContinuationHooks> by_libjvm;
     std::map<std::string, LibjvmInfo> infos;
     for (const VthreadTarget &t : targets_)
-        if (!by_libjvm.count(t.libjvm)) {
-            by_libjvm[t.libjvm] = find_continuation_hooks(t.libjvm);
+        if (by_libjvm[t.libjvm].found() && !infos.count(t.libjvm))
             infos[t.libjvm] = inspect_libjvm(t.libjvm);
-        }
     for (const VthreadTarget &t : targets_)
         libjvms_.push_back(infos[t.libjvm]);
     std::map<std::string, bool> attached;

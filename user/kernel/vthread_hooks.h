@@ -4,12 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kernel/programs.h"
+#include "target/continuation_hooks.h"
 #include "target/usdt_notes.h"
 #include "target/vthread_layout.h"
 
@@ -26,15 +28,20 @@ struct TracerConfig;
 // The traced JVMs of config in the programs' target order, each with its libjvm.
 std::vector<VthreadTarget> vthread_targets(const TracerConfig &config);
 
-// Whether libjvm has the functions the hooks attach to (JDK 21+ with a .symtab).
-bool libjvm_has_continuation_hooks(const std::string &libjvm);
+// Each target libjvm's functions the hooks attach to, read once (none for a
+// JDK before 21, a stripped .symtab or an unreadable file).
+using HooksByLibjvm = std::map<std::string, ContinuationHooks>;
+HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets);
+// Whether any libjvm of hooks has them.
+bool any_hooks(const HooksByLibjvm &hooks);
 
 class VthreadHooks {
 public:
     // Attaches the hooks of every target's libjvm (pid -1 per libjvm when
     // whole); a layout not readable yet is polled for every poll_ms on a thread
     // that blocks every signal. Throws jmt::Error when an attach fails.
-    VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, bool whole, unsigned poll_ms = 2);
+    VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm hooks, bool whole,
+                 unsigned poll_ms = 2);
     ~VthreadHooks();
     VthreadHooks(const VthreadHooks &) = delete;
     VthreadHooks &operator=(const VthreadHooks &) = delete;
