@@ -78,7 +78,7 @@ static long glob_step_method(__u32 i, void *data)
  * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
  * (undecided). Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
  */
-static __always_inline int globs_kept(int kind, __u32 n, const char *name, __u32 slen, __u32 level)
+static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const char *name, __u32 slen, __u32 level)
 {
 	struct jmt_glob_state *st;
 	int undecided = 0;

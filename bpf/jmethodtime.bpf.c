@@ -85,7 +85,7 @@ const volatile __u32 n_method_globs = 0;
 const volatile struct {
 	__u32 len;
 	char s[JMT_GLOB_LEN];
-} globs[2][JMT_MAX_GLOBS] = {};
+} globs[JMT_GLOB_KINDS][JMT_MAX_GLOBS] = {};
 
 /* Highest method id handed out so far (ids start at 1). */
 __u32 last_method_id = 0;

@@ -71,8 +71,7 @@ enum jmt_reject_group { JMT_REJECTED_BY_PACKAGE, JMT_REJECTED_BY_GLOBS, JMT_REJE
  * class name, far above practical patterns, below pathological ones (glob.h). */
 #define JMT_GLOB_STEPS (1U << 15)
 /* Kinds of globs: index of globs[] in the programs' rodata. */
-#define JMT_GLOB_CLASS 0
-#define JMT_GLOB_METHOD 1
+enum jmt_glob_kind { JMT_GLOB_CLASS, JMT_GLOB_METHOD, JMT_GLOB_KINDS };
 /* Bytes of each name kept by the kernel (bytes); longer names are
  * completed by userspace from /proc/PID/mem while the JVM lives. */
 #define JMT_CLASS_BUF 1024

@@ -55,7 +55,7 @@ struct {
 	__type(value, struct jmt_names);
 } rejected_examples SEC(".maps");
 
-/* Examples taken so far, per stage (0: --package, 1: --class/--method). */
+/* Examples taken so far per enum jmt_reject_group, at most JMT_REJECTED_EXAMPLES. */
 __u32 rejected_taken[JMT_REJECT_GROUPS] = {};
 
 /* Class keys (klass, packed address|length) that --class/--method rejected;
@@ -165,12 +165,11 @@ static __always_inline void count_verdict(const struct jmt_method_key *k, struct
 		count(JMT_CNT_CLASSES_REJECTED_BY_GLOBS);
 		group = JMT_REJECTED_BY_GLOBS;
 	}
-	if (rejected_taken[group] >= JMT_REJECTED_EXAMPLES)
+	/* Examples 1..JMT_REJECTED_EXAMPLES: rejected_taken never passes it. */
+	slot = next_id(&rejected_taken[group], JMT_REJECTED_EXAMPLES + 1);
+	if (!slot)
 		return;
-	slot = __sync_fetch_and_add(&rejected_taken[group], 1);
-	if (slot >= JMT_REJECTED_EXAMPLES)
-		return;
-	slot += group * JMT_REJECTED_EXAMPLES;
+	slot += group * JMT_REJECTED_EXAMPLES - 1;
 	n->read_ok = method_read;
 	bpf_map_update_elem(&rejected_examples, &slot, n, BPF_ANY);
 }

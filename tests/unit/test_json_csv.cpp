@@ -147,6 +147,50 @@ TEST(Json, RoundTripsEveryField)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
 }
 
+// The overhead figures are the profile's, settled once (cost/overhead.h): the
+// writer states them as they are, and the reader gets them back.
+TEST(Json, OverheadFiguresAreTheProfilesAndReadBack)
+{
+    jmt::Profile p = sample();
+    p.corrected = true;
+    p.probe_cost = {1000, 800};
+    jmt::Overhead &o = p.overhead;
+    o.events = 2'000'000;
+    o.traced_events = 500'000;
+    o.jvm_cpu_ns = 4'000'000'000;
+    o.jvm_runq_ns = 1'000'000'000;
+    o.jvm_cpu_early = true;
+    jmt::settle_overhead(p);
+    // 500K x 1000 ns + 1.5M x 800 ns = 1.70 s; runq 1 s of 5 s runnable.
+    EXPECT_EQ(o.trap_ns, 1'700'000'000u);
+    ASSERT_TRUE(o.trap_share && o.runq_share);
+    EXPECT_DOUBLE_EQ(*o.trap_share, 0.425);
+    EXPECT_DOUBLE_EQ(*o.runq_share, 0.2);
+    EXPECT_TRUE(o.saturated);
+
+    std::ostringstream out;
+    jmt::write_json(out, p);
+    const jmt::Overhead back = jmt::parse_report(out.str(), "o.json").profile.overhead;
+    EXPECT_EQ(back.events, o.events);
+    EXPECT_EQ(back.traced_events, o.traced_events);
+    EXPECT_EQ(back.jvm_cpu_ns, o.jvm_cpu_ns);
+    EXPECT_EQ(back.jvm_cpu_early, o.jvm_cpu_early);
+    EXPECT_EQ(back.jvm_runq_ns, o.jvm_runq_ns);
+    EXPECT_EQ(back.trap_ns, o.trap_ns);
+    EXPECT_EQ(back.trap_share, o.trap_share);
+    EXPECT_EQ(back.runq_share, o.runq_share);
+    EXPECT_EQ(back.saturated, o.saturated);
+
+    // Not worked out again on the way out: what the profile holds is what is written.
+    o.trap_ns = 1234;
+    o.saturated = false;
+    out.str("");
+    jmt::write_json(out, p);
+    const auto written = nlohmann::json::parse(out.str()).at("overhead");
+    EXPECT_EQ(written.at("trap_ns").get<uint64_t>(), 1234u);
+    EXPECT_FALSE(written.at("saturated").get<bool>());
+}
+
 TEST(Json, EmptyProfileIsStillOneCompleteDocument)
 {
     jmt::Profile p;

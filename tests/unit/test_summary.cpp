@@ -34,6 +34,7 @@ jmt::Profile traced()
     p.overhead.traced_events = 1'000'000;
     p.overhead.jvm_cpu_ns = 2'000'000'000ULL;
     p.methods = {row("demo/abc/A", "a", 400000), row("demo/abc/B", "b", 100000)};
+    jmt::settle_overhead(p);
     return p;
 }
 

@@ -269,6 +269,7 @@ TEST(Overhead, LineStatesEventsTrapTimeAndShareOfTheJvmsCpu)
     p.overhead.jvm_cpu_ns = 4'000'000'000;
     // 500K x 1000 ns + 1.5M x 800 ns = 1.70 s of the JVM's 4.00 s: 43%.
     EXPECT_EQ(jmt::overhead_ns(p.overhead, p.probe_cost), 1'700'000'000u);
+    jmt::settle_overhead(p);
     auto lines = lines_of(table_of(p));
     ASSERT_GE(lines.size(), 3u);
     EXPECT_EQ(lines[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 43% of the JVM's 4.00 s on a "
@@ -283,17 +284,20 @@ TEST(Overhead, LineStatesEventsTrapTimeAndShareOfTheJvmsCpu)
     EXPECT_DOUBLE_EQ(o.at("share").get<double>(), 0.425);
 
     p.overhead.jvm_cpu_ns = 40'000'000'000;  // 4%: no advice
+    jmt::settle_overhead(p);
     EXPECT_EQ(lines_of(table_of(p))[2],
               "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 4% of the JVM's 40.0 s on a CPU");
     p.overhead.jvm_cpu_early = true;  // gone at the end: the last reading before its exit
     EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time, 4% of the JVM's "
                                         "40.0 s on a CPU (read up to 25.0 ms before it exited)");
     p.overhead.jvm_cpu_ns = 0;  // gone before any reading
+    jmt::settle_overhead(p);
     EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); about 1.70 s of trap time (the JVM's CPU "
                                         "time is unknown: it was gone before it was read)");
     p.corrected = false;  // --raw: no cost, so no trap time
     p.probe_cost = {};
     p.overhead.jvm_cpu_ns = 3'000'000'000;
+    jmt::settle_overhead(p);
     EXPECT_EQ(lines_of(table_of(p))[2], "Probe events: 2.00M (800K/s); the JVM was on a CPU for 3.00 s");
     json.str("");
     jmt::write_json(json, p);
@@ -329,7 +333,8 @@ TEST(RunQueue, TheHeaderSaysWhenTheCpusWereSaturated)
     EXPECT_EQ(jmt::run_queue_text(p), "") << "unknown";
     p.overhead.jvm_cpu_ns = 1'000'000'000;
     p.overhead.jvm_runq_ns = 50'000'000;
-    EXPECT_FALSE(jmt::saturated(p));
+    jmt::settle_overhead(p);
+    EXPECT_FALSE(p.overhead.saturated);
     EXPECT_EQ(jmt::run_queue_text(p),
               "Run queue: the JVM's threads waited 50.0 ms for a CPU against 1.00 s on one (5% of their runnable time)");
     p.overhead.jvm_runq_ns = 500'000'000;
@@ -337,7 +342,8 @@ TEST(RunQueue, TheHeaderSaysWhenTheCpusWereSaturated)
     p.overhead.traced_events = 1'000'000;
     p.corrected = true;
     p.probe_cost = {400, 300};
-    EXPECT_TRUE(jmt::saturated(p));
+    jmt::settle_overhead(p);
+    EXPECT_TRUE(p.overhead.saturated);
     EXPECT_EQ(jmt::run_queue_text(p),
               "Run queue: the JVM's threads waited 500 ms for a CPU against 1.00 s on one (33% of their runnable "
               "time); the CPUs were saturated, largely by the probes' own traps (70% of the JVM's CPU): elapsed "

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cost/cost_range.h"
+#include "cost/overhead.h"
 
 namespace jmt {
 
@@ -141,6 +142,7 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
     }
     if (!profile.corrected) {
         profile.cost_range = range;
+        settle_overhead(profile);
         return;
     }
     // The rows tell more where they can: a one-event leaf's time per call is
@@ -172,6 +174,7 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats)
     }
     for (MethodStats *stats : path_stats)
         *stats = without_probe_cost(*stats, cost);
+    settle_overhead(profile);
 }
 
 }  // namespace jmt

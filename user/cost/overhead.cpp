@@ -67,15 +67,14 @@ std::optional<double> OverheadGuard::feed(uint64_t now_ns, const OverheadTotals 
     return std::nullopt;
 }
 
-OverheadFigures overhead_figures(const Profile &profile)
+void settle_overhead(Profile &profile)
 {
     const ProbeCost cost = trap_cost(profile);
-    OverheadFigures f;
-    f.trap_ns = overhead_ns(profile.overhead, cost);
-    f.trap_share = trap_share(profile.overhead, cost);
-    f.runq_share = runq_share(profile.overhead);
-    f.saturated = f.runq_share && *f.runq_share >= kSaturatedRunqShare;
-    return f;
+    Overhead &o = profile.overhead;
+    o.trap_ns = overhead_ns(o, cost);
+    o.trap_share = trap_share(o, cost);
+    o.runq_share = runq_share(o);
+    o.saturated = o.runq_share && *o.runq_share >= kSaturatedRunqShare;
 }
 
 }  // namespace jmt

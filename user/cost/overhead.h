@@ -38,14 +38,10 @@ std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost
 // the JVM all the same).
 ProbeCost trap_cost(const Profile &profile);
 
-// A profile's overhead figures, worked out once for every output that states them.
-struct OverheadFigures {
-    uint64_t trap_ns = 0;                // its events at trap_cost
-    std::optional<double> trap_share;    // of the JVM's CPU time; nullopt: unknown
-    std::optional<double> runq_share;    // runq_share; nullopt: unknown
-    bool saturated = false;              // runq_share >= kSaturatedRunqShare
-};
-OverheadFigures overhead_figures(const Profile &profile);
+// Sets profile.overhead's trap_ns, trap_share, runq_share and saturated from
+// its events, CPU and run-queue times at trap_cost(profile): called once the
+// probe cost is decided (correct_profile), before any output reads them.
+void settle_overhead(Profile &profile);
 
 // Windows over which the share is measured, and how many in a row must be
 // over the limit: one burst (class loading, a call site's first linkage)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -15,19 +16,22 @@ namespace jmt {
 
 namespace {
 
-// struct bpf_link_info's perf-event part as kernels from 6.6 fill it; Debian's
-// uapi headers (6.1) predate it. Offsets: the union at 16, the event's type at
-// 16, its uprobe at 24 (file_name pointer, name_len, offset).
-constexpr uint32_t kLinkTypePerfEvent = 7;            // BPF_LINK_TYPE_PERF_EVENT
-constexpr uint32_t kPerfEventUprobe = 1;              // BPF_PERF_EVENT_UPROBE
-constexpr uint32_t kPerfEventUretprobe = 2;           // BPF_PERF_EVENT_URETPROBE
+// struct bpf_link_info with its perf-event member, as kernels from 6.6 fill it
+// (include/uapi/linux/bpf.h: union member perf_event, its uprobe part:
+// file_name pointer, name_len, offset); the uapi headers here (6.1) predate
+// that member, so its part is spelled out, placed where the header's union is.
+constexpr uint32_t kPerfEventUprobe = 1;     // enum bpf_perf_event_type: BPF_PERF_EVENT_UPROBE
+constexpr uint32_t kPerfEventUretprobe = 2;  // BPF_PERF_EVENT_URETPROBE
 struct PerfLinkInfo {
     uint32_t type, id, prog_id, pad;
-    uint32_t event_type, pad2;
-    uint64_t file_name;
+    uint32_t event_type, pad2;  // perf_event.type
+    uint64_t file_name;         // perf_event.uprobe
     uint32_t name_len, offset;
     uint8_t rest[192];  // the rest of struct bpf_link_info, whatever this kernel's size
 };
+static_assert(offsetof(PerfLinkInfo, event_type) == offsetof(bpf_link_info, raw_tracepoint),
+              "the perf-event member starts where the header's union does");
+static_assert(sizeof(PerfLinkInfo) >= sizeof(bpf_link_info), "room for all the kernel writes");
 
 // The uprobe site of the link behind fd; false for other links.
 bool link_site(int fd, UprobeSite &site)
@@ -37,7 +41,7 @@ bool link_site(int fd, UprobeSite &site)
     info.file_name = reinterpret_cast<uint64_t>(name);
     info.name_len = sizeof(name);
     __u32 len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || info.type != kLinkTypePerfEvent ||
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || info.type != BPF_LINK_TYPE_PERF_EVENT ||
         (info.event_type != kPerfEventUprobe && info.event_type != kPerfEventUretprobe) || !name[0])
         return false;
     // The name is the path the tracer gave, as it resolves from here.

@@ -131,7 +131,7 @@ void set_filters(jmethodtime_bpf *skel, const ProgramConfig &config)
         for (size_t j = 0; j < p.size() && j < JMT_PREFIX_LEN; j++)
             const_cast<char &>(ro->prefixes[i].s[j]) = p[j];
     }
-    auto set_globs = [ro](int kind, const std::vector<std::string> &globs, const char *what) {
+    auto set_globs = [ro](jmt_glob_kind kind, const std::vector<std::string> &globs, const char *what) {
         if (globs.size() > JMT_MAX_GLOBS)
             throw Error(std::string("at most ") + std::to_string(JMT_MAX_GLOBS) + " " + what + " globs");
         for (size_t i = 0; i < globs.size(); i++) {
@@ -252,10 +252,16 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     return skel;
 }
 
-IdCounters id_counters(const jmethodtime_bpf *skel)
+ProgramGlobals program_globals(jmethodtime_bpf *skel)
 {
-    return {&skel->bss->last_method_id,      &skel->data->last_path_id,        &skel->bss->last_row_id,
-            skel->rodata->max_method_ids, skel->rodata->max_path_ids, skel->rodata->max_row_ids};
+    ProgramGlobals g;
+    g.ids = {&skel->bss->last_method_id,  &skel->data->last_path_id,  &skel->bss->last_row_id,
+             skel->rodata->max_method_ids, skel->rodata->max_path_ids, skel->rodata->max_row_ids};
+    g.rejected_taken = skel->bss->rejected_taken;
+    g.vt_layouts = skel->bss->vt_layouts;
+    g.call_paths = skel->rodata->call_paths;
+    g.per_thread = skel->rodata->per_thread;
+    return g;
 }
 
 bpf_program *return_program(jmethodtime_bpf *skel)

@@ -10,6 +10,7 @@
 #include <vector>
 
 struct jmethodtime_bpf;
+struct jmt_vt_layout;
 struct bpf_link;
 struct bpf_program;
 
@@ -75,7 +76,21 @@ struct IdCounters {
     const volatile uint32_t *methods, *paths, *rows;
     uint32_t max_methods, max_paths, max_rows;
 };
-IdCounters id_counters(const jmethodtime_bpf *skel);
+
+// Every global of the loaded programs that userspace reads or writes, named
+// here only: the rest of user/ goes through this view, never the skeleton's
+// .bss, .data or .rodata.
+struct ProgramGlobals {
+    IdCounters ids;
+    // Examples of rejected methods taken per group (enum jmt_reject_group),
+    // each at most JMT_REJECTED_EXAMPLES: the programs never count past it.
+    const volatile uint32_t *rejected_taken;
+    // JMT_MAX_TARGETS virtual-thread layouts, one per traced JVM, written by
+    // userspace; a layout is taken once its cont_entry_offset is set.
+    jmt_vt_layout *vt_layouts;
+    bool call_paths, per_thread;  // what load_programs loaded (rodata)
+};
+ProgramGlobals program_globals(jmethodtime_bpf *skel);
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);

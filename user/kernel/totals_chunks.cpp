@@ -26,14 +26,15 @@ TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu
 SkeletonTotals cover_totals(jmethodtime_bpf *skel)
 {
     SkeletonTotals totals;
-    const IdCounters ids = id_counters(skel);
+    const ProgramGlobals globals = program_globals(skel);
+    const IdCounters &ids = globals.ids;
     totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, ids.max_methods);
     totals.methods->cover(*ids.methods);
-    if (skel->rodata->call_paths) {
+    if (globals.call_paths) {
         totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, ids.max_paths);
         totals.paths->cover(*ids.paths);
     }
-    if (skel->rodata->per_thread) {
+    if (globals.per_thread) {
         totals.rows = std::make_unique<TotalsChunks>(skel->maps.row_stats, ids.max_rows, false);
         totals.rows->cover(*ids.rows);
     }

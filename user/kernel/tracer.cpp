@@ -167,7 +167,7 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     method_totals_ = std::move(totals.methods);
     path_totals_ = std::move(totals.paths);
     row_totals_ = std::move(totals.rows);
-    const IdCounters ids = id_counters(skel_.get());
+    const IdCounters ids = program_globals(skel_.get()).ids;
     std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), ids.methods}};
     if (path_totals_)
         watched.push_back({path_totals_.get(), ids.paths});
@@ -257,7 +257,7 @@ Tracer::Progress Tracer::progress() const
     const std::array<uint64_t, JMT_CNT_NR> c = counters();
     Progress p;
     p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
-    p.methods = *id_counters(skel_.get()).methods;
+    p.methods = *program_globals(skel_.get()).ids.methods;
     p.diag = diagnostics_of(c);
     return p;
 }
@@ -270,7 +270,7 @@ Snapshot Tracer::snapshot() const
     Diagnostics &d = snap.diag;
     snap.gap_hist = gap_histogram();
     snap.kernel_memory_bytes = bpf_memory_bytes();
-    snap.method_ids = *id_counters(skel_.get()).methods;
+    snap.method_ids = *program_globals(skel_.get()).ids.methods;
     rejected_examples(snap);
     if (vthread_hooks_)
         snap.virtual_threads_not_followed = vthread_hooks_->not_followed();
@@ -278,7 +278,7 @@ Snapshot Tracer::snapshot() const
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
     ChunkedTotals totals_of(method_totals_.get(), bpf_map__fd(skel_->maps.totals_overflow), 0);
-    const __u32 last = *id_counters(skel_.get()).methods;
+    const __u32 last = *program_globals(skel_.get()).ids.methods;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
         MethodStats total;
@@ -351,9 +351,10 @@ CallTree Tracer::call_tree() const
 void Tracer::rejected_examples(Snapshot &snap) const
 {
     const int fd = bpf_map__fd(skel_->maps.rejected_examples);
+    const volatile uint32_t *rejected_taken = program_globals(skel_.get()).rejected_taken;
     for (uint32_t group = 0; group < JMT_REJECT_GROUPS; group++) {
         std::vector<std::string> &out = group == JMT_REJECTED_BY_PACKAGE ? snap.rejected_by_package : snap.rejected_by_globs;
-        const uint32_t taken = std::min<uint32_t>(skel_->bss->rejected_taken[group], JMT_REJECTED_EXAMPLES);
+        const uint32_t taken = rejected_taken[group];
         for (uint32_t i = 0; i < taken; i++) {
             const __u32 slot = group * JMT_REJECTED_EXAMPLES + i;
             jmt_names n;

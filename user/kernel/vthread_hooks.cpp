@@ -135,7 +135,7 @@ bool VthreadHooks::resolve()
         }
         if (layouts_[i].state != VthreadLayout::State::Ready)
             continue;
-        jmt_vt_layout &out = skel_->bss->vt_layouts[i];
+        jmt_vt_layout &out = program_globals(skel_).vt_layouts[i];
         out.vthread_offset = layouts_[i].vthread_offset;
         out.tid_offset = layouts_[i].tid_offset;
         // The programs take a layout once its entry offset is set: it goes last.

@@ -93,6 +93,13 @@ struct Overhead {
                                  // (up to one reading period earlier), so the share is a little high
     // ns the JVM's threads, traced or not, waited runnable for a CPU (the kernel's runq_ns); nullopt: unknown.
     std::optional<uint64_t> jvm_runq_ns;
+
+    // Worked out once the trace's probe cost is decided (cost/overhead.h's
+    // settle_overhead), and read by every output that states them:
+    uint64_t trap_ns = 0;               // the events' cost to the JVM at trap_cost
+    std::optional<double> trap_share;   // of jvm_cpu_ns; nullopt: unknown
+    std::optional<double> runq_share;   // jvm_runq_ns of the runnable time; nullopt: unknown
+    bool saturated = false;             // runq_share >= kSaturatedRunqShare
 };
 
 // Totals at one moment, from which windows' Overhead are taken: the programs'

@@ -46,11 +46,10 @@ std::string overhead_text(const Profile &profile)
                 format_count(static_cast<uint64_t>(static_cast<double>(o.events) * 1e9 /
                                                    static_cast<double>(profile.duration_ns))) +
                 "/s)";
-    const OverheadFigures f = overhead_figures(profile);
-    if (f.trap_ns > 0) {
-        text += "; about " + format_duration(f.trap_ns) + " of trap time";
-        if (f.trap_share) {
-            const long percent = std::lround(100.0 * *f.trap_share);
+    if (o.trap_ns > 0) {
+        text += "; about " + format_duration(o.trap_ns) + " of trap time";
+        if (o.trap_share) {
+            const long percent = std::lround(100.0 * *o.trap_share);
             text += ", " + std::to_string(percent) + "% of the " + jvms_possessive(profile) + " " +
                     format_duration(o.jvm_cpu_ns) + " on a CPU";
             if (o.jvm_cpu_early)
@@ -69,21 +68,18 @@ std::string overhead_text(const Profile &profile)
     return text;
 }
 
-bool saturated(const Profile &profile) { return overhead_figures(profile).saturated; }
-
 std::string run_queue_text(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
-    const OverheadFigures f = overhead_figures(profile);
-    if (!f.runq_share)
+    if (!o.runq_share)
         return "";
     std::string text = "Run queue: the " + jvms_possessive(profile) + " threads waited " + format_duration(*o.jvm_runq_ns) +
                        " for a CPU against " + format_duration(o.jvm_cpu_ns) + " on one (" +
-                       std::to_string(std::lround(100.0 * *f.runq_share)) + "% of their runnable time)";
-    if (!f.saturated)
+                       std::to_string(std::lround(100.0 * *o.runq_share)) + "% of their runnable time)";
+    if (!o.saturated)
         return text;
     text += "; the CPUs were saturated";
-    const std::optional<double> traps = f.trap_share;
+    const std::optional<double> traps = o.trap_share;
     if (traps && *traps >= 0.5)
         text += ", largely by the probes' own traps (" + std::to_string(std::lround(100.0 * *traps)) + "% of the " +
                 jvms_possessive(profile) + " CPU)";

@@ -79,20 +79,19 @@ json diagnostics_json(const Diagnostics &d)
 json overhead_json(const Profile &profile)
 {
     const Overhead &o = profile.overhead;
-    const OverheadFigures f = overhead_figures(profile);
     json j = {{"events", o.events},
               {"traced_events", o.traced_events},
-              {"trap_ns", f.trap_ns},
+              {"trap_ns", o.trap_ns},
               {"jvm_cpu_ns", nullptr},
               {"jvm_cpu_early", o.jvm_cpu_early},
               {"share", nullptr}};
     if (o.jvm_cpu_ns > 0)
         j["jvm_cpu_ns"] = o.jvm_cpu_ns;
-    if (f.trap_share)
-        j["share"] = *f.trap_share;
+    if (o.trap_share)
+        j["share"] = *o.trap_share;
     j["jvm_runq_ns"] = o.jvm_runq_ns ? json(*o.jvm_runq_ns) : json(nullptr);
-    j["runq_share"] = f.runq_share ? json(*f.runq_share) : json(nullptr);
-    j["saturated"] = f.saturated;
+    j["runq_share"] = o.runq_share ? json(*o.runq_share) : json(nullptr);
+    j["saturated"] = o.saturated;
     return j;
 }
 

@@ -40,8 +40,6 @@ std::string overhead_text(const Profile &profile);
 // kSaturatedRunqShare on that the CPUs were saturated (and how much of the
 // JVM's CPU the traps took). Empty when the wait or the CPU time is unknown.
 std::string run_queue_text(const Profile &profile);
-// Whether the window's run-queue share says the CPUs were saturated.
-bool saturated(const Profile &profile);
 
 // "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,

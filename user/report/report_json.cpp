@@ -4,7 +4,9 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "model/stat_keys.h"
 #include "util/error.h"
@@ -27,13 +29,20 @@ json source_json(const ReportSource &s, uint64_t duration_ns)
 
 namespace {
 
+// The value at key; nullopt when it is missing or null.
 template <typename T>
-T value_or(const json &j, const char *key, T fallback)
+std::optional<T> optional_of(const json &j, const char *key)
 {
     auto it = j.find(key);
     if (it == j.end() || it->is_null())
-        return fallback;
+        return std::nullopt;
     return it->get<T>();
+}
+
+template <typename T>
+T value_or(const json &j, const char *key, T fallback)
+{
+    return optional_of<T>(j, key).value_or(std::move(fallback));
 }
 
 std::string jvm_frame(const PathNode &n)
@@ -223,8 +232,12 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
             p.overhead.events = value_or<uint64_t>(o, "events", 0);
             p.overhead.traced_events = value_or<uint64_t>(o, "traced_events", 0);
             p.overhead.jvm_cpu_ns = value_or<uint64_t>(o, "jvm_cpu_ns", 0);
-            if (o.contains("jvm_runq_ns") && !o.at("jvm_runq_ns").is_null())
-                p.overhead.jvm_runq_ns = o.at("jvm_runq_ns").get<uint64_t>();
+            p.overhead.jvm_cpu_early = value_or<bool>(o, "jvm_cpu_early", false);
+            p.overhead.jvm_runq_ns = optional_of<uint64_t>(o, "jvm_runq_ns");
+            p.overhead.trap_ns = value_or<uint64_t>(o, "trap_ns", 0);
+            p.overhead.trap_share = optional_of<double>(o, "share");
+            p.overhead.runq_share = optional_of<double>(o, "runq_share");
+            p.overhead.saturated = value_or<bool>(o, "saturated", false);
         }
         for (const json &m : d.at("methods")) {
             MethodRow row;

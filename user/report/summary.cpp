@@ -34,7 +34,7 @@ std::vector<std::string> summary_lines(const Profile &profile)
     std::vector<std::string> lines = {traced_text(profile)};
     if (profile.overhead.events > 0)
         lines.push_back(overhead_text(profile));
-    if (saturated(profile))
+    if (profile.overhead.saturated)
         lines.push_back(run_queue_text(profile));
     lines.push_back(profile.methods.empty() ? nothing_traced_text(profile) : methods_text(profile));
     const auto counts = diagnostic_counts(profile.diag);
