@@ -22,6 +22,8 @@
 # usage: appserver_test.sh JMETHODTIME SOURCE_DIR
 # Exit status: 0 pass, 1 fail, 2 usage, 77 skip (something needed is missing, unless CI=true).
 set -uo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
 if (($# != 2)); then
   echo "usage: $0 JMETHODTIME SOURCE_DIR" >&2
@@ -29,25 +31,13 @@ if (($# != 2)); then
 fi
 jmt=$1 src=$2
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "-- $*"; }
-
-missing=()
-[ "$(id -u)" = 0 ] || missing+=("root (run the tests as root)")
-[ -r /sys/kernel/btf/vmlinux ] || missing+=("BTF (/sys/kernel/btf/vmlinux)")
-[ -x "$jmt" ] || missing+=("$jmt (build jmethodtime)")
-[ -r /usr/share/tomcat10/lib/catalina.jar ] || missing+=("Tomcat 10 (apt-get install tomcat10)")
-[ -r /usr/share/tomcat10-examples/examples/WEB-INF/classes/HelloWorldExample.class ] ||
-  missing+=("Tomcat's examples (apt-get install tomcat10-examples)")
-for tool in ab jq curl java setpriv; do
-  command -v "$tool" >/dev/null || missing+=("$tool")
-done
-if ((${#missing[@]})); then
-  what=$(printf '%s; ' "${missing[@]}")
-  [ "${CI:-}" = true ] && fail "CI=true and missing: ${what%; }"
-  echo "SKIP: missing: ${what%; }"
-  exit 77
-fi
+need_root_and_btf
+need_executable "$jmt" "$jmt (build jmethodtime)"
+need_file /usr/share/tomcat10/lib/catalina.jar "Tomcat 10 (apt-get install tomcat10)"
+need_file /usr/share/tomcat10-examples/examples/WEB-INF/classes/HelloWorldExample.class \
+  "Tomcat's examples (apt-get install tomcat10-examples)"
+need_tools ab jq curl java setpriv
+skip_or_fail_if_missing
 
 # shellcheck source=../../examples/tomcat/tomcat.sh
 source "$src/examples/tomcat/tomcat.sh"

@@ -11,6 +11,8 @@
 #   SCREENSHOT_SIZE=W,H (environment): the screenshot's window, 1200,600 unless set.
 # Exit 77 (skip) when Chromium is not installed and CI is not true.
 set -euo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
 if (($# < 2 || $# > 3)); then
   echo "usage: $0 SAMPLE_BINARY WORK_DIR [COPY_PNG_TO]" >&2
@@ -21,17 +23,9 @@ shot_size=${SCREENSHOT_SIZE:-1200,600}
 [[ $shot_size =~ ^([0-9]+),([0-9]+)$ ]] || { echo "SCREENSHOT_SIZE must be W,H" >&2; exit 2; }
 shot_w=${BASH_REMATCH[1]} shot_h=${BASH_REMATCH[2]}
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "-- $*"; }
-
 browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  if [ "${CI:-}" = true ]; then
-    fail "chromium is not installed (.ci/install-deps installs it)"
-  fi
-  echo "SKIP: chromium is not installed (apt-get install chromium)"
-  exit 77
-fi
+[ -n "$browser" ] || missing+=("chromium (apt-get install chromium)")
+skip_or_fail_if_missing
 
 rm -rf "$work"
 mkdir -p "$work"

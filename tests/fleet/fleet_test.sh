@@ -11,6 +11,8 @@
 # usage: fleet_test.sh JMETHODTIME CLASSES JAVA SOURCE_DIR
 # Exit status: 0 pass, 1 fail, 2 usage, 77 skip (ansible or sshd missing, unless CI=true).
 set -uo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
 if (($# != 4)); then
   echo "usage: $0 JMETHODTIME CLASSES JAVA SOURCE_DIR" >&2
@@ -19,21 +21,11 @@ fi
 jmt=$(readlink -f "$1") classes=$(readlink -f "$2") java=$3 src=$(readlink -f "$4")
 playbook=$src/examples/fleet/jmethodtime.yml
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "-- $*"; }
-
-missing=()
-[ "$(id -u)" = 0 ] || missing+=("root")
-[ -r /sys/kernel/btf/vmlinux ] || missing+=("BTF")
-command -v ansible-playbook >/dev/null || missing+=("ansible-playbook (apt-get install ansible)")
-[ -x /usr/sbin/sshd ] || missing+=("sshd (apt-get install openssh-server)")
-for tool in ssh-keygen ip unshare nsenter jq pgrep "$java"; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-if ((${#missing[@]})); then
-  what=$(printf '%s; ' "${missing[@]}")
-  [ "${CI:-}" = true ] && fail "CI=true and missing: ${what%; }"
-  echo "SKIP: missing: ${what%; }"
-  exit 77
-fi
+need_root_and_btf
+need_tool ansible-playbook "ansible-playbook (apt-get install ansible)"
+need_executable /usr/sbin/sshd "sshd (apt-get install openssh-server)"
+need_tools ssh-keygen ip unshare nsenter jq pgrep "$java"
+skip_or_fail_if_missing
 
 hosts=(1 2 3)
 iterations=(0 2000 3000 4000)  # calls of a() on host N; b() 2x, c() 5x that

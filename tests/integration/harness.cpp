@@ -184,37 +184,67 @@ void expect_on_cpu_within_elapsed(const nlohmann::json &report)
     }
 }
 
+std::vector<std::string> java_argv(const JavaCommand &command)
+{
+    std::vector<std::string> argv = command.wrapper;
+    argv.push_back(command.java.empty() ? JMT_JAVA : command.java);
+    if (command.probes)
+        argv.push_back("-XX:+DTraceMethodProbes");
+    argv.insert(argv.end(), command.flags.begin(), command.flags.end());
+    argv.insert(argv.end(), {"-cp", command.classpath.empty() ? JMT_JAVA_CLASSES : command.classpath,
+                             command.main_class});
+    argv.insert(argv.end(), command.args.begin(), command.args.end());
+    return argv;
+}
+
+Workload::Workload(const JavaCommand &command, const std::string &ready, int timeout_ms)
+    : java_(java_argv(command), true)
+{
+    ready_ = !java_.wait_line(false, ready, timeout_ms).empty();
+    if (!ready_)
+        ADD_FAILURE() << "the JVM (" << command.main_class << ") did not print " << ready << ": "
+                      << java_.drain(true, 1000);
+}
+
+BusyFlow::BusyFlow() : Workload({"demo.abc.Flow", {"100000", "10"}})
+{
+    go();
+}
+
+std::string wait_tracing(Child &jmt, int timeout_ms)
+{
+    const std::string line = jmt.wait_line(true, "Tracing", timeout_ms);
+    if (line.empty()) {
+        jmt.wait_exit(5000);
+        ADD_FAILURE() << "jmethodtime did not start tracing: " << jmt.drain(true, 1000);
+    }
+    return line;
+}
+
 RunResult run_traced(const RunSpec &spec)
 {
     RunResult result;
     // A child that died early must not kill the test process through SIGPIPE on write.
     ::signal(SIGPIPE, SIG_IGN);
-    std::vector<std::string> jvm = spec.wrapper;
-    jvm.insert(jvm.end(), {spec.java.empty() ? JMT_JAVA : spec.java, "-XX:+DTraceMethodProbes"});
-    jvm.insert(jvm.end(), spec.jvm_flags.begin(), spec.jvm_flags.end());
-    jvm.insert(jvm.end(), {"-cp", JMT_JAVA_CLASSES, spec.main_class});
-    jvm.insert(jvm.end(), spec.args.begin(), spec.args.end());
-    Child java(jvm, true);
+    JavaCommand command{spec.main_class, spec.args, spec.jvm_flags};
+    command.java = spec.java;
+    command.wrapper = spec.wrapper;
+    Workload java(command);
     result.jvm_pid = java.pid();
-    if (java.wait_line(false, "READY", 60000).empty()) {
-        ADD_FAILURE() << "the JVM did not print READY: " << java.drain(true, 1000);
+    if (!java.ready())
         return result;
-    }
-    std::vector<std::string> tool = {JMT_BINARY, "-p", std::to_string(java.pid())};
+    std::vector<std::string> tool = {JMT_BINARY, "-p", java.pid_text()};
     if (spec.json)
         tool.push_back("--json");
     tool.insert(tool.end(), spec.jmt_args.begin(), spec.jmt_args.end());
     Child jmt(tool, false);
-    if (jmt.wait_line(true, "Tracing", 60000).empty()) {
-        jmt.wait_exit(5000);
-        ADD_FAILURE() << "jmethodtime did not start tracing: " << jmt.drain(true, 1000);
+    if (wait_tracing(jmt).empty())
         return result;
-    }
-    java.write_stdin("go\n");
-    result.done_line = java.wait_line(false, "DONE", spec.workload_timeout_ms);
+    java.go();
+    result.done_line = java.child().wait_line(false, "DONE", spec.workload_timeout_ms);
     EXPECT_FALSE(result.done_line.empty()) << "the workload did not finish";
     std::cout << "  workload: " << result.done_line << std::endl;
-    EXPECT_EQ(java.wait_exit(30000), 0);
+    EXPECT_EQ(java.child().wait_exit(30000), 0);
     result.jmt_exit = jmt.wait_exit(60000);
     std::string out = jmt.drain(false, 5000);
     result.jmt_stderr = jmt.drain(true, 1000);
@@ -375,6 +405,25 @@ std::string bpf_unavailable_reason()
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
     return "";
+}
+
+void BpfTest::SetUp()
+{
+    const std::string reason = bpf_unavailable_reason();
+    if (reason.empty())
+        return;
+    const char *ci = getenv("CI");
+    if (ci && std::string(ci) == "true")
+        FAIL() << "BPF unavailable under CI=true: " << reason;
+    GTEST_SKIP() << "BPF unavailable: " << reason;
+}
+
+void Temurin25Test::SetUp()
+{
+    BpfTest::SetUp();
+    if (IsSkipped() || HasFailure())
+        return;
+    JMT_REQUIRE_TEMURIN_25();
 }
 
 }  // namespace jmt_it

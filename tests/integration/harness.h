@@ -43,6 +43,49 @@ private:
     int status_ = 0;
 };
 
+// A java command line: wrapper (argv run in front; it must exec java), the
+// launcher (the tests' own, JMT_JAVA, when empty), -XX:+DTraceMethodProbes
+// unless probes is false, flags, -cp classpath (the examples, JMT_JAVA_CLASSES,
+// when empty), the main class and its args.
+struct JavaCommand {
+    std::string main_class;
+    std::vector<std::string> args;
+    std::vector<std::string> flags;
+    bool probes = true;
+    std::string java;
+    std::vector<std::string> wrapper;
+    std::string classpath;
+};
+std::vector<std::string> java_argv(const JavaCommand &command);
+
+// A workload JVM, started and waited for until it prints a line starting with
+// ready (the protocol's READY; a test failure after timeout_ms). Killed and
+// reaped on destruction.
+class Workload {
+public:
+    explicit Workload(const JavaCommand &command, const std::string &ready = "READY", int timeout_ms = 60000);
+    pid_t pid() const { return java_.pid(); }
+    std::string pid_text() const { return std::to_string(java_.pid()); }
+    // Releases the workload waiting at READY.
+    void go() { java_.write_stdin("go\n"); }
+    Child &child() { return java_; }
+    bool ready() const { return ready_; }  // it printed the ready line
+
+private:
+    Child java_;
+    bool ready_ = false;
+};
+
+// demo.abc.Flow's A/B/C flow, released, busy for minutes.
+struct BusyFlow : Workload {
+    BusyFlow();
+};
+
+// Waits until jmethodtime (child jmt) prints its "Tracing" line on stderr and
+// returns it; after timeout_ms (or its exit), fails the test with its stderr
+// and returns "".
+std::string wait_tracing(Child &jmt, int timeout_ms = 60000);
+
 struct RunResult {
     nlohmann::json report;  // jmethodtime's --json output
     std::string done_line;  // the workload's "DONE ..." line
@@ -113,24 +156,26 @@ std::string bpf_unavailable_reason();
 // package): the JDK 24+ cases and virtual threads are tested on it.
 constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
 
+// Base of every integration suite (class Suite : public BpfTest {}, then
+// TEST_F): its tests run where BPF tracing can; elsewhere they are skipped
+// with the reason, and under CI=true they fail.
+class BpfTest : public ::testing::Test {
+protected:
+    void SetUp() override;
+};
+
+// ... and on Temurin 25: skipped with a line where the machine has none.
+class Temurin25Test : public BpfTest {
+protected:
+    void SetUp() override;
+};
+
 }  // namespace jmt_it
 
-// Skips with a printed reason when BPF is unavailable, but fails under CI=true.
-// Skips with a line where the machine has no Temurin 25.
+// In a test body: skips with a line where the machine has no Temurin 25.
 #define JMT_REQUIRE_TEMURIN_25()                                                           \
     do {                                                                                   \
         if (access(jmt_it::kTemurin25, X_OK) != 0)                                         \
             GTEST_SKIP() << "no Temurin 25 at " << jmt_it::kTemurin25                       \
                          << " (most machines of this kind have it)";                      \
-    } while (0)
-
-#define JMT_REQUIRE_BPF()                                                                  \
-    do {                                                                                   \
-        std::string jmt_reason_ = jmt_it::bpf_unavailable_reason();                        \
-        if (!jmt_reason_.empty()) {                                                        \
-            const char *ci_ = getenv("CI");                                                \
-            if (ci_ && std::string(ci_) == "true")                                         \
-                FAIL() << "BPF unavailable under CI=true: " << jmt_reason_;                \
-            GTEST_SKIP() << "BPF unavailable: " << jmt_reason_;                            \
-        }                                                                                  \
     } while (0)

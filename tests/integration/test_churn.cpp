@@ -69,27 +69,25 @@ void launched(const std::vector<std::string> &filter)
     expect_exact_names(nlohmann::json::parse(text.str()));
 }
 
-TEST(Churn, AttachedWithPackageEveryNameIsExact)
+class Churn : public jmt_it::BpfTest {};
+
+TEST_F(Churn, AttachedWithPackageEveryNameIsExact)
 {
-    JMT_REQUIRE_BPF();
     attached({"--package", "demo/churn"});
 }
 
-TEST(Churn, AttachedWithoutFilterEveryNameIsExact)
+TEST_F(Churn, AttachedWithoutFilterEveryNameIsExact)
 {
-    JMT_REQUIRE_BPF();
     attached({});
 }
 
-TEST(Churn, LaunchedWithPackageEveryNameIsExact)
+TEST_F(Churn, LaunchedWithPackageEveryNameIsExact)
 {
-    JMT_REQUIRE_BPF();
     launched({"--package", "demo/churn"});
 }
 
-TEST(Churn, LaunchedWithoutFilterEveryNameIsExact)
+TEST_F(Churn, LaunchedWithoutFilterEveryNameIsExact)
 {
-    JMT_REQUIRE_BPF();
     launched({});
 }
 
@@ -97,12 +95,13 @@ TEST(Churn, LaunchedWithoutFilterEveryNameIsExact)
 
 namespace {
 
+class Stress : public jmt_it::BpfTest {};
+
 // 48 threads on the host's few CPUs calling tiny traced methods; the per-CPU caches
 // and scratch buffers are shared by every program on a CPU, so a torn entry (a program preempted
 // while writing it) would show as a count filed under the wrong name. Exact counts and names.
-TEST(Stress, ManyThreadsOnFewCpusCountExactly)
+TEST_F(Stress, ManyThreadsOnFewCpusCountExactly)
 {
-    JMT_REQUIRE_BPF();
     constexpr uint64_t kThreads = 48, kIterations = 20000;
     jmt_it::RunSpec spec;
     spec.main_class = "demo.stress.ManyThreads";

@@ -86,9 +86,10 @@ bool workload_ran_nominally(const std::vector<Nominal> &quantities, double gate 
     return true;
 }
 
-TEST(Core, SeedFlowCountsAndTimes)
+class Core : public jmt_it::BpfTest {};
+
+TEST_F(Core, SeedFlowCountsAndTimes)
 {
-    JMT_REQUIRE_BPF();
     // 50 us units: probe traps and the JVM's own threads stretch spins by a few %
     // (measured 5-7% at 50 us, 6-37% at 20 us, on 2 idle cores); N = 80 runs 0.54 s.
     const int n = 80;
@@ -172,9 +173,8 @@ TEST(Core, SeedFlowCountsAndTimes)
 
 // On-CPU time of spinning frames: never more than their elapsed time (a thread can
 // be on a CPU at most all of the time), and on an idle machine nearly all of it.
-TEST(Core, SpinningOnCpuNeverExceedsElapsed)
+TEST_F(Core, SpinningOnCpuNeverExceedsElapsed)
 {
-    JMT_REQUIRE_BPF();
     const int n = 150;
     RunSpec spec;
     spec.main_class = "demo.abc.Flow";
@@ -235,27 +235,23 @@ void check_filter(const std::vector<std::string> &package_args)
     }
 }
 
-TEST(Core, PackageFilterKeepsWholeSegments)
+TEST_F(Core, PackageFilterKeepsWholeSegments)
 {
-    JMT_REQUIRE_BPF();
     check_filter({"--package", "demo/filter/kept"});
 }
 
-TEST(Core, PackageFilterDottedForm)
+TEST_F(Core, PackageFilterDottedForm)
 {
-    JMT_REQUIRE_BPF();
     check_filter({"--package", "demo.filter.kept"});
 }
 
-TEST(Core, PackageFilterDottedFormTrailingDot)
+TEST_F(Core, PackageFilterDottedFormTrailingDot)
 {
-    JMT_REQUIRE_BPF();
     check_filter({"--package", "demo.filter.kept."});
 }
 
-TEST(Core, PackageFilterRepeated)
+TEST_F(Core, PackageFilterRepeated)
 {
-    JMT_REQUIRE_BPF();
     // Two prefixes (one dotted): Middle is traced now, Decoy still not, and
     // Middle's own 800 us leaves Outer's exclusive time.
     const int n = 60;
@@ -300,9 +296,8 @@ TEST(Core, PackageFilterRepeated)
     }
 }
 
-TEST(Core, WithoutFilterEveryMethodIsTraced)
+TEST_F(Core, WithoutFilterEveryMethodIsTraced)
 {
-    JMT_REQUIRE_BPF();
     const int n = 50;
     RunSpec spec;
     spec.main_class = "demo.filter.FilterMain";
@@ -339,9 +334,8 @@ TEST(Core, WithoutFilterEveryMethodIsTraced)
     EXPECT_GT(calls_of(r.report, "java/lang/System", "nanoTime", "()J"), uint64_t(n));
 }
 
-TEST(Core, OverloadsAndLongClassNamesAreExact)
+TEST_F(Core, OverloadsAndLongClassNamesAreExact)
 {
-    JMT_REQUIRE_BPF();
     const int n = 40;
     RunSpec spec;
     spec.main_class = "demo.names.Overloads";

@@ -84,9 +84,10 @@ jmt_it::RunResult run_fixed_work(bool raw)
     return r;
 }
 
-TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
+class Correction : public jmt_it::BpfTest {};
+
+TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
 {
-    JMT_REQUIRE_BPF();
     for (bool raw : {false, true}) {
         SCOPED_TRACE(raw ? "--raw" : "corrected");
         auto r = run_fixed_work(raw);
@@ -169,12 +170,13 @@ TEST(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
 
 namespace {
 
+class Overhead : public jmt_it::BpfTest {};
+
 // The overhead line: what the probes cost the JVM over the trace. FixedWork's traced run
 // keeps its main thread on a CPU, so the JVM's CPU time covers it, and the trap time is the
 // window's events at about what the JVM paid per event.
-TEST(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
+TEST_F(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 10000;
     auto r = run_fixed_work(false);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;

@@ -4,9 +4,10 @@
 
 namespace {
 
-TEST(Cost, OneEventLeavesSetTheCostAndComeOutNearZero)
+class Cost : public jmt_it::BpfTest {};
+
+TEST_F(Cost, OneEventLeavesSetTheCostAndComeOutNearZero)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 30000;
     jmt_it::RunSpec spec;
     spec.main_class = "demo.getters.Getters";

@@ -11,9 +11,10 @@ uint64_t field(const nlohmann::json &report, const char *method, const char *key
             .get<uint64_t>();
 }
 
-TEST(Events, CountedExactlyPerFrame)
+class Events : public jmt_it::BpfTest {};
+
+TEST_F(Events, CountedExactlyPerFrame)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 300;
     jmt_it::RunSpec spec;
     spec.main_class = "demo.bench.AbcBench";
@@ -39,9 +40,8 @@ TEST(Events, CountedExactlyPerFrame)
     EXPECT_EQ(field(r.report, "loop", "events_excl"), n + 1);
 }
 
-TEST(Events, RejectedEventsCountInsideTracedFrames)
+TEST_F(Events, RejectedEventsCountInsideTracedFrames)
 {
-    JMT_REQUIRE_BPF();
     // With --package demo/filter/kept, Outer.run() encloses Middle's entry and return
     // (rejected events), Inner's 2 x 2 events and its own return, plus the rejected
     // events of the workload's timing code (nanoTime, AtomicLong), whose number

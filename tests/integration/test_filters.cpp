@@ -60,9 +60,10 @@ jmt_it::RunResult run_shop(int n, const std::vector<std::string> &filters, bool 
     return jmt_it::run_traced(spec);
 }
 
-TEST(Filter, MethodGlobKeepsOnlyMatchingMethodsWithExactCounts)
+class Filter : public jmt_it::BpfTest {};
+
+TEST_F(Filter, MethodGlobKeepsOnlyMatchingMethodsWithExactCounts)
 {
-    JMT_REQUIRE_BPF();
     const int n = 200;
     auto r = run_shop(n, {"--method", "get*"});
     ASSERT_EQ(calls_of(r.report, kShop, "getA", "()I"), uint64_t(2 * n)) << r.report.dump(1);
@@ -89,9 +90,8 @@ TEST(Filter, MethodGlobKeepsOnlyMatchingMethodsWithExactCounts)
     EXPECT_LT(u64(get_b, "wall_excl_ns"), 0.6 * u64(get_b, "wall_incl_ns"));
 }
 
-TEST(Filter, MethodGlobLeavesUntracedCalleesInExclusiveTime)
+TEST_F(Filter, MethodGlobLeavesUntracedCalleesInExclusiveTime)
 {
-    JMT_REQUIRE_BPF();
     const int n = 200;
     // Everything of the shop traced: setA's time leaves getA's exclusive time.
     auto all = run_shop(n, {"--package", "demo/globs/shop"});
@@ -116,9 +116,8 @@ TEST(Filter, MethodGlobLeavesUntracedCalleesInExclusiveTime)
     EXPECT_LT(incl, 2.0 * all_incl);
 }
 
-TEST(Filter, ClassGlobKeepsOnlyMatchingClasses)
+TEST_F(Filter, ClassGlobKeepsOnlyMatchingClasses)
 {
-    JMT_REQUIRE_BPF();
     const int n = 150;
     auto r = run_shop(n, {"--class", "*Inner"});
     ASSERT_EQ(calls_of(r.report, kInner, "getC", "()I"), uint64_t(5 * n)) << r.report.dump(1);
@@ -132,9 +131,8 @@ TEST(Filter, ClassGlobKeepsOnlyMatchingClasses)
     EXPECT_LT(u64(set_c, "wall_excl_ns"), u64(set_c, "wall_incl_ns"));
 }
 
-TEST(Filter, ClassGlobIsAnchoredAndTakesTheDottedForm)
+TEST_F(Filter, ClassGlobIsAnchoredAndTakesTheDottedForm)
 {
-    JMT_REQUIRE_BPF();
     const int n = 100;
     // A literal class: Shop, not Shop$Inner (anchored at the end), not the decoy.
     auto r = run_shop(n, {"--class", "demo.globs.shop.Shop"});
@@ -151,9 +149,8 @@ TEST(Filter, ClassGlobIsAnchoredAndTakesTheDottedForm)
     EXPECT_LT(u64(get_b, "wall_excl_ns"), 0.6 * u64(get_b, "wall_incl_ns"));
 }
 
-TEST(Filter, PackageClassAndMethodFiltersAllMustMatch)
+TEST_F(Filter, PackageClassAndMethodFiltersAllMustMatch)
 {
-    JMT_REQUIRE_BPF();
     const int n = 150;
     // Decoy: class and method match, package not. Shop.getA: package and method, class not.
     // Shop$Inner.setC: package and class, method not. Only Shop$Inner.getC passes all three.
@@ -166,9 +163,8 @@ TEST(Filter, PackageClassAndMethodFiltersAllMustMatch)
     EXPECT_EQ(u64(get_c, "wall_excl_ns"), u64(get_c, "wall_incl_ns"));
 }
 
-TEST(Filter, RepeatedGlobsAreAlternatives)
+TEST_F(Filter, RepeatedGlobsAreAlternatives)
 {
-    JMT_REQUIRE_BPF();
     const int n = 100;
     auto r = run_shop(n, {"--package", "demo/globs", "--class", "*/Shop", "--class", "*decoy/*", "--method", "getA",
                           "--method", "set?", "--method", "<init>", "--method", "getC"});
@@ -186,9 +182,8 @@ TEST(Filter, RepeatedGlobsAreAlternatives)
     EXPECT_LT(u64(get_a, "wall_excl_ns"), 0.6 * u64(get_a, "wall_incl_ns"));
 }
 
-TEST(Filter, GlobOutOfStepsIsCountedAndNotTraced)
+TEST_F(Filter, GlobOutOfStepsIsCountedAndNotTraced)
 {
-    JMT_REQUIRE_BPF();
     const int n = 50;
     const std::string long_method(480, 'a');
     // '*' + 125 'a's + 'b' against the 480-character name: more than the kernel's step budget.
@@ -209,10 +204,11 @@ TEST(Filter, GlobOutOfStepsIsCountedAndNotTraced)
     EXPECT_EQ(cheap.report["diagnostics"]["glob_budget_out"], 0);
 }
 
+class PerThread : public jmt_it::BpfTest {};
+
 // demo.globs.Workers N: worker-1..3 call task() 1000 N, 2000 N, 3000 N times, main 500 N.
-TEST(PerThread, RowsSplitByThreadWithExactCountsAndNames)
+TEST_F(PerThread, RowsSplitByThreadWithExactCountsAndNames)
 {
-    JMT_REQUIRE_BPF();
     const int n = 2;
     RunSpec spec;
     spec.main_class = "demo.globs.Workers";
@@ -268,9 +264,8 @@ TEST(PerThread, RowsSplitByThreadWithExactCountsAndNames)
     EXPECT_EQ(r.report["diagnostics"]["thread_rows_full"], 0);
 }
 
-TEST(PerThread, SplitRowsSumToTheUnsplitTotals)
+TEST_F(PerThread, SplitRowsSumToTheUnsplitTotals)
 {
-    JMT_REQUIRE_BPF();
     const int n = 1;
     RunSpec spec;
     spec.main_class = "demo.globs.Workers";
@@ -301,9 +296,8 @@ TEST(PerThread, SplitRowsSumToTheUnsplitTotals)
 // thread_rows_full, and the rows still add up to the workload's count. The
 // table is made to fill with JMT_TEST_THREAD_ROWS=3: row ids 1 and 2 for the
 // first two (thread, task) pairs of the workload's four.
-TEST(PerThread, AFullTableLeavesTheRestInOneRowPerMethod)
+TEST_F(PerThread, AFullTableLeavesTheRestInOneRowPerMethod)
 {
-    JMT_REQUIRE_BPF();
     const int n = 1;
     RunSpec spec;
     spec.main_class = "demo.globs.Workers";

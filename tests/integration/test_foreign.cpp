@@ -28,9 +28,10 @@ jmt_it::RunResult run_foreign(uint64_t n, uint64_t ms, uint64_t iters, std::vect
     return jmt_it::run_traced(spec);
 }
 
-TEST(Foreign, SeparatesUntracedCalleesFromOwnCodeAndTracedCallbacks)
+class Foreign : public jmt_it::BpfTest {};
+
+TEST_F(Foreign, SeparatesUntracedCalleesFromOwnCodeAndTracedCallbacks)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 12, ms = 20, iters = 5'000'000;
     auto r = run_foreign(n, ms, iters, {"--foreign"});
     EXPECT_EQ(r.report.at("foreign"), true);
@@ -63,9 +64,8 @@ TEST(Foreign, SeparatesUntracedCalleesFromOwnCodeAndTracedCallbacks)
     EXPECT_EQ(r.report.at("diagnostics").at("foreign_lost").get<uint64_t>(), 0u);
 }
 
-TEST(Foreign, TableShowsTheColumnsAndSortsByThem)
+TEST_F(Foreign, TableShowsTheColumnsAndSortsByThem)
 {
-    JMT_REQUIRE_BPF();
     jmt_it::RunSpec spec;
     spec.main_class = "demo.foreign.ForeignMain";
     spec.args = {"3", "10", "100000"};
@@ -84,9 +84,8 @@ TEST(Foreign, TableShowsTheColumnsAndSortsByThem)
     EXPECT_NE(first.find("demo/foreign/traced/Client.call(JJ)J"), std::string::npos) << r.jmt_stdout;
 }
 
-TEST(Foreign, OffByDefault)
+TEST_F(Foreign, OffByDefault)
 {
-    JMT_REQUIRE_BPF();
     auto r = run_foreign(2, 1, 1000, {});
     EXPECT_EQ(r.report.at("foreign"), false);
     const auto &call = jmt_it::method_row(r.report, kClient, "call", kCall);
@@ -102,9 +101,8 @@ namespace {
 // program's switch-ins were checked (switch_unseen), one trace in about six double counted a
 // slice of on-CPU time (cpu_clamped > 0, own on-CPU time 10-20 ms above own elapsed time); now
 // about one in eight shows switch_unseen instead, and on-CPU time stays within elapsed time.
-TEST(Foreign, OnCpuTimeNeverRunsAheadAcrossSleeps)
+TEST_F(Foreign, OnCpuTimeNeverRunsAheadAcrossSleeps)
 {
-    JMT_REQUIRE_BPF();
     uint64_t unseen = 0;
     const std::string path = "/tmp/jmt-foreign-" + std::to_string(getpid()) + ".json";
     for (int run = 0; run < 8; run++) {
@@ -133,9 +131,8 @@ TEST(Foreign, OnCpuTimeNeverRunsAheadAcrossSleeps)
 namespace {
 
 // --foreign with call paths: call()'s untraced callees are a frame of their own under it.
-TEST(Foreign, FoldedStacksHaveAnUntracedCalleesFrame)
+TEST_F(Foreign, FoldedStacksHaveAnUntracedCalleesFrame)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 5, ms = 20;
     jmt_it::RunSpec spec;
     spec.main_class = "demo.foreign.ForeignMain";

@@ -67,9 +67,10 @@ Launched launch(const std::vector<std::string> &jmt_args, const std::vector<std:
     return r;
 }
 
-TEST(Launch, TracesFromTheFirstJavaMethod)
+class Launch : public jmt_it::BpfTest {};
+
+TEST_F(Launch, TracesFromTheFirstJavaMethod)
 {
-    JMT_REQUIRE_BPF();
     Launched r = launch({"--package", "demo/launch", "--package", "java/lang/System"}, {"1000"});
     ASSERT_EQ(r.exit, 0) << r.err;
     const auto &report = r.report;
@@ -99,9 +100,8 @@ TEST(Launch, TracesFromTheFirstJavaMethod)
     EXPECT_NE(r.err.find("Command exited with status 0"), std::string::npos) << r.err;
 }
 
-TEST(Launch, ReportOnStdoutFollowsTheCommandsOutput)
+TEST_F(Launch, ReportOnStdoutFollowsTheCommandsOutput)
 {
-    JMT_REQUIRE_BPF();
     Child jmt({JMT_BINARY, "--json", "--raw", "--package", "demo/launch", "--", "java", "-cp", JMT_JAVA_CLASSES,
                "demo.launch.Startup", "10"},
               false);
@@ -113,9 +113,8 @@ TEST(Launch, ReportOnStdoutFollowsTheCommandsOutput)
     EXPECT_EQ(jmt_it::calls_of(report, "demo/launch/Startup", "step", "(I)V"), 10u);
 }
 
-TEST(Launch, ExitsWithTheCommandsStatus)
+TEST_F(Launch, ExitsWithTheCommandsStatus)
 {
-    JMT_REQUIRE_BPF();
     Launched r = launch({"--package", "demo/launch", "--raw"}, {"5", "3"});
     EXPECT_EQ(r.exit, 3) << r.err;
     EXPECT_EQ(jmt_it::calls_of(r.report, "demo/launch/Startup", "step", "(I)V"), 5u);
@@ -125,18 +124,16 @@ TEST(Launch, ExitsWithTheCommandsStatus)
     EXPECT_TRUE(bad.report.contains("methods"));
 }
 
-TEST(Launch, SigtermIsPassedOnAndTheReportFollowsTheExit)
+TEST_F(Launch, SigtermIsPassedOnAndTheReportFollowsTheExit)
 {
-    JMT_REQUIRE_BPF();
     Launched r = launch({"--package", "demo/launch", "--raw"}, {"100", "0", "60000"}, SIGTERM);
     EXPECT_EQ(r.exit, 128 + SIGTERM) << r.err;  // the JVM's own exit on SIGTERM
     EXPECT_LT(r.seconds, 50);
     EXPECT_EQ(jmt_it::calls_of(r.report, "demo/launch/Startup", "step", "(I)V"), 100u);
 }
 
-TEST(Launch, DurationDetachesAndTheCommandRunsOn)
+TEST_F(Launch, DurationDetachesAndTheCommandRunsOn)
 {
-    JMT_REQUIRE_BPF();
     Launched r = launch({"--package", "demo/launch", "--raw", "-d", "1"}, {"20", "5", "4000"});
     EXPECT_EQ(r.exit, 5) << r.err;
     EXPECT_GE(r.seconds, 4.0);
@@ -145,7 +142,7 @@ TEST(Launch, DurationDetachesAndTheCommandRunsOn)
     EXPECT_NE(r.err.find("runs on untraced"), std::string::npos) << r.err;
 }
 
-TEST(Launch, RefusesWhatIsNotAJavaLauncher)
+TEST(Usage, RefusesWhatIsNotAJavaLauncher)
 {
     Child jmt({JMT_BINARY, "--", "/bin/sleep", "1"}, false);
     EXPECT_EQ(jmt.wait_exit(30000), 1);
@@ -191,9 +188,8 @@ AsUser launch_as(const std::vector<std::string> &jmt_args, bool sudo_env)
     return r;
 }
 
-TEST(Launch, RunsTheCommandAsTheGivenUserOrTheOneWhoRanSudo)
+TEST_F(Launch, RunsTheCommandAsTheGivenUserOrTheOneWhoRanSudo)
 {
-    JMT_REQUIRE_BPF();
     const AsUser given = launch_as({"-u", "nobody"}, false);
     EXPECT_EQ(given.user_name, "nobody") << given.err;
     EXPECT_EQ(given.init_phase1, 1u) << "traced from the first Java method";
@@ -214,7 +210,7 @@ TEST(Launch, RunsTheCommandAsTheGivenUserOrTheOneWhoRanSudo)
     EXPECT_EQ(plain.user_name, "root") << "not under sudo: root, as jmethodtime";
 }
 
-TEST(Launch, AnUnknownUserIsOneLine)
+TEST(Usage, AnUnknownUserIsOneLine)
 {
     Child jmt({JMT_BINARY, "-u", "no-such-user-jmt", "--", "java", "-version"}, false);
     EXPECT_EQ(jmt.wait_exit(30000), 1);

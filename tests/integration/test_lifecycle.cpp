@@ -10,37 +10,27 @@ using jmt_it::Child;
 
 namespace {
 
-// A JVM that runs the A/B/C flow for a long time once released.
-struct LongJvm {
-    Child java{{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "100000", "10"},
-               true};
-    LongJvm()
-    {
-        EXPECT_FALSE(java.wait_line(false, "READY", 60000).empty());
-        java.write_stdin("go\n");
-    }
-};
-
 nlohmann::json stop_with(int sig, const std::vector<std::string> &extra = {})
 {
-    LongJvm jvm;
-    std::vector<std::string> argv = {JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--package",
+    jmt_it::BusyFlow jvm;
+    std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package",
                                      "demo/abc"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child jmt(argv, false);
-    EXPECT_FALSE(jmt.wait_line(true, "Tracing", 60000).empty()) << jmt.drain(true, 1000);
+    jmt_it::wait_tracing(jmt);
     if (sig)
         usleep(500000), jmt.signal(sig);
     EXPECT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
     auto report = nlohmann::json::parse(jmt.drain(false, 5000));
     // The JVM keeps running, unharmed, after the tracer detached.
-    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);
+    EXPECT_EQ(kill(jvm.pid(), 0), 0);
     return report;
 }
 
-TEST(Lifecycle, DurationEndsTheTrace)
+class Lifecycle : public jmt_it::BpfTest {};
+
+TEST_F(Lifecycle, DurationEndsTheTrace)
 {
-    JMT_REQUIRE_BPF();
     auto report = stop_with(0, {"-d", "1"});
     const uint64_t d = report["duration_ns"];
     EXPECT_GE(d, 1'000'000'000u);
@@ -48,16 +38,14 @@ TEST(Lifecycle, DurationEndsTheTrace)
     EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
 }
 
-TEST(Lifecycle, SigtermEndsWithAReport)
+TEST_F(Lifecycle, SigtermEndsWithAReport)
 {
-    JMT_REQUIRE_BPF();
     auto report = stop_with(SIGTERM);
     EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
 }
 
-TEST(Lifecycle, SigintEndsWithAReport)
+TEST_F(Lifecycle, SigintEndsWithAReport)
 {
-    JMT_REQUIRE_BPF();
     auto report = stop_with(SIGINT);
     EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
 }
@@ -65,17 +53,16 @@ TEST(Lifecycle, SigintEndsWithAReport)
 // --max-overhead: Flow busy-waits on System.nanoTime(), every call a trap, so the traps take
 // about all of the JVM's CPU time: the guard detaches after its two 1 s windows, well before -d,
 // says why in one line, and the report covers the trace until then.
-TEST(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
+TEST_F(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
 {
-    JMT_REQUIRE_BPF();
-    LongJvm jvm;
-    Child jmt({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--package", "demo/abc", "--max-overhead",
+    jmt_it::BusyFlow jvm;
+    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package", "demo/abc", "--max-overhead",
                "50", "-d", "20"},
               false);
     EXPECT_EQ(jmt.wait_exit(30000), 0);
     const std::string err = jmt.drain(true, 1000);
     EXPECT_NE(err.find("of the JVM's CPU time for 2 s in a row, over --max-overhead 50%: detached from pid " +
-                       std::to_string(jvm.java.pid())),
+                       jvm.pid_text()),
               std::string::npos)
         << err;
     auto report = nlohmann::json::parse(jmt.drain(false, 5000));
@@ -84,37 +71,35 @@ TEST(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
     EXPECT_LT(d, 6'000'000'000u);
     EXPECT_GT(report["overhead"]["share"].get<double>(), 0.5) << report["overhead"].dump();
     EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
-    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);  // detached, the JVM runs on
+    EXPECT_EQ(kill(jvm.pid(), 0), 0);  // detached, the JVM runs on
 }
 
 // --max-overhead with --raw: the times stay as measured, but the probe cost is still
 // calibrated, so the guard prices the traps and detaches as it does without --raw.
-TEST(Lifecycle, MaxOverheadWorksWithRaw)
+TEST_F(Lifecycle, MaxOverheadWorksWithRaw)
 {
-    JMT_REQUIRE_BPF();
-    LongJvm jvm;
-    Child jmt({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--json", "--raw", "--package", "demo/abc",
+    jmt_it::BusyFlow jvm;
+    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--raw", "--package", "demo/abc",
                "--max-overhead", "50", "-d", "20"},
               false);
     EXPECT_EQ(jmt.wait_exit(30000), 0);
     const std::string err = jmt.drain(true, 1000);
     EXPECT_NE(err.find("of the JVM's CPU time for 2 s in a row, over --max-overhead 50%: detached from pid " +
-                       std::to_string(jvm.java.pid())),
+                       jvm.pid_text()),
               std::string::npos)
         << err;
     auto report = nlohmann::json::parse(jmt.drain(false, 5000));
     EXPECT_EQ(report["times"], "raw");
     EXPECT_LT(report["duration_ns"].get<uint64_t>(), 6'000'000'000u);
     EXPECT_GT(report["overhead"]["trap_ns"].get<uint64_t>(), 0u) << report["overhead"].dump();
-    EXPECT_EQ(kill(jvm.java.pid(), 0), 0);  // detached, the JVM runs on
+    EXPECT_EQ(kill(jvm.pid(), 0), 0);  // detached, the JVM runs on
 }
 
 // Under the limit the guard never ends the trace. FixedWork's work is sized from the event cost
 // this host shows (a short trace first): c() of 5 event costs (at least 5 us), so the traps of a()'s
 // 16 events are about a fifth of its CPU time, on a 0.5 us host as on an 8 us one.
-TEST(Lifecycle, MaxOverheadLeavesACheapTraceAlone)
+TEST_F(Lifecycle, MaxOverheadLeavesACheapTraceAlone)
 {
-    JMT_REQUIRE_BPF();
     jmt_it::RunSpec probe;
     probe.main_class = "demo.abc.FixedWork";
     probe.args = {"2000", "5"};
@@ -151,9 +136,10 @@ void expect_error(const std::vector<std::string> &args, const std::string &needl
     EXPECT_TRUE(jmt.drain(false, 1000).empty());
 }
 
-TEST(Errors, NoSuchProcess)
+class Errors : public jmt_it::BpfTest {};
+
+TEST_F(Errors, NoSuchProcess)
 {
-    JMT_REQUIRE_BPF();
     // The highest pid Linux can give (PID_MAX_LIMIT - 1) that no process holds; above it is a usage error.
     int pid = 4194303;
     while (kill(pid, 0) == 0 || errno != ESRCH)
@@ -162,7 +148,7 @@ TEST(Errors, NoSuchProcess)
 }
 
 // A bad option value: exit 2, one line naming the option, the value and what is expected.
-TEST(Errors, BadOptionValuesAreOneLineAndExit2)
+TEST(Usage, BadOptionValuesAreOneLineAndExit2)
 {
     struct Case {
         std::vector<std::string> args;
@@ -196,22 +182,20 @@ TEST(Errors, BadOptionValuesAreOneLineAndExit2)
     }
 }
 
-TEST(Errors, NotAJvm)
+TEST_F(Errors, NotAJvm)
 {
-    JMT_REQUIRE_BPF();
     expect_error({"-p", std::to_string(getpid())}, "is not a JVM");
 }
 
 // Off and not switchable (its attach mechanism off): the one line names the flag to start it with.
-TEST(Errors, ProbesOff)
+TEST_F(Errors, ProbesOff)
 {
-    JMT_REQUIRE_BPF();
-    Child java({JMT_JAVA, "-XX:+DisableAttachMechanism", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "1", "1"}, true);
-    ASSERT_FALSE(java.wait_line(false, "READY", 60000).empty());
-    expect_error({"-p", std::to_string(java.pid())}, "-XX:+DTraceMethodProbes");
+    jmt_it::Workload java({"demo.abc.Flow", {"1", "1"}, {"-XX:+DisableAttachMechanism"}, false});
+    ASSERT_TRUE(java.ready());
+    expect_error({"-p", java.pid_text()}, "-XX:+DTraceMethodProbes");
 }
 
-TEST(Errors, BadPackage)
+TEST(Usage, BadPackage)
 {
     expect_error({"-p", "1", "--package", "org//x"}, "empty segment");
 }

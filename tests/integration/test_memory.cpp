@@ -50,9 +50,10 @@ Traced trace(const char *main_class, std::vector<std::string> args, const char *
     return t;
 }
 
-TEST(Memory, KernelMemoryFollowsTheMethodsTraced)
+class Memory : public jmt_it::BpfTest {};
+
+TEST_F(Memory, KernelMemoryFollowsTheMethodsTraced)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t ncpu = static_cast<uint64_t>(libbpf_num_possible_cpus());
     // 3 methods, then ~1,000: each ClassChurn round gives its renamed method and loop() new ids.
     const Traced small = trace("demo.abc.FixedWork", {"200", "10"}, "demo/abc");

@@ -16,11 +16,12 @@ constexpr const char *kClass = "demo/cpu/RunQueue";
 
 uint64_t key(const nlohmann::json &row, const char *k) { return row.at(k).get<uint64_t>(); }
 
+class OffCpu : public jmt_it::BpfTest {};
+
 // Three threads per CPU (at least 4), each ROUNDS times busy for 60 ms of elapsed time and
 // asleep for 40 ms.
-TEST(OffCpu, RunQueueWaitAndBlockedTimeMatchTheKernelsOwnAccounting)
+TEST_F(OffCpu, RunQueueWaitAndBlockedTimeMatchTheKernelsOwnAccounting)
 {
-    JMT_REQUIRE_BPF();
     const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
     const uint64_t threads = static_cast<uint64_t>(std::max(4L, 3 * cpus)), rounds = 5;
     jmt_it::RunSpec spec;

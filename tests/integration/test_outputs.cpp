@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "harness.h"
@@ -26,9 +27,10 @@ std::vector<std::string> split_csv_line(std::string line)
     return fields;
 }
 
-TEST(Outputs, IntervalReportsAddUpToTheCallTree)
+class Outputs : public jmt_it::BpfTest {};
+
+TEST_F(Outputs, IntervalReportsAddUpToTheCallTree)
 {
-    JMT_REQUIRE_BPF();
     jmt_it::RunSpec spec;
     spec.main_class = "demo.abc.FixedWork";
     spec.args = {std::to_string(kIterations), "10"};
@@ -69,9 +71,8 @@ TEST(Outputs, IntervalReportsAddUpToTheCallTree)
     EXPECT_EQ(calls["c"], 5 * kIterations);
 }
 
-TEST(Outputs, CsvParsesBackToTheCallTree)
+TEST_F(Outputs, CsvParsesBackToTheCallTree)
 {
-    JMT_REQUIRE_BPF();
     jmt_it::RunSpec spec;
     spec.main_class = "demo.abc.FixedWork";
     spec.args = {"500", "5"};
@@ -107,26 +108,10 @@ TEST(Outputs, CsvParsesBackToTheCallTree)
     EXPECT_EQ(a_excl, a_incl - b_incl - (c_incl - c_in_b));
 }
 
-}  // namespace
-
-namespace {
-
-// A JVM busy with the A/B/C flow for a long time once released.
-struct BusyJvm {
-    jmt_it::Child java{{JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.Flow", "100000", "10"},
-                       true};
-    BusyJvm()
-    {
-        EXPECT_FALSE(java.wait_line(false, "READY", 60000).empty());
-        java.write_stdin("go\n");
-    }
-};
-
-TEST(Outputs, ProgressLineOnlyOnATerminal)
+TEST_F(Outputs, ProgressLineOnlyOnATerminal)
 {
-    JMT_REQUIRE_BPF();
-    BusyJvm jvm;
-    const std::string cmd = std::string(JMT_BINARY) + " -p " + std::to_string(jvm.java.pid()) +
+    jmt_it::BusyFlow jvm;
+    const std::string cmd = std::string(JMT_BINARY) + " -p " + jvm.pid_text() +
                             " --package demo/abc --raw -d 2.5 -o /dev/null";
     // script(1) gives the tool a pseudo-terminal as stderr.
     jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
@@ -136,7 +121,7 @@ TEST(Outputs, ProgressLineOnlyOnATerminal)
     EXPECT_NE(on_tty.find(" methods traced"), std::string::npos) << on_tty;
     EXPECT_NE(on_tty.find("\r\033[K"), std::string::npos) << on_tty;  // rewritten in place, then cleared
 
-    jmt_it::Child piped({JMT_BINARY, "-p", std::to_string(jvm.java.pid()), "--package", "demo/abc", "--raw", "-d",
+    jmt_it::Child piped({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/abc", "--raw", "-d",
                          "2.5", "-o", "/dev/null"},
                         false);
     EXPECT_EQ(piped.wait_exit(60000), 0);
@@ -149,9 +134,8 @@ TEST(Outputs, ProgressLineOnlyOnATerminal)
 
 namespace {
 
-TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
+TEST_F(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
 {
-    JMT_REQUIRE_BPF();
     // step() is a leaf of a few ns: its measured time is its own return trap, so it is flagged.
     jmt_it::RunSpec tiny;
     tiny.main_class = "demo.globs.Workers";
@@ -178,9 +162,8 @@ TEST(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
 }
 
 // --raw's overhead line prices the traps at the calibrated cost: not "about 0 ms, 0%".
-TEST(Outputs, RawOverheadLineHasTheTrapTime)
+TEST_F(Outputs, RawOverheadLineHasTheTrapTime)
 {
-    JMT_REQUIRE_BPF();
     jmt_it::RunSpec spec;
     spec.main_class = "demo.abc.FixedWork";
     spec.args = {"2000", "5"};
@@ -220,11 +203,10 @@ std::string file_text(const std::string &path)
     return s.str();
 }
 
-TEST(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
+TEST_F(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
 {
-    JMT_REQUIRE_BPF();
-    BusyJvm jvm;
-    const std::string pid = std::to_string(jvm.java.pid());
+    jmt_it::BusyFlow jvm;
+    const std::string pid = jvm.pid_text();
     const std::string dir = "/tmp/jmt_summary_" + std::to_string(getpid());
     mkdir(dir.c_str(), 0700);
     struct Mode {
@@ -235,7 +217,7 @@ TEST(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
         jmt_it::Child jmt({JMT_BINARY, "-p", pid, "--package", "demo/abc", "-d", "1.5", m.flag, "-o", m.file}, false);
         EXPECT_EQ(jmt.wait_exit(60000), 0) << m.flag;
         const std::string err = jmt.drain(true, 2000);
-        expect_summary(err, jvm.java.pid(), m.flag);
+        expect_summary(err, jvm.pid(), m.flag);
         // A few lines: the start, "Detached", the summary (4 at most), nothing more.
         EXPECT_LE(std::count(err.begin(), err.end(), '\n'), 6) << err;
         EXPECT_TRUE(jmt.drain(false, 1000).empty()) << m.flag;
@@ -247,7 +229,7 @@ TEST(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
     // The table with standard output a pipe: the table there, the summary on stderr.
     jmt_it::Child piped({JMT_BINARY, "-p", pid, "--package", "demo/abc", "-d", "1.5"}, false);
     EXPECT_EQ(piped.wait_exit(60000), 0);
-    expect_summary(piped.drain(true, 2000), jvm.java.pid(), "piped table");
+    expect_summary(piped.drain(true, 2000), jvm.pid(), "piped table");
     EXPECT_EQ(piped.drain(false, 1000).rfind("Traced pid " + pid, 0), 0u);
 
     // The table on a terminal: its header once, no summary after it.
@@ -262,11 +244,10 @@ TEST(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
     EXPECT_EQ(headers, 1u) << on_tty;
 }
 
-TEST(Outputs, StatusLineHasTheTrapShareOnATerminal)
+TEST_F(Outputs, StatusLineHasTheTrapShareOnATerminal)
 {
-    JMT_REQUIRE_BPF();
-    BusyJvm jvm;
-    const std::string cmd = std::string(JMT_BINARY) + " -p " + std::to_string(jvm.java.pid()) +
+    jmt_it::BusyFlow jvm;
+    const std::string cmd = std::string(JMT_BINARY) + " -p " + jvm.pid_text() +
                             " --package demo/abc -d 3.5 -o /dev/null";
     jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
     EXPECT_EQ(tty.wait_exit(60000), 0);
@@ -299,11 +280,10 @@ TEST(Outputs, StatusLineHasTheTrapShareOnATerminal)
 // Filters that together match nothing while events flow are named,
 // with the count of classes --class rejected and a name it saw, on stderr when
 // the report goes to a file, in the table, and in JSON's nothing_traced.
-TEST(Outputs, FiltersThatMatchNothingAreNamedWithWhatTheySaw)
+TEST_F(Outputs, FiltersThatMatchNothingAreNamedWithWhatTheySaw)
 {
-    JMT_REQUIRE_BPF();
-    BusyJvm jvm;
-    const std::string pid = std::to_string(jvm.java.pid());
+    jmt_it::BusyFlow jvm;
+    const std::string pid = jvm.pid_text();
     const std::string file = "/tmp/jmt_why_empty_" + std::to_string(getpid()) + ".json";
     jmt_it::Child to_file(
         {JMT_BINARY, "-p", pid, "--package", "demo/abc", "--class", "*Nope", "-d", "1.5", "--json", "-o", file}, false);
@@ -335,4 +315,14 @@ TEST(Outputs, FiltersThatMatchNothingAreNamedWithWhatTheySaw)
     EXPECT_TRUE(std::regex_search(out, std::regex("--package 'demo/abx' matched none of the [0-9]+ methods seen "
                                                   "\\(seen: [^)]+\\): give whole leading segments")))
         << out;
+    // The JVM's many methods all rejected: the classes of the first JMT_REJECTED_EXAMPLES (8)
+    // of them named, each once.
+    jmt_it::Child json({JMT_BINARY, "-p", pid, "--package", "demo/abx", "-d", "1.5", "--json"}, false);
+    EXPECT_EQ(json.wait_exit(60000), 0);
+    const auto none = nlohmann::json::parse(json.drain(false, 2000)).at("nothing_traced");
+    EXPECT_EQ(none.at("filter"), "--package");
+    const auto &seen = none.at("examples");
+    EXPECT_GE(seen.size(), 1u);
+    EXPECT_LE(seen.size(), 8u) << seen;
+    EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size()) << seen;
 }

@@ -35,9 +35,10 @@ jmt_it::RunResult run_folded(const std::string &main_class, const std::vector<st
     return jmt_it::run_traced(spec);
 }
 
-TEST(Paths, SeedFlowGivesExactlyItsFourPathsWithTheirCounts)
+class Paths : public jmt_it::BpfTest {};
+
+TEST_F(Paths, SeedFlowGivesExactlyItsFourPathsWithTheirCounts)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 3000;
     auto r = run_folded("demo.abc.FixedWork", {std::to_string(n), "5"},
                         {"--package", "demo/abc", "--folded", "--metric", "calls"});
@@ -52,9 +53,8 @@ TEST(Paths, SeedFlowGivesExactlyItsFourPathsWithTheirCounts)
     EXPECT_EQ(paths, expected) << r.jmt_stdout;
 }
 
-TEST(Paths, ExclusiveTimesPerPathKeepTheSeedsProportions)
+TEST_F(Paths, ExclusiveTimesPerPathKeepTheSeedsProportions)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 3000;
     auto r = run_folded("demo.abc.FixedWork", {std::to_string(n), "10"},
                         {"--package", "demo/abc", "--folded", "--metric", "cpu"});
@@ -72,9 +72,8 @@ TEST(Paths, ExclusiveTimesPerPathKeepTheSeedsProportions)
     EXPECT_NEAR(paths.at(abc) / unit, 40.0, 8.0) << r.jmt_stdout;
 }
 
-TEST(Paths, RecursionPathsAreOnePerDepthWithExactCounts)
+TEST_F(Paths, RecursionPathsAreOnePerDepthWithExactCounts)
 {
-    JMT_REQUIRE_BPF();
     const int k = 12, m = 50;
     auto r = run_folded("demo.recursion.Fib", {std::to_string(k), std::to_string(m)},
                         {"--package", "demo/recursion", "--folded", "--metric", "calls", "--raw"});
@@ -92,9 +91,8 @@ TEST(Paths, RecursionPathsAreOnePerDepthWithExactCounts)
     EXPECT_EQ(paths, expected) << r.jmt_stdout;
 }
 
-TEST(Paths, DeepRecursionIsBoundedByTheStoredStack)
+TEST_F(Paths, DeepRecursionIsBoundedByTheStoredStack)
 {
-    JMT_REQUIRE_BPF();
     const int depth = 3000, leaves = 100;
     auto r = run_folded("demo.recursion.Deep", {std::to_string(depth), std::to_string(leaves), "first"},
                         {"--package", "demo/recursion", "--folded", "--metric", "calls", "--raw"});
@@ -111,9 +109,8 @@ TEST(Paths, DeepRecursionIsBoundedByTheStoredStack)
     EXPECT_EQ(calls, 256u);  // down() at depths 1..256 once each
 }
 
-TEST(Paths, TreeViewShowsTheIndentedFlow)
+TEST_F(Paths, TreeViewShowsTheIndentedFlow)
 {
-    JMT_REQUIRE_BPF();
     auto r = run_folded("demo.abc.FixedWork", {"500", "5"}, {"--package", "demo/abc", "--tree", "--min-percent", "0"});
     const std::string &t = r.jmt_stdout;
     EXPECT_NE(t.find("Call tree\n"), std::string::npos) << t;
@@ -124,9 +121,8 @@ TEST(Paths, TreeViewShowsTheIndentedFlow)
         EXPECT_NE(t.find(line), std::string::npos) << line << "\n" << t;
 }
 
-TEST(Paths, PprofShowsTheSameTotalsAsJson)
+TEST_F(Paths, PprofShowsTheSameTotalsAsJson)
 {
-    JMT_REQUIRE_BPF();
     const std::string file = "/tmp/jmt-paths-" + std::to_string(getpid()) + ".pb.gz";
     jmt_it::RunSpec spec;
     spec.main_class = "demo.abc.FixedWork";
@@ -163,9 +159,8 @@ TEST(Paths, PprofShowsTheSameTotalsAsJson)
     EXPECT_EQ(status, 0) << out;
 }
 
-TEST(Paths, FlameGraphOfARealTraceRendersInChromium)
+TEST_F(Paths, FlameGraphOfARealTraceRendersInChromium)
 {
-    JMT_REQUIRE_BPF();
     const std::string page = "/tmp/jmt-paths-" + std::to_string(getpid()) + ".html";
     jmt_it::RunSpec spec;
     spec.main_class = "demo.abc.FixedWork";
@@ -191,9 +186,8 @@ TEST(Paths, FlameGraphOfARealTraceRendersInChromium)
     EXPECT_NE(dom.find("outermost traced calls"), std::string::npos);
 }
 
-TEST(Paths, AFullPathTableCountsTheRestUnderTruncated)
+TEST_F(Paths, AFullPathTableCountsTheRestUnderTruncated)
 {
-    JMT_REQUIRE_BPF();
     const uint64_t n = 500;
     // Two paths fit: run(int) and run;a. a;b and a;c find the table full, and everything above
     // them (a;b;c) is truncated too: 2N + N + 4N calls under [truncated].

@@ -19,24 +19,13 @@ using jmt_it::expect_one_line_error;
 
 namespace {
 
-// A JVM idle until killed (it sleeps after a few calls): with the probes on,
-// or without the flag and with extra flags.
-struct IdleJvm {
-    explicit IdleJvm(bool probes = true, const std::vector<std::string> &extra = {}) : java(argv(probes, extra), false)
+// A JVM idle until killed (demo.launch.Startup sleeps after a few calls):
+// with the probes on, or without the flag and with flags.
+struct IdleJvm : jmt_it::Workload {
+    explicit IdleJvm(bool probes = true, const std::vector<std::string> &flags = {})
+        : Workload({"demo.launch.Startup", {"1", "0", "120000"}, flags, probes}, "DONE")
     {
-        EXPECT_FALSE(java.wait_line(false, "DONE", 60000).empty());
     }
-    static std::vector<std::string> argv(bool probes, const std::vector<std::string> &extra)
-    {
-        std::vector<std::string> a = {JMT_JAVA};
-        if (probes)
-            a.push_back("-XX:+DTraceMethodProbes");
-        a.insert(a.end(), extra.begin(), extra.end());
-        a.insert(a.end(), {"-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1", "0", "120000"});
-        return a;
-    }
-    std::string pid() const { return std::to_string(java.pid()); }
-    Child java;
 };
 
 // A process that maps a libjvm.so without any hotspot probe: a copy of libz
@@ -59,56 +48,53 @@ struct FakeJdkProcess {
     std::unique_ptr<Child> proc;
 };
 
-TEST(Preflight, NotRoot)
+class Preflight : public jmt_it::BpfTest {};
+
+TEST_F(Preflight, NotRoot)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm jvm;
     expect_one_line_error({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", JMT_BINARY, "-p",
-                           jvm.pid()},
+                           jvm.pid_text()},
                           "not enough privilege to load BPF programs (uid 65534): run jmethodtime as root");
 }
 
-TEST(Preflight, KernelWithoutBtf)
+TEST_F(Preflight, KernelWithoutBtf)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm jvm;
     // In a private mount namespace, an empty tmpfs hides /sys/kernel/btf as a kernel without BTF would.
     expect_one_line_error({"unshare", "-m", "--propagation", "private", "--", "sh", "-c",
                            "mount -t tmpfs jmt-no-btf /sys/kernel/btf && exec \"$0\" \"$@\"", JMT_BINARY, "-p",
-                           jvm.pid()},
+                           jvm.pid_text()},
                           "the kernel has no BTF");
 }
 
-TEST(Preflight, JdkWithoutProbes)
+TEST_F(Preflight, JdkWithoutProbes)
 {
-    JMT_REQUIRE_BPF();
     FakeJdkProcess fake;
     expect_one_line_error({JMT_BINARY, "-p", std::to_string(fake.proc->pid())},
                           "was built without DTrace probes");
 }
 
-TEST(Preflight, KernelThreadIsNotAJvm)
+TEST_F(Preflight, KernelThreadIsNotAJvm)
 {
-    JMT_REQUIRE_BPF();
     expect_one_line_error({JMT_BINARY, "-p", "2"}, "is a kernel thread, not a JVM");
 }
 
-TEST(Preflight, ProbeHeldByAnotherTracerFailsCleanly)
+TEST_F(Preflight, ProbeHeldByAnotherTracerFailsCleanly)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm jvm;
     const std::string libjvm = jmt_it::test_libjvm();
     {
-        jmt_it::ForeignUprobe bcc(jvm.java.pid(), libjvm, "method__entry");
+        jmt_it::ForeignUprobe bcc(jvm.pid(), libjvm, "method__entry");
         ASSERT_EQ(bcc.error(), 0) << strerror(bcc.error());
-        expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw"}, "another tracer");
+        expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--raw"}, "another tracer");
     }
     {
         // The return probe held: the entry probe attached first must be gone again after the error.
-        jmt_it::ForeignUprobe bcc(jvm.java.pid(), libjvm, "method__return");
+        jmt_it::ForeignUprobe bcc(jvm.pid(), libjvm, "method__return");
         ASSERT_EQ(bcc.error(), 0) << strerror(bcc.error());
-        expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw"}, "another tracer");
-        jmt_it::ForeignUprobe entry(jvm.java.pid(), libjvm, "method__entry");
+        expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--raw"}, "another tracer");
+        jmt_it::ForeignUprobe entry(jvm.pid(), libjvm, "method__entry");
         EXPECT_EQ(entry.error(), 0) << "a uprobe of jmethodtime was left on method__entry: "
                                     << strerror(entry.error());
     }
@@ -128,9 +114,8 @@ void expect_no_uprobe_left(int pid)
     EXPECT_EQ(again.wait_exit(60000), 0) << again.drain(true, 1000);
 }
 
-TEST(Preflight, NoUprobeLeftAfterAnyEnd)
+TEST_F(Preflight, NoUprobeLeftAfterAnyEnd)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm jvm;
     struct End {
         const char *name;
@@ -140,33 +125,30 @@ TEST(Preflight, NoUprobeLeftAfterAnyEnd)
     for (const End &end : {End{"duration", {"-d", "0.5"}, 0}, End{"SIGTERM", {}, SIGTERM},
                            End{"SIGINT", {}, SIGINT}}) {
         SCOPED_TRACE(end.name);
-        std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid(), "--raw", "--json"};
+        std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--raw", "--json"};
         argv.insert(argv.end(), end.args.begin(), end.args.end());
         Child jmt(argv, false);
-        ASSERT_FALSE(jmt.wait_line(true, "Tracing", 60000).empty()) << jmt.drain(true, 1000);
+        ASSERT_FALSE(jmt_it::wait_tracing(jmt).empty());
         if (end.signal) {
             usleep(300000);
             jmt.signal(end.signal);
         }
         EXPECT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
-        expect_no_uprobe_left(jvm.java.pid());
+        expect_no_uprobe_left(jvm.pid());
     }
     {
         SCOPED_TRACE("target exit");
-        Child shortlived({JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup", "1",
-                          "0", "1500"},
-                         false);
-        ASSERT_FALSE(shortlived.wait_line(false, "DONE", 60000).empty());
-        Child jmt({JMT_BINARY, "-p", std::to_string(shortlived.pid()), "--raw", "--json"}, false);
+        jmt_it::Workload shortlived({"demo.launch.Startup", {"1", "0", "1500"}}, "DONE");
+        ASSERT_TRUE(shortlived.ready());
+        Child jmt({JMT_BINARY, "-p", shortlived.pid_text(), "--raw", "--json"}, false);
         EXPECT_EQ(jmt.wait_exit(60000), 0) << jmt.drain(true, 1000);
         EXPECT_NE(jmt.drain(true, 1000).find("exited; detached"), std::string::npos);
-        expect_no_uprobe_left(jvm.java.pid());
+        expect_no_uprobe_left(jvm.pid());
     }
 }
 
-TEST(Preflight, JvmInItsOwnMountNamespace)
+TEST_F(Preflight, JvmInItsOwnMountNamespace)
 {
-    JMT_REQUIRE_BPF();
     const std::string libjvm = jmt_it::test_libjvm();
     const std::string home = libjvm.substr(0, libjvm.find("/lib/server/"));
     const std::string dir = "/tmp/jmt-ns-" + std::to_string(getpid());
@@ -187,9 +169,8 @@ TEST(Preflight, JvmInItsOwnMountNamespace)
     EXPECT_EQ(jmt_it::calls_of(r.report, "demo/abc/FixedWork", "c", "()V"), 1500u);
 }
 
-TEST(Preflight, ListShowsEachJvmAndItsProbes)
+TEST_F(Preflight, ListShowsEachJvmAndItsProbes)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm on;
     IdleJvm switchable(false);
     IdleJvm off(false, {"-XX:+DisableAttachMechanism"});
@@ -204,9 +185,9 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
         ADD_FAILURE() << "pid " << pid << " not listed: " << doc.dump();
         return nlohmann::json::object({{"probes", ""}, {"jdk_version", ""}, {"libjvm", ""}, {"command", ""}});
     };
-    auto a = entry(on.java.pid()), b = entry(off.java.pid()), c = entry(fake.proc->pid());
+    auto a = entry(on.pid()), b = entry(off.pid()), c = entry(fake.proc->pid());
     EXPECT_EQ(a["probes"], "enabled");
-    EXPECT_EQ(entry(switchable.java.pid())["probes"], "switchable");
+    EXPECT_EQ(entry(switchable.pid())["probes"], "switchable");
     EXPECT_EQ(b["probes"], "off");
     EXPECT_NE(b["off_reason"].get<std::string>().find("-XX:+DisableAttachMechanism"), std::string::npos) << b.dump();
     EXPECT_EQ(c["probes"], "missing");
@@ -217,7 +198,7 @@ TEST(Preflight, ListShowsEachJvmAndItsProbes)
     ASSERT_EQ(table.wait_exit(60000), 0);
     const std::string text = table.drain(false, 2000);
     EXPECT_NE(text.find("PID  JDK"), std::string::npos) << text;
-    EXPECT_NE(text.find(on.pid() + "  17"), std::string::npos) << text;
+    EXPECT_NE(text.find(on.pid_text() + "  17"), std::string::npos) << text;
 }
 
 }  // namespace
@@ -226,20 +207,18 @@ namespace {
 
 // --match REGEX picks the one JVM whose command line matches (the pid differs on every
 // host); none or several matching is one line and exit 1, with nothing attached.
-TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
+TEST_F(Preflight, MatchPicksTheOneJvmByItsCommandLine)
 {
-    JMT_REQUIRE_BPF();
     // FixedWork's iterations, unique here (7000 to 7999: under a second of work whatever the pid).
     const std::string marker = std::to_string(7000 + getpid() % 1000);
-    Child jvm({JMT_JAVA, "-XX:+DTraceMethodProbes", "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", marker, "5"},
-              true);
-    ASSERT_FALSE(jvm.wait_line(false, "READY", 60000).empty());
+    jmt_it::Workload jvm({"demo.abc.FixedWork", {marker, "5"}});
+    ASSERT_TRUE(jvm.ready());
     Child jmt({JMT_BINARY, "--match", "demo\\.abc\\.FixedWork " + marker + " ", "--package", "demo/abc", "--json"},
               false);
-    const std::string tracing = jmt.wait_line(true, "Tracing", 30000);
-    EXPECT_NE(tracing.find("in pid " + std::to_string(jvm.pid()) + " "), std::string::npos) << tracing;
-    jvm.write_stdin("go\n");
-    EXPECT_EQ(jvm.wait_exit(120000), 0);
+    const std::string tracing = jmt_it::wait_tracing(jmt, 30000);
+    EXPECT_NE(tracing.find("in pid " + jvm.pid_text() + " "), std::string::npos) << tracing;
+    jvm.go();
+    EXPECT_EQ(jvm.child().wait_exit(120000), 0);
     ASSERT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
     const auto report = nlohmann::json::parse(jmt.drain(false, 5000));
     EXPECT_EQ(jmt_it::calls_of(report, "demo/abc/FixedWork", "a", "()V"), std::stoull(marker));
@@ -252,14 +231,12 @@ TEST(Preflight, MatchPicksTheOneJvmByItsCommandLine)
 
 // A FixedWork JVM of `calls` calls of a(), started with -Dtoken=TOKEN, waiting at READY;
 // without probes, one that cannot have them either (its attach mechanism off).
-std::unique_ptr<Child> fixed_work_jvm(const std::string &token, uint64_t calls, bool probes = true)
+std::unique_ptr<jmt_it::Workload> fixed_work_jvm(const std::string &token, uint64_t calls, bool probes = true)
 {
-    std::vector<std::string> argv = {JMT_JAVA};
-    argv.push_back(probes ? "-XX:+DTraceMethodProbes" : "-XX:+DisableAttachMechanism");
-    argv.insert(argv.end(), {"-Dtoken=" + token, "-cp", JMT_JAVA_CLASSES, "demo.abc.FixedWork", std::to_string(calls), "2"});
-    auto jvm = std::make_unique<Child>(argv, true);
-    EXPECT_FALSE(jvm->wait_line(false, "READY", 60000).empty());
-    return jvm;
+    jmt_it::JavaCommand command{"demo.abc.FixedWork", {std::to_string(calls), "2"}, {"-Dtoken=" + token}, probes};
+    if (!probes)
+        command.flags.insert(command.flags.begin(), "-XX:+DisableAttachMechanism");
+    return std::make_unique<jmt_it::Workload>(command);
 }
 
 // --match follows every JVM it finds, with rows per JVM (--per-jvm) or summed. A
@@ -267,31 +244,30 @@ std::unique_ptr<Child> fixed_work_jvm(const std::string &token, uint64_t calls, 
 // does not find runs the same workload meanwhile, started before the trace (the probes then
 // attach per pid) or during it (they attach once for the libjvm and the kernel keeps the
 // traced pids' events): none of its calls may count.
-TEST(Preflight, MatchFollowsEveryJvmItFindsAndNoOther)
+TEST_F(Preflight, MatchFollowsEveryJvmItFindsAndNoOther)
 {
-    JMT_REQUIRE_BPF();
     for (bool other_first : {true, false}) {
         SCOPED_TRACE(other_first ? "an untraced JVM with the probes on before the trace"
                                  : "an untraced JVM with the probes on started during the trace");
         const std::string token = "jmt" + std::to_string(getpid()) + (other_first ? "a" : "b");
         auto one = fixed_work_jvm(token, 1000), two = fixed_work_jvm(token, 2000);
         auto off = fixed_work_jvm(token, 500, false);
-        std::unique_ptr<Child> other;
+        std::unique_ptr<jmt_it::Workload> other;
         if (other_first)
             other = fixed_work_jvm("other" + token, 3000);
         Child jmt({JMT_BINARY, "--match", "-Dtoken=" + token + " ", "--package", "demo/abc", "--per-jvm", "--json"},
                   false);
-        const std::string tracing = jmt.wait_line(true, "Tracing", 30000);
+        const std::string tracing = jmt_it::wait_tracing(jmt, 30000);
         EXPECT_NE(tracing.find("in 2 JVMs: pid " + std::to_string(one->pid()) + " (java), pid " +
                                std::to_string(two->pid()) + " (java)"),
                   std::string::npos)
             << tracing;
         if (!other)
             other = fixed_work_jvm("other" + token, 3000);
-        for (Child *jvm : {one.get(), two.get(), other.get()})
-            jvm->write_stdin("go\n");
-        for (Child *jvm : {one.get(), two.get(), other.get()})
-            EXPECT_EQ(jvm->wait_exit(120000), 0);
+        for (jmt_it::Workload *jvm : {one.get(), two.get(), other.get()})
+            jvm->go();
+        for (jmt_it::Workload *jvm : {one.get(), two.get(), other.get()})
+            EXPECT_EQ(jvm->child().wait_exit(120000), 0);
         ASSERT_EQ(jmt.wait_exit(30000), 0) << jmt.drain(true, 1000);
         const std::string err = jmt.drain(true, 1000);
         EXPECT_NE(err.find("found pid " + std::to_string(off->pid()) + ", left out: "), std::string::npos) << err;
@@ -312,7 +288,7 @@ TEST(Preflight, MatchFollowsEveryJvmItFindsAndNoOther)
     }
     // The probes attached for every process of the libjvm are gone too.
     IdleJvm idle;
-    expect_no_uprobe_left(idle.java.pid());
+    expect_no_uprobe_left(idle.pid());
 }
 
 }  // namespace
@@ -322,16 +298,15 @@ namespace {
 // A second jmethodtime on the same JVM is refused in one line that
 // names the first; with --shared-probes it traces and says so in its header
 // and JSON, and the first learns of it at its next check (about a second).
-TEST(Preflight, ASecondTracerIsRefusedOrSharesTheProbesWhenAsked)
+TEST_F(Preflight, ASecondTracerIsRefusedOrSharesTheProbesWhenAsked)
 {
-    JMT_REQUIRE_BPF();
     IdleJvm jvm;
-    Child first({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "8", "--json"}, false);
+    Child first({JMT_BINARY, "-p", jvm.pid_text(), "--raw", "-d", "8", "--json"}, false);
     ASSERT_FALSE(first.wait_line(true, "Tracing ", 60000).empty());
     const std::string holder = "pid " + std::to_string(first.pid()) + " (jmethodtime)";
-    expect_one_line_error({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "1"}, "already in use by " + holder + ":");
+    expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--raw", "-d", "1"}, "already in use by " + holder + ":");
 
-    Child shared({JMT_BINARY, "-p", jvm.pid(), "--raw", "-d", "1.5", "--shared-probes", "--json"}, false);
+    Child shared({JMT_BINARY, "-p", jvm.pid_text(), "--raw", "-d", "1.5", "--shared-probes", "--json"}, false);
     EXPECT_EQ(shared.wait_exit(60000), 0);
     const std::string shared_err = shared.drain(true, 1000);
     EXPECT_NE(shared_err.find("the method probes are shared with " + holder), std::string::npos) << shared_err;
@@ -344,7 +319,7 @@ TEST(Preflight, ASecondTracerIsRefusedOrSharesTheProbesWhenAsked)
     EXPECT_NE(first_err.find("the method probes are now shared with " + newcomer), std::string::npos) << first_err;
     const auto first_report = nlohmann::json::parse(first.drain(false, 2000));
     EXPECT_EQ(first_report.at("shared_probes"), nlohmann::json::array({newcomer}));
-    expect_no_uprobe_left(jvm.java.pid());
+    expect_no_uprobe_left(jvm.pid());
 }
 
 }  // namespace

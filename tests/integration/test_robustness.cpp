@@ -33,9 +33,10 @@ double irq_and_steal_ms()
     return static_cast<double>(irq + softirq + steal) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-TEST(Robustness, SleepingIsElapsedNotOnCpu)
+class Robustness : public jmt_it::BpfTest {};
+
+TEST_F(Robustness, SleepingIsElapsedNotOnCpu)
 {
-    JMT_REQUIRE_BPF();
     RunSpec spec;
     spec.main_class = "demo.cpu.SleepSpin";
     spec.args = {"200"};
@@ -86,9 +87,8 @@ TEST(Robustness, SleepingIsElapsedNotOnCpu)
     EXPECT_LE((*caller)["cpu_excl_ns"].get<uint64_t>(), 5'000'000u);
 }
 
-TEST(Robustness, ThreadsCountExactly)
+TEST_F(Robustness, ThreadsCountExactly)
 {
-    JMT_REQUIRE_BPF();
     const int n = 40, threads = 4;
     RunSpec spec;
     spec.main_class = "demo.abc.Flow";
@@ -109,9 +109,8 @@ TEST(Robustness, ThreadsCountExactly)
     EXPECT_GE(r.report["diagnostics"]["threads_traced"].get<uint64_t>(), uint64_t(threads));
 }
 
-TEST(Robustness, RecursionIsNotDoubleCounted)
+TEST_F(Robustness, RecursionIsNotDoubleCounted)
 {
-    JMT_REQUIRE_BPF();
     const int k = 12, m = 300;
     const uint64_t calls_per_fib = 2 * 233 - 1;  // fib(13) = 233
     RunSpec spec;
@@ -175,28 +174,24 @@ void check_throwing(const std::vector<std::string> &jvm_flags, bool expect_no_dr
               << diag["unmatched_returns"] << std::endl;
 }
 
-TEST(Robustness, ExceptionsTiered)
+TEST_F(Robustness, ExceptionsTiered)
 {
-    JMT_REQUIRE_BPF();
     check_throwing({}, false);
 }
 
-TEST(Robustness, ExceptionsC1Only)
+TEST_F(Robustness, ExceptionsC1Only)
 {
-    JMT_REQUIRE_BPF();
     check_throwing({"-XX:TieredStopAtLevel=1"}, false);
 }
 
-TEST(Robustness, ExceptionsInterpreterAndC2)
+TEST_F(Robustness, ExceptionsInterpreterAndC2)
 {
-    JMT_REQUIRE_BPF();
     // Without C1 nothing is inlined while the probes are on: every return fires.
     check_throwing({"-XX:-TieredCompilation"}, true);
 }
 
-TEST(Robustness, AttachDuringDeepRecursion)
+TEST_F(Robustness, AttachDuringDeepRecursion)
 {
-    JMT_REQUIRE_BPF();
     const int depth = 3000, leaves = 1000;
     RunSpec spec;
     spec.main_class = "demo.recursion.Deep";
@@ -215,9 +210,8 @@ TEST(Robustness, AttachDuringDeepRecursion)
     EXPECT_LE((*leaf)["wall_incl_ns"].get<uint64_t>(), r.report["duration_ns"].get<uint64_t>());
 }
 
-TEST(Robustness, DeepRecursionBeyondTheStackBound)
+TEST_F(Robustness, DeepRecursionBeyondTheStackBound)
 {
-    JMT_REQUIRE_BPF();
     // Attach first, then recurse 3000 levels: frames past the bound are counted as overflow,
     // their calls still counted, and the frames below stay intact.
     const int depth = 3000, leaves = 100;
@@ -242,9 +236,8 @@ TEST(Robustness, DeepRecursionBeyondTheStackBound)
     EXPECT_EQ((*down)["wall_excl_ns"], (*down)["wall_incl_ns"]);
 }
 
-TEST(Robustness, ThreadChurnSoak)
+TEST_F(Robustness, ThreadChurnSoak)
 {
-    JMT_REQUIRE_BPF();
     // A minute of threads that start, call work() 10 times and end, 50 at a time.
     RunSpec spec;
     spec.main_class = "demo.threads.Churn";

@@ -38,27 +38,26 @@ constexpr char kTree[] = "demo/warm/tree/Tree";
 struct WarmJvm {
     explicit WarmJvm(std::vector<std::string> flags, const std::string &java = JMT_JAVA,
                      const std::vector<std::string> &wrapper = {}, const std::string &classpath = JMT_JAVA_CLASSES)
-        : java_(argv(wrapper, java, flags, classpath), true)
+        : java_(command(wrapper, java, flags, classpath), "READY", 120000)
     {
-        EXPECT_FALSE(java_.wait_line(false, "READY", 120000).empty()) << java_.drain(true, 1000);
         pid_ = java_.pid();
         if (!wrapper.empty())
             pid_ = jvm_with(flags.back());
     }
-    static std::vector<std::string> argv(const std::vector<std::string> &wrapper, const std::string &java,
-                                         std::vector<std::string> flags, const std::string &classpath)
+    static jmt_it::JavaCommand command(const std::vector<std::string> &wrapper, const std::string &java,
+                                       std::vector<std::string> flags, const std::string &classpath)
     {
-        std::vector<std::string> a = wrapper;
-        a.push_back(java);
-        a.insert(a.end(), flags.begin(), flags.end());
-        a.insert(a.end(), {"-cp", classpath, "demo.warm.Rounds", std::to_string(kWarmCalls)});
-        return a;
+        jmt_it::JavaCommand c{"demo.warm.Rounds", {std::to_string(kWarmCalls)}, std::move(flags), false};
+        c.java = java;
+        c.wrapper = wrapper;
+        c.classpath = classpath;
+        return c;
     }
     // n calls of Tree.a(), waited for.
     void round(int n)
     {
-        java_.write_stdin(std::to_string(n) + "\n", false);
-        EXPECT_FALSE(java_.wait_line(false, "DONE calls=" + std::to_string(n), 120000).empty());
+        java_.child().write_stdin(std::to_string(n) + "\n", false);
+        EXPECT_FALSE(java_.child().wait_line(false, "DONE calls=" + std::to_string(n), 120000).empty());
     }
     int pid() const { return pid_; }
     std::string pid_text() const { return std::to_string(pid_); }
@@ -71,7 +70,7 @@ struct WarmJvm {
         ADD_FAILURE() << "no JVM with " << marker;
         return -1;
     }
-    Child java_;
+    jmt_it::Workload java_;
     int pid_ = -1;
 };
 
@@ -143,11 +142,8 @@ Traced trace_round(WarmJvm &jvm, int n, std::vector<std::string> extra = {}, std
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child jmt(argv, false);
     Traced t;
-    if (jmt.wait_line(true, "Tracing", 120000).empty()) {
-        jmt.wait_exit(5000);
-        ADD_FAILURE() << "jmethodtime did not start tracing: " << jmt.drain(true, 1000);
+    if (jmt_it::wait_tracing(jmt, 120000).empty())
         return t;
-    }
     jvm.round(n);
     jmt.signal(SIGINT);
     EXPECT_EQ(jmt.wait_exit(60000), 0);
@@ -190,11 +186,12 @@ size_t agent_copies(int pid)
     return files.size();
 }
 
+class Switch : public jmt_it::BpfTest {};
+
 // JDK 17 started without the flag: a warm, JIT-compiled call tree is traced
 // with exact counts, twice (-p, then --match), and after each trace no probe call is left.
-TEST(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
+TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
 {
-    JMT_REQUIRE_BPF();
     const std::string marker = "-Djmt.switchtest=" + std::to_string(getpid());
     WarmJvm jvm({marker});
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
@@ -219,9 +216,8 @@ TEST(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
 
 // JDK 17 started with the flag: every call fires; on standby none does; a
 // trace after it has exact counts and puts it back on standby.
-TEST(Switch, StandbyThenATraceThenStandbyAgain)
+TEST_F(Switch, StandbyThenATraceThenStandbyAgain)
 {
-    JMT_REQUIRE_BPF();
     WarmJvm jvm({"-XX:+DTraceMethodProbes"});
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::AtStart);
     // 16 events per a(): 8 calls, each entered and returned.
@@ -245,9 +241,8 @@ TEST(Switch, StandbyThenATraceThenStandbyAgain)
 
 // A JVM whose attach mechanism or dynamic agents are off: one line naming the
 // flag, well within 10 s, and the JVM untouched.
-TEST(Switch, AttachRefusedSaysWhichFlag)
+TEST_F(Switch, AttachRefusedSaysWhichFlag)
 {
-    JMT_REQUIRE_BPF();
     const std::pair<const char *, const char *> cases[] = {
         {"-XX:+DisableAttachMechanism", "-XX:+DisableAttachMechanism"},
         {"-XX:-EnableDynamicAgentLoading", "-XX:-EnableDynamicAgentLoading"}};
@@ -264,13 +259,12 @@ TEST(Switch, AttachRefusedSaysWhichFlag)
 }
 
 // A jmethodtime killed mid-trace leaves the flag on; the next one sees it and puts things back.
-TEST(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
+TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
 {
-    JMT_REQUIRE_BPF();
     WarmJvm jvm({});
     {
         Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--settle", "20"}, false);
-        ASSERT_FALSE(jmt.wait_line(true, "Tracing", 120000).empty()) << jmt.drain(true, 1000);
+        ASSERT_FALSE(jmt_it::wait_tracing(jmt, 120000).empty());
         jvm.round(2000);
         jmt.signal(SIGKILL);
         jmt.wait_exit(10000);
@@ -298,9 +292,8 @@ TEST(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
 // another user. The agent is placed in that /tmp, the attach goes through it;
 // with that /tmp mounted noexec (no code can be mapped from it), in the
 // directory of the JVM's libjvm.so.
-TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
+TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
 {
-    JMT_REQUIRE_BPF();
     for (const std::string tmp_options : {"mode=1777", "mode=1777,noexec"}) {
         SCOPED_TRACE("/tmp " + tmp_options);
         const std::string marker = "-Djmt.container=" + std::to_string(getpid()) + "." + tmp_options;
@@ -339,9 +332,8 @@ TEST(Switch, JvmInItsOwnNamespacesAsAnotherUser)
 
 // HotSpot's exported flag table gives the addresses libjvm's symbol table gives
 // (the way jmethodtime finds the flags of a stripped libjvm).
-TEST(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
+TEST_F(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
 {
-    JMT_REQUIRE_BPF();
     std::vector<std::string> javas = {JMT_JAVA};
     if (access(kTemurin25, X_OK) == 0)
         javas.push_back(kTemurin25);
@@ -368,9 +360,8 @@ TEST(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
 
 // Temurin 25: without the flag, one line (its interpreter cannot be switched);
 // with it, standby and an exact trace after it.
-TEST(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
+TEST_F(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
 {
-    JMT_REQUIRE_BPF();
     JMT_REQUIRE_TEMURIN_25();
     {
         WarmJvm off({}, kTemurin25);

@@ -20,12 +20,6 @@ namespace {
 using jmt_it::kTemurin25;
 constexpr char kClass[] = "demo/vt/VirtualTasks";
 
-#define REQUIRE_TEMURIN_25()                                                               \
-    do {                                                                                   \
-        JMT_REQUIRE_BPF();                                                                 \
-        JMT_REQUIRE_TEMURIN_25();                                                          \
-    } while (0)
-
 struct Tasks {
     std::string mode;
     uint64_t threads = 8, rounds = 5, block_ms = 20, work_us = 500;
@@ -51,10 +45,10 @@ VtRun launch(const Tasks &t, const std::vector<std::string> &more = {}, const st
     const std::string out = "/tmp/jmt-vthreads-" + std::to_string(getpid()) + ".json";
     std::vector<std::string> argv = {JMT_BINARY, "--json", "--raw", "--package", "demo/vt", "-o", out};
     argv.insert(argv.end(), more.begin(), more.end());
-    argv.insert(argv.end(), {"--", kTemurin25});
-    argv.insert(argv.end(), jvm_flags.begin(), jvm_flags.end());
-    argv.insert(argv.end(), {"-cp", JMT_JAVA_CLASSES, "demo.vt.VirtualTasks"});
-    for (const std::string &a : t.args(false))
+    jmt_it::JavaCommand java{"demo.vt.VirtualTasks", t.args(false), jvm_flags, false};
+    java.java = kTemurin25;
+    argv.push_back("--");
+    for (const std::string &a : jmt_it::java_argv(java))
         argv.push_back(a);
     jmt_it::Child jmt(argv, true);
     EXPECT_FALSE(jmt.wait_line(false, "READY", 60000).empty()) << jmt.drain(true, 1000);
@@ -140,41 +134,38 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched)
     EXPECT_LE(u64(step, "cpu_incl_ns"), done_value(r.done, "cpu_ns"));
 }
 
-TEST(VirtualThreads, SleepUnmountsAndTheFramesFollow)
+class VirtualThreads : public jmt_it::Temurin25Test {};
+
+TEST_F(VirtualThreads, SleepUnmountsAndTheFramesFollow)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"sleep"};
     expect_followed(launch(t), t, true);
 }
 
-TEST(VirtualThreads, ObjectWaitInsideSynchronizedUnmountsAndTheFramesFollow)
+TEST_F(VirtualThreads, ObjectWaitInsideSynchronizedUnmountsAndTheFramesFollow)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"wait"};
     expect_followed(launch(t), t, true);
 }
 
 // One lock for all: threads blocked on it unmount (JDK 24+), and a thread woken while the
 // lock is taken again goes back to wait without its frames ever reaching the carrier.
-TEST(VirtualThreads, AContendedSynchronizedUnmountsAndTheFramesFollow)
+TEST_F(VirtualThreads, AContendedSynchronizedUnmountsAndTheFramesFollow)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"contended", 6, 3, 10, 500};
     expect_followed(launch(t), t, true);
 }
 
 // 64 virtual threads on as many carriers as CPUs: most wait unmounted for a carrier.
-TEST(VirtualThreads, MoreVirtualThreadsThanCarriers)
+TEST_F(VirtualThreads, MoreVirtualThreadsThanCarriers)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"sleep", 64, 3, 10, 200};
     expect_followed(launch(t), t, true);
 }
 
 // --per-thread: a call open across an unmount is its virtual thread's row, whatever its carriers.
-TEST(VirtualThreads, PerThreadRowsNameTheVirtualThreads)
+TEST_F(VirtualThreads, PerThreadRowsNameTheVirtualThreads)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"sleep"};
     const VtRun r = launch(t, {"--per-thread"});
     ASSERT_FALSE(r.report.is_null());
@@ -195,9 +186,8 @@ TEST(VirtualThreads, PerThreadRowsNameTheVirtualThreads)
 }
 
 // ZGC's references carry colour bits: the report says the virtual threads are not followed.
-TEST(VirtualThreads, UnderZgcTheReportSaysTheyAreNotFollowed)
+TEST_F(VirtualThreads, UnderZgcTheReportSaysTheyAreNotFollowed)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"sleep", 4, 2, 5, 100};
     const VtRun r = launch(t, {}, {"-XX:+UseZGC"});
     ASSERT_FALSE(r.report.is_null());
@@ -205,9 +195,8 @@ TEST(VirtualThreads, UnderZgcTheReportSaysTheyAreNotFollowed)
     EXPECT_EQ(r.report.at("diagnostics").at("vt_unmounts").get<uint64_t>(), 0u);
 }
 
-TEST(VirtualThreads, AttachedMidRunTheNewCallsAreExact)
+TEST_F(VirtualThreads, AttachedMidRunTheNewCallsAreExact)
 {
-    REQUIRE_TEMURIN_25();
     const Tasks t{"sleep"};
     expect_followed(attach(t), t, false);
 }

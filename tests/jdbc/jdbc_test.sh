@@ -18,6 +18,8 @@
 # usage: jdbc_test.sh JMETHODTIME JDBC_CLASSES PGJDBC_JAR JAVA SOURCE_DIR
 # Exit status: 0 pass, 1 fail, 2 usage, 77 skip (something needed is missing, unless CI=true).
 set -uo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
 if (($# != 5)); then
   echo "usage: $0 JMETHODTIME JDBC_CLASSES PGJDBC_JAR JAVA SOURCE_DIR" >&2
@@ -26,28 +28,16 @@ fi
 jmt=$1 classes=$2 jar=$3 java=$4 src=$5
 demo=$src/examples/jdbc-demo.sh
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "-- $*"; }
-
 # --- what this test needs: skipped without it, unless CI=true ------------------------------------
-missing=()
-[ "$(id -u)" = 0 ] || missing+=("root (run the tests as root)")
-[ -r /sys/kernel/btf/vmlinux ] || missing+=("BTF (/sys/kernel/btf/vmlinux)")
-[ -x "$jmt" ] || missing+=("$jmt (build jmethodtime)")
-[ -r "$jar" ] || missing+=("the PostgreSQL JDBC driver $jar (apt-get install libpostgresql-jdbc-java)")
-[ -f "$classes/demo/jdbc/JdbcLoad.class" ] ||
-  missing+=("the compiled JDBC example in $classes (install libpostgresql-jdbc-java, reconfigure and build)")
+need_root_and_btf
+need_executable "$jmt" "$jmt (build jmethodtime)"
+need_file "$jar" "the PostgreSQL JDBC driver $jar (apt-get install libpostgresql-jdbc-java)"
+need_file "$classes/demo/jdbc/JdbcLoad.class" \
+  "the compiled JDBC example in $classes (install libpostgresql-jdbc-java, reconfigure and build)"
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null ||
   missing+=("PostgreSQL's server binaries (apt-get install postgresql)")
-for tool in "$java" jq setpriv pgrep ps ipcs; do
-  command -v "$tool" >/dev/null || missing+=("$tool")
-done
-if ((${#missing[@]})); then
-  what=$(printf '%s; ' "${missing[@]}")
-  [ "${CI:-}" = true ] && fail "CI=true and missing: ${what%; }"
-  echo "SKIP: missing: ${what%; }"
-  exit 77
-fi
+need_tools "$java" jq setpriv pgrep ps ipcs
+skip_or_fail_if_missing
 
 # --- this run's directory and marker ---------------------------------------------------------------
 work=$(mktemp -d /tmp/jmt-jdbc-test.XXXXXX)

@@ -12,6 +12,8 @@
 # Needs root and BPF (as the integration tests). Exit 77 (skip) only when BPF is unavailable
 # and CI is not true; everything else missing is a failure.
 set -euo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
 if (($# != 5)); then
   echo "usage: $0 SOURCE_DIR BUILD_DIR JMT_STATIC JAVA_CLASSES JAVA" >&2
@@ -20,21 +22,9 @@ fi
 src=$1 build=$2 static_on=$3 classes=$4 java=$5
 iterations=2000  # calls of a(); each makes 2 calls of b() and 5 of c()
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "-- $*"; }
-
-# --- BPF: the only reason to skip, and never on CI --------------------------------------------
-bpf_unavailable=""
-if [ "$(id -u)" != 0 ]; then
-  bpf_unavailable="not root (run the tests as root)"
-elif [ ! -r /sys/kernel/btf/vmlinux ]; then
-  bpf_unavailable="the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-fi
-if [ -n "$bpf_unavailable" ]; then
-  [ "${CI:-}" = true ] && fail "BPF unavailable on CI: $bpf_unavailable"
-  echo "SKIP: BPF unavailable: $bpf_unavailable"
-  exit 77
-fi
+# --- BPF (root and BTF): the only reason to skip, and never on CI ------------------------------
+need_root_and_btf
+skip_or_fail_if_missing
 
 for tool in cmake cpack ldd readelf unshare chroot mount dpkg-deb dpkg zcat mkfifo "$java"; do
   command -v "$tool" >/dev/null || fail "$tool not found (run .ci/install-deps)"
