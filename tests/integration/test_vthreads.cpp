@@ -157,6 +157,14 @@ TEST_F(VirtualThreads, AContendedSynchronizedUnmountsAndTheFramesFollow)
 }
 
 // 64 virtual threads on as many carriers as CPUs: most wait unmounted for a carrier.
+// HotSpot resolves one freeze and one thaw per GC barrier set and oop size; the hooks are on the
+// ones this JVM resolved: with the serial collector's card table and without compressed oops too.
+TEST_F(VirtualThreads, OtherCollectorsAndWideOopsAreFollowed)
+{
+    const Tasks t{"sleep", 8, 3, 10, 200};
+    expect_followed(launch(t, {}, {"-XX:+UseSerialGC", "-XX:-UseCompressedOops"}), t, true);
+}
+
 TEST_F(VirtualThreads, MoreVirtualThreadsThanCarriers)
 {
     const Tasks t{"sleep", 64, 3, 10, 200};
@@ -193,6 +201,10 @@ TEST_F(VirtualThreads, UnderZgcTheReportSaysTheyAreNotFollowed)
     ASSERT_FALSE(r.report.is_null());
     EXPECT_NE(r.report.at("virtual_threads_not_followed").get<std::string>().find("ZGC"), std::string::npos);
     EXPECT_EQ(r.report.at("diagnostics").at("vt_unmounts").get<uint64_t>(), 0u);
+    // No hook is attached where the layout says ZGC: none of the workload's unmounts or
+    // mounts traps into one.
+    EXPECT_EQ(r.report.at("diagnostics").at("vt_unfollowed").get<uint64_t>(), 0u);
+    EXPECT_EQ(done_value(r.done, "steps"), t.threads * t.rounds);
 }
 
 TEST_F(VirtualThreads, AttachedMidRunTheNewCallsAreExact)

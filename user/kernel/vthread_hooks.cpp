@@ -76,7 +76,7 @@ bool any_hooks(const HooksByLibjvm &hooks)
 
 VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm by_libjvm,
                            bool whole, unsigned poll_ms)
-    : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size())
+    : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size()), whole_(whole)
 {
     std::map<std::string, LibjvmInfo> infos;
     for (const VthreadTarget &t : targets_)
@@ -84,22 +84,8 @@ VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> tar
             infos[t.libjvm] = inspect_libjvm(t.libjvm);
     for (const VthreadTarget &t : targets_)
         libjvms_.push_back(infos[t.libjvm]);
-    std::map<std::string, bool> attached;
-    for (const VthreadTarget &t : targets_) {
-        const ContinuationHooks &h = by_libjvm[t.libjvm];
-        if (!h.found() || (whole && attached[t.libjvm]))
-            continue;
-        attached[t.libjvm] = true;
-        const int pid = whole ? -1 : t.pid;
-        for (const LibjvmFunction &f : h.freeze) {
-            links_.push_back(attach_uprobe(skel_->progs.handle_freeze, false, pid, t.libjvm, f.file_offset));
-            links_.push_back(attach_uprobe(skel_->progs.handle_freeze_ret, true, pid, t.libjvm, f.file_offset));
-        }
-        for (const LibjvmFunction &f : h.thaw) {
-            links_.push_back(attach_uprobe(skel_->progs.handle_thaw, false, pid, t.libjvm, f.file_offset));
-            links_.push_back(attach_uprobe(skel_->progs.handle_thaw_ret, true, pid, t.libjvm, f.file_offset));
-        }
-    }
+    for (const VthreadTarget &t : targets_)
+        hooks_.push_back(by_libjvm[t.libjvm]);
     for (size_t i = 0; i < targets_.size(); i++)
         if (!by_libjvm[targets_[i].libjvm].found()) {
             layouts_[i].state = VthreadLayout::State::Unsupported;
@@ -133,7 +119,7 @@ bool VthreadHooks::resolve()
             pending = true;
             continue;
         }
-        if (layouts_[i].state != VthreadLayout::State::Ready)
+        if (layouts_[i].state != VthreadLayout::State::Ready || !attach(i))
             continue;
         jmt_vt_layout &out = program_globals(skel_).vt_layouts[i];
         out.vthread_offset = layouts_[i].vthread_offset;
@@ -142,6 +128,46 @@ bool VthreadHooks::resolve()
         __atomic_store_n(&out.cont_entry_offset, layouts_[i].cont_entry_offset, __ATOMIC_RELEASE);
     }
     return !pending;
+}
+
+bool VthreadHooks::attach(size_t i)
+{
+    const VthreadLayout &l = layouts_[i];
+    const ContinuationHooks &h = hooks_[i];
+    auto chosen = [](const std::vector<LibjvmFunction> &all, std::initializer_list<uint64_t> vaddrs) {
+        std::vector<LibjvmFunction> out;
+        for (const LibjvmFunction &f : all)
+            if (std::find(vaddrs.begin(), vaddrs.end(), f.vaddr) != vaddrs.end())
+                out.push_back(f);
+        return out.empty() ? all : out;  // none matches: every instantiation, one of them runs
+    };
+    const int pid = whole_ ? -1 : targets_[i].pid;
+    const size_t links_before = links_.size();
+    std::vector<Site> added;
+    auto hook = [&](bpf_program *entry, bpf_program *ret, const LibjvmFunction &f) {
+        const Site site{targets_[i].libjvm, pid, f.file_offset};
+        if (attached_.count(site))
+            return;  // the libjvm's, for every process: attached for another target
+        links_.push_back(attach_uprobe(entry, false, pid, site.libjvm, f.file_offset));
+        links_.push_back(attach_uprobe(ret, true, pid, site.libjvm, f.file_offset));
+        attached_.insert(site);
+        added.push_back(site);
+    };
+    try {
+        for (const LibjvmFunction &f : chosen(h.freeze, {l.freeze_vaddr, l.freeze_preempt_vaddr}))
+            hook(skel_->progs.handle_freeze, skel_->progs.handle_freeze_ret, f);
+        for (const LibjvmFunction &f : chosen(h.thaw, {l.thaw_vaddr}))
+            hook(skel_->progs.handle_thaw, skel_->progs.handle_thaw_ret, f);
+    } catch (const Error &e) {
+        // None of this JVM's hooks stays: an entry without its return would misread the frames.
+        links_.resize(links_before);
+        for (const Site &site : added)
+            attached_.erase(site);
+        layouts_[i].state = VthreadLayout::State::Unsupported;
+        layouts_[i].why = e.what();
+        return false;
+    }
+    return true;
 }
 
 std::string VthreadHooks::not_followed() const

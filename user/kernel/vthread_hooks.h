@@ -6,7 +6,9 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -37,9 +39,10 @@ bool any_hooks(const HooksByLibjvm &hooks);
 
 class VthreadHooks {
 public:
-    // Attaches the hooks of every target's libjvm (pid -1 per libjvm when
-    // whole); a layout not readable yet is polled for every poll_ms on a thread
-    // that blocks every signal. Throws jmt::Error when an attach fails.
+    // Hooks every target's JVM once its layout is read (pid -1 per libjvm
+    // when whole): at once where it can be, otherwise polled for every poll_ms
+    // on a thread that blocks every signal. A JVM whose layout is unsupported
+    // gets no hook, so its unmounts and mounts do not trap.
     VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm hooks, bool whole,
                  unsigned poll_ms = 2);
     ~VthreadHooks();
@@ -50,13 +53,32 @@ public:
     std::string not_followed() const;
 
 private:
-    // Reads the layouts still pending; true when none is.
+    // Reads the layouts still pending, and hooks the JVMs whose layout is
+    // ready; true when none is pending.
     bool resolve();
+    // Attaches target i's hooks: the freeze, freeze_preempt and thaw its
+    // layout names (HotSpot runs no other instantiation), each once per
+    // libjvm and pid (-1: every process). False when an attach failed: then
+    // none of them stays, and the JVM is not followed, with the reason.
+    bool attach(size_t i);
 
     jmethodtime_bpf *skel_;
     std::vector<VthreadTarget> targets_;
-    std::vector<VthreadLayout> layouts_;  // by target index
-    std::vector<LibjvmInfo> libjvms_;     // by target index: its libjvm's symbols
+    std::vector<VthreadLayout> layouts_;      // by target index
+    std::vector<LibjvmInfo> libjvms_;         // by target index: its libjvm's symbols
+    std::vector<ContinuationHooks> hooks_;    // by target index: its libjvm's functions
+    bool whole_;                              // hooks attach for every process (pid -1)
+    // A hooked function: libjvm, pid (-1: every process), file offset.
+    struct Site {
+        std::string libjvm;
+        int pid;
+        uint64_t file_offset;
+        bool operator<(const Site &o) const
+        {
+            return std::tie(libjvm, pid, file_offset) < std::tie(o.libjvm, o.pid, o.file_offset);
+        }
+    };
+    std::set<Site> attached_;
     std::vector<LinkPtr> links_;
     mutable std::mutex mutex_;
     std::atomic<bool> stop_{false};

@@ -104,6 +104,9 @@ const char *const kLibjvmSymbols[] = {
     "gHotSpotVMTypeEntrySizeOffset",
     "UseZGC",
     "_ZN16java_lang_Thread11_tid_offsetE",
+    "_ZL12freeze_entry",
+    "_ZL20freeze_preempt_entry",
+    "_ZL10thaw_entry",
     nullptr,
 };
 

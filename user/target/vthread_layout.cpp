@@ -16,6 +16,11 @@ constexpr const char *kVthreadField = "JavaThread::_vthread";
 constexpr const char *kContEntryField = "JavaThread::_cont_entry";
 constexpr const char *kThreadObjField = "JavaThread::_threadObj";
 constexpr const char *kTidOffsetSymbol = "_ZN16java_lang_Thread11_tid_offsetE";
+// HotSpot's pointers to the freeze, freeze_preempt and thaw it resolved for
+// its GC at start-up (continuationFreezeThaw.cpp, file-local statics).
+constexpr const char *kFreezeEntrySymbol = "_ZL12freeze_entry";
+constexpr const char *kFreezePreemptEntrySymbol = "_ZL20freeze_preempt_entry";
+constexpr const char *kThawEntrySymbol = "_ZL10thaw_entry";
 
 VthreadLayout unsupported(const std::string &why)
 {
@@ -54,7 +59,21 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
     if (const std::optional<uint64_t> zgc = memory.flag("UseZGC"))
         if (memory.read_u8(*zgc).value_or(0))
             return unsupported("it runs ZGC, whose references carry colour bits the kernel program does not strip");
+    // The entries' addresses in the JVM, less the bias: addresses in the file's image.
+    const uint64_t bias = m.start - (first_load_vaddr & ~(page - 1));
+    auto entry = [&](const char *name) -> uint64_t {
+        const std::optional<uint64_t> at = memory.symbol(name);
+        const uint64_t fn = at ? memory.read_u64(*at).value_or(0) : 0;
+        return fn > bias ? fn - bias : 0;
+    };
+    if (!symbols.count(kFreezeEntrySymbol) || !symbols.count(kThawEntrySymbol))
+        return unsupported("its libjvm.so's symbol table does not name the continuations' freeze and thaw entries");
     VthreadLayout l;
+    l.freeze_vaddr = entry(kFreezeEntrySymbol);
+    l.thaw_vaddr = entry(kThawEntrySymbol);
+    l.freeze_preempt_vaddr = entry(kFreezePreemptEntrySymbol);
+    if (!l.freeze_vaddr || !l.thaw_vaddr)
+        return {};
     l.state = VthreadLayout::State::Ready;
     l.vthread_offset = fields.at(kVthreadField);
     l.cont_entry_offset = fields.at(kContEntryField);

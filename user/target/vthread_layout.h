@@ -15,10 +15,16 @@ struct VthreadLayout {
     uint64_t vthread_offset = 0;     // JavaThread::_vthread (bytes)
     uint64_t cont_entry_offset = 0;  // JavaThread::_cont_entry (bytes)
     uint64_t tid_offset = 0;         // java.lang.Thread's tid field (bytes into the object)
+    // The instantiations of freeze<Config>, Config::freeze_preempt (JDK 24+;
+    // 0 before) and thaw<Config> this JVM chose for its GC and oop size, as
+    // addresses in its libjvm file's image (ContinuationHooks' vaddr): the only
+    // ones it runs.
+    uint64_t freeze_vaddr = 0, freeze_preempt_vaddr = 0, thaw_vaddr = 0;
     std::string why;                 // Unsupported: what is missing, for the report's header
 };
 
-// pid's layout now: Pending while its libjvm is not mapped or not initialised,
+// pid's layout now: Pending while its libjvm is not mapped or not initialised
+// (continuations' entries included),
 // Unsupported when it lacks a part or runs ZGC (whose references hold colour
 // bits). symbols, first_load_vaddr: of its libjvm file (LibjvmInfo).
 VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t> &symbols, uint64_t first_load_vaddr);
