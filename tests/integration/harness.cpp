@@ -226,10 +226,7 @@ RunResult run_traced(const RunSpec &spec)
     RunResult result;
     // A child that died early must not kill the test process through SIGPIPE on write.
     ::signal(SIGPIPE, SIG_IGN);
-    JavaCommand command{spec.main_class, spec.args, spec.jvm_flags};
-    command.java = spec.java;
-    command.wrapper = spec.wrapper;
-    Workload java(command);
+    Workload java(spec.jvm);
     result.jvm_pid = java.pid();
     if (!java.ready())
         return result;

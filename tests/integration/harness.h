@@ -97,13 +97,9 @@ struct RunResult {
 };
 
 struct RunSpec {
-    std::string main_class;
-    std::vector<std::string> args;
+    JavaCommand jvm;                     // the workload (with the probes' flag)
     std::vector<std::string> jmt_args;   // besides -p PID (and --json unless json is false)
     bool json = true;                    // add --json and parse stdout as one JSON document
-    std::vector<std::string> jvm_flags;  // besides -XX:+DTraceMethodProbes
-    std::vector<std::string> wrapper;    // argv run in front of the java command (it must exec java)
-    std::string java;                    // the java launcher; empty: the tests' own (JMT_JAVA)
     int workload_timeout_ms = 120000;
 };
 

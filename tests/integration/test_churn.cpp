@@ -43,8 +43,8 @@ void expect_exact_names(const nlohmann::json &report)
 void attached(const std::vector<std::string> &filter)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.churn.ClassChurn";
-    spec.args = {std::to_string(kRounds), std::to_string(kCalls), "wait"};
+    spec.jvm.main_class = "demo.churn.ClassChurn";
+    spec.jvm.args = {std::to_string(kRounds), std::to_string(kCalls), "wait"};
     spec.jmt_args = filter;
     const auto r = jmt_it::run_traced(spec);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
@@ -104,8 +104,8 @@ TEST_F(Stress, ManyThreadsOnFewCpusCountExactly)
 {
     constexpr uint64_t kThreads = 48, kIterations = 20000;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.stress.ManyThreads";
-    spec.args = {std::to_string(kThreads), std::to_string(kIterations)};
+    spec.jvm.main_class = "demo.stress.ManyThreads";
+    spec.jvm.args = {std::to_string(kThreads), std::to_string(kIterations)};
     spec.jmt_args = {"--package", "demo/stress", "--per-thread"};
     const auto r = jmt_it::run_traced(spec);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;

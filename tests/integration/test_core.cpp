@@ -95,8 +95,8 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     const int n = 80;
     const double unit_us = 50;
     RunSpec spec;
-    spec.main_class = "demo.abc.Flow";
-    spec.args = {std::to_string(n), "50"};
+    spec.jvm.main_class = "demo.abc.Flow";
+    spec.jvm.args = {std::to_string(n), "50"};
     spec.jmt_args = {"--raw", "--package", "demo/abc"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/abc/Flow";
@@ -177,8 +177,8 @@ TEST_F(Core, SpinningOnCpuNeverExceedsElapsed)
 {
     const int n = 150;
     RunSpec spec;
-    spec.main_class = "demo.abc.Flow";
-    spec.args = {std::to_string(n), "20"};
+    spec.jvm.main_class = "demo.abc.Flow";
+    spec.jvm.args = {std::to_string(n), "20"};
     spec.jmt_args = {"--raw", "--package", "demo/abc"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/abc/Flow";
@@ -202,8 +202,8 @@ void check_filter(const std::vector<std::string> &package_args)
 {
     const int n = 100;
     RunSpec spec;
-    spec.main_class = "demo.filter.FilterMain";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.filter.FilterMain";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = package_args;
     spec.jmt_args.insert(spec.jmt_args.begin(), "--raw");
     auto r = jmt_it::run_traced(spec);
@@ -256,8 +256,8 @@ TEST_F(Core, PackageFilterRepeated)
     // Middle's own 800 us leaves Outer's exclusive time.
     const int n = 60;
     RunSpec spec;
-    spec.main_class = "demo.filter.FilterMain";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.filter.FilterMain";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw", "--package", "demo/filter/kept", "--package", "demo.filter.skipped"};
     auto r = jmt_it::run_traced(spec);
     EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/filter/kept", "demo/filter/skipped"}));
@@ -300,8 +300,8 @@ TEST_F(Core, WithoutFilterEveryMethodIsTraced)
 {
     const int n = 50;
     RunSpec spec;
-    spec.main_class = "demo.filter.FilterMain";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.filter.FilterMain";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw"};
     auto r = jmt_it::run_traced(spec);
     EXPECT_EQ(calls_of(r.report, "demo/filter/kept/Outer", "run", "()V"), uint64_t(n));
@@ -338,8 +338,8 @@ TEST_F(Core, OverloadsAndLongClassNamesAreExact)
 {
     const int n = 40;
     RunSpec spec;
-    spec.main_class = "demo.names.Overloads";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.names.Overloads";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw", "--package", "demo/names"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/names/Overloads";

@@ -54,8 +54,8 @@ double host_speed(const std::string &done_line)
 jmt_it::RunResult run_fixed_work(bool raw)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"10000", "5"};  // c() takes 5 us untraced; about 1 s of traced calls
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"10000", "5"};  // c() takes 5 us untraced; about 1 s of traced calls
     spec.jmt_args = {"--package", "demo/abc"};
     if (raw)
         spec.jmt_args.push_back("--raw");

@@ -10,8 +10,8 @@ TEST_F(Cost, OneEventLeavesSetTheCostAndComeOutNearZero)
 {
     const uint64_t n = 30000;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.getters.Getters";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.getters.Getters";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--package", "demo/getters"};
     auto r = jmt_it::run_traced(spec);
     const auto &cost = r.report.at("probe_cost");

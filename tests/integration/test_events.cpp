@@ -17,8 +17,8 @@ TEST_F(Events, CountedExactlyPerFrame)
 {
     const uint64_t n = 300;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.bench.AbcBench";
-    spec.args = {std::to_string(n), "5"};
+    spec.jvm.main_class = "demo.bench.AbcBench";
+    spec.jvm.args = {std::to_string(n), "5"};
     spec.jmt_args = {"--package", "demo/bench"};
     auto r = jmt_it::run_traced(spec);
     // Per a(): 2 x b (entry, 2 x c entry+return, return) + c (entry, return) + its own
@@ -48,8 +48,8 @@ TEST_F(Events, RejectedEventsCountInsideTracedFrames)
     // depends on the JIT: a lower bound, and an exact split between Outer and Inner.
     const uint64_t n = 20;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.filter.FilterMain";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.filter.FilterMain";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--package", "demo/filter/kept"};
     auto r = jmt_it::run_traced(spec);
     const auto &outer = jmt_it::method_row(r.report, "demo/filter/kept/Outer", "run", "()V");

@@ -51,10 +51,10 @@ std::vector<std::string> rows_not_matching(const nlohmann::json &report, const c
 jmt_it::RunResult run_shop(int n, const std::vector<std::string> &filters, bool long_names = false)
 {
     RunSpec spec;
-    spec.main_class = "demo.globs.GlobMain";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.globs.GlobMain";
+    spec.jvm.args = {std::to_string(n)};
     if (long_names)
-        spec.args.push_back("LONG");
+        spec.jvm.args.push_back("LONG");
     spec.jmt_args = {"--raw"};
     spec.jmt_args.insert(spec.jmt_args.end(), filters.begin(), filters.end());
     return jmt_it::run_traced(spec);
@@ -211,8 +211,8 @@ TEST_F(PerThread, RowsSplitByThreadWithExactCountsAndNames)
 {
     const int n = 2;
     RunSpec spec;
-    spec.main_class = "demo.globs.Workers";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.globs.Workers";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw", "--per-thread", "--package", "demo/globs"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/globs/Workers";
@@ -268,8 +268,8 @@ TEST_F(PerThread, SplitRowsSumToTheUnsplitTotals)
 {
     const int n = 1;
     RunSpec spec;
-    spec.main_class = "demo.globs.Workers";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.globs.Workers";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw", "--package", "demo/globs", "--method", "task"};
     auto whole = jmt_it::run_traced(spec);
     const uint64_t unsplit = calls_of(whole.report, "demo/globs/Workers", "task", "(I)I");
@@ -300,8 +300,8 @@ TEST_F(PerThread, AFullTableLeavesTheRestInOneRowPerMethod)
 {
     const int n = 1;
     RunSpec spec;
-    spec.main_class = "demo.globs.Workers";
-    spec.args = {std::to_string(n)};
+    spec.jvm.main_class = "demo.globs.Workers";
+    spec.jvm.args = {std::to_string(n)};
     spec.jmt_args = {"--raw", "--per-thread", "--package", "demo/globs", "--method", "task"};
     setenv("JMT_TEST_THREAD_ROWS", "3", 1);
     auto r = jmt_it::run_traced(spec);

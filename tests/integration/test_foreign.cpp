@@ -21,8 +21,8 @@ uint64_t get(const nlohmann::json &row, const char *key) { return row.at(key).ge
 jmt_it::RunResult run_foreign(uint64_t n, uint64_t ms, uint64_t iters, std::vector<std::string> extra)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.foreign.ForeignMain";
-    spec.args = {std::to_string(n), std::to_string(ms), std::to_string(iters)};
+    spec.jvm.main_class = "demo.foreign.ForeignMain";
+    spec.jvm.args = {std::to_string(n), std::to_string(ms), std::to_string(iters)};
     spec.jmt_args = {"--package", "demo/foreign/traced"};
     spec.jmt_args.insert(spec.jmt_args.end(), extra.begin(), extra.end());
     return jmt_it::run_traced(spec);
@@ -67,8 +67,8 @@ TEST_F(Foreign, SeparatesUntracedCalleesFromOwnCodeAndTracedCallbacks)
 TEST_F(Foreign, TableShowsTheColumnsAndSortsByThem)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.foreign.ForeignMain";
-    spec.args = {"3", "10", "100000"};
+    spec.jvm.main_class = "demo.foreign.ForeignMain";
+    spec.jvm.args = {"3", "10", "100000"};
     spec.jmt_args = {"--package", "demo/foreign/traced", "--foreign", "--sort", "foreign"};
     spec.json = false;
     auto r = jmt_it::run_traced(spec);
@@ -135,8 +135,8 @@ TEST_F(Foreign, FoldedStacksHaveAnUntracedCalleesFrame)
 {
     const uint64_t n = 5, ms = 20;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.foreign.ForeignMain";
-    spec.args = {std::to_string(n), std::to_string(ms), "1000000"};
+    spec.jvm.main_class = "demo.foreign.ForeignMain";
+    spec.jvm.args = {std::to_string(n), std::to_string(ms), "1000000"};
     spec.jmt_args = {"--package", "demo/foreign/traced", "--foreign", "--folded"};
     spec.json = false;
     auto r = jmt_it::run_traced(spec);

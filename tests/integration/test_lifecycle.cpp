@@ -101,8 +101,8 @@ TEST_F(Lifecycle, MaxOverheadWorksWithRaw)
 TEST_F(Lifecycle, MaxOverheadLeavesACheapTraceAlone)
 {
     jmt_it::RunSpec probe;
-    probe.main_class = "demo.abc.FixedWork";
-    probe.args = {"2000", "5"};
+    probe.jvm.main_class = "demo.abc.FixedWork";
+    probe.jvm.args = {"2000", "5"};
     probe.jmt_args = {"--package", "demo/abc"};
     const auto first = jmt_it::run_traced(probe);
     ASSERT_EQ(first.jmt_exit, 0) << first.jmt_stderr;
@@ -113,8 +113,8 @@ TEST_F(Lifecycle, MaxOverheadLeavesACheapTraceAlone)
     std::printf("  one event costs %.2f us here: c() of %.1f us, %llu calls of a()\n", event_us, c_us,
                 static_cast<unsigned long long>(iterations));
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {std::to_string(iterations), std::to_string(c_us)};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {std::to_string(iterations), std::to_string(c_us)};
     spec.jmt_args = {"--package", "demo/abc", "--max-overhead", "60"};
     auto r = jmt_it::run_traced(spec);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;

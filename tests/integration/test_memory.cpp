@@ -38,8 +38,8 @@ struct Traced {
 Traced trace(const char *main_class, std::vector<std::string> args, const char *package)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = main_class;
-    spec.args = std::move(args);
+    spec.jvm.main_class = main_class;
+    spec.jvm.args = std::move(args);
     spec.jmt_args = {"--package", package};
     const auto r = jmt_it::run_traced(spec);
     EXPECT_EQ(r.jmt_exit, 0) << r.jmt_stderr;

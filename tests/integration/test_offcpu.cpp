@@ -25,8 +25,8 @@ TEST_F(OffCpu, RunQueueWaitAndBlockedTimeMatchTheKernelsOwnAccounting)
     const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
     const uint64_t threads = static_cast<uint64_t>(std::max(4L, 3 * cpus)), rounds = 5;
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.cpu.RunQueue";
-    spec.args = {std::to_string(threads), std::to_string(rounds), "60", "40"};
+    spec.jvm.main_class = "demo.cpu.RunQueue";
+    spec.jvm.args = {std::to_string(threads), std::to_string(rounds), "60", "40"};
     spec.jmt_args = {"--package", "demo/cpu"};
     auto r = jmt_it::run_traced(spec);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;

@@ -32,8 +32,8 @@ class Outputs : public jmt_it::BpfTest {};
 TEST_F(Outputs, IntervalReportsAddUpToTheCallTree)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {std::to_string(kIterations), "10"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {std::to_string(kIterations), "10"};
     spec.jmt_args = {"--package", "demo/abc", "--json", "-i", "0.1"};
     spec.json = false;
     auto r = jmt_it::run_traced(spec);
@@ -74,8 +74,8 @@ TEST_F(Outputs, IntervalReportsAddUpToTheCallTree)
 TEST_F(Outputs, CsvParsesBackToTheCallTree)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"500", "5"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"500", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--csv", "--sort", "calls"};
     spec.json = false;
     auto r = jmt_it::run_traced(spec);
@@ -138,8 +138,8 @@ TEST_F(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
 {
     // step() is a leaf of a few ns: its measured time is its own return trap, so it is flagged.
     jmt_it::RunSpec tiny;
-    tiny.main_class = "demo.globs.Workers";
-    tiny.args = {"5"};
+    tiny.jvm.main_class = "demo.globs.Workers";
+    tiny.jvm.args = {"5"};
     tiny.jmt_args = {"--package", "demo/globs", "--method", "step"};
     auto r = jmt_it::run_traced(tiny);
     const auto &step = jmt_it::method_row(r.report, "demo/globs/Workers", "step", "(I)I");
@@ -152,8 +152,8 @@ TEST_F(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
     const int c_us = std::max(10, static_cast<int>(4 * event_ns / 1000) + 1);
     std::printf("  event %.0f ns: c() set to %d us\n", event_ns, c_us);
     jmt_it::RunSpec work;
-    work.main_class = "demo.abc.FixedWork";
-    work.args = {"300", std::to_string(c_us)};
+    work.jvm.main_class = "demo.abc.FixedWork";
+    work.jvm.args = {"300", std::to_string(c_us)};
     work.jmt_args = {"--package", "demo/abc"};
     auto w = jmt_it::run_traced(work);
     for (const char *m : {"a", "b", "c"})
@@ -165,8 +165,8 @@ TEST_F(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
 TEST_F(Outputs, RawOverheadLineHasTheTrapTime)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"2000", "5"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"2000", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--raw"};
     spec.json = false;
     auto r = jmt_it::run_traced(spec);

@@ -28,8 +28,8 @@ jmt_it::RunResult run_folded(const std::string &main_class, const std::vector<st
                              const std::vector<std::string> &jmt_args)
 {
     jmt_it::RunSpec spec;
-    spec.main_class = main_class;
-    spec.args = args;
+    spec.jvm.main_class = main_class;
+    spec.jvm.args = args;
     spec.jmt_args = jmt_args;
     spec.json = false;
     return jmt_it::run_traced(spec);
@@ -125,8 +125,8 @@ TEST_F(Paths, PprofShowsTheSameTotalsAsJson)
 {
     const std::string file = "/tmp/jmt-paths-" + std::to_string(getpid()) + ".pb.gz";
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"1000", "5"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"1000", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--raw", "--pprof", file};
     auto r = jmt_it::run_traced(spec);
     auto u = [&](const char *m, const char *key) {
@@ -163,8 +163,8 @@ TEST_F(Paths, FlameGraphOfARealTraceRendersInChromium)
 {
     const std::string page = "/tmp/jmt-paths-" + std::to_string(getpid()) + ".html";
     jmt_it::RunSpec spec;
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"1000", "5"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"1000", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--flamegraph", page};
     auto r = jmt_it::run_traced(spec);
     if (access("/usr/bin/chromium", X_OK) != 0) {

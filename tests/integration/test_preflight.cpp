@@ -157,9 +157,9 @@ TEST_F(Preflight, JvmInItsOwnMountNamespace)
     const std::string script = "mount -t tmpfs jmt-ns " + dir + " && mkdir " + dir + "/jdk && mount --bind " +
                                home + " " + dir + "/jdk && shift && exec " + dir + "/jdk/bin/java \"$@\"";
     jmt_it::RunSpec spec;
-    spec.wrapper = {"unshare", "-m", "--propagation", "private", "--", "sh", "-c", script, "sh"};
-    spec.main_class = "demo.abc.FixedWork";
-    spec.args = {"300", "5"};
+    spec.jvm.wrapper = {"unshare", "-m", "--propagation", "private", "--", "sh", "-c", script, "sh"};
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    spec.jvm.args = {"300", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--raw"};
     auto r = jmt_it::run_traced(spec);
     rmdir(dir.c_str());

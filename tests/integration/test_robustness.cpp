@@ -38,8 +38,8 @@ class Robustness : public jmt_it::BpfTest {};
 TEST_F(Robustness, SleepingIsElapsedNotOnCpu)
 {
     RunSpec spec;
-    spec.main_class = "demo.cpu.SleepSpin";
-    spec.args = {"200"};
+    spec.jvm.main_class = "demo.cpu.SleepSpin";
+    spec.jvm.args = {"200"};
     spec.jmt_args = {"--raw", "--package", "demo/cpu"};
     const double interrupted_before = irq_and_steal_ms();
     auto r = jmt_it::run_traced(spec);
@@ -91,8 +91,8 @@ TEST_F(Robustness, ThreadsCountExactly)
 {
     const int n = 40, threads = 4;
     RunSpec spec;
-    spec.main_class = "demo.abc.Flow";
-    spec.args = {std::to_string(n), "10", std::to_string(threads)};
+    spec.jvm.main_class = "demo.abc.Flow";
+    spec.jvm.args = {std::to_string(n), "10", std::to_string(threads)};
     spec.jmt_args = {"--raw", "--package", "demo/abc"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/abc/Flow";
@@ -114,8 +114,8 @@ TEST_F(Robustness, RecursionIsNotDoubleCounted)
     const int k = 12, m = 300;
     const uint64_t calls_per_fib = 2 * 233 - 1;  // fib(13) = 233
     RunSpec spec;
-    spec.main_class = "demo.recursion.Fib";
-    spec.args = {std::to_string(k), std::to_string(m)};
+    spec.jvm.main_class = "demo.recursion.Fib";
+    spec.jvm.args = {std::to_string(k), std::to_string(m)};
     spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const auto *fib = find_method(r.report, "demo/recursion/Fib", "fib", "(I)I");
@@ -136,9 +136,9 @@ void check_throwing(const std::vector<std::string> &jvm_flags, bool expect_no_dr
 {
     const int rounds = 400, n = 100;
     RunSpec spec;
-    spec.main_class = "demo.exceptions.Throwing";
-    spec.args = {std::to_string(rounds), std::to_string(n)};
-    spec.jvm_flags = jvm_flags;
+    spec.jvm.main_class = "demo.exceptions.Throwing";
+    spec.jvm.args = {std::to_string(rounds), std::to_string(n)};
+    spec.jvm.flags = jvm_flags;
     spec.jmt_args = {"--raw", "--package", "demo/exceptions"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/exceptions/Throwing";
@@ -194,8 +194,8 @@ TEST_F(Robustness, AttachDuringDeepRecursion)
 {
     const int depth = 3000, leaves = 1000;
     RunSpec spec;
-    spec.main_class = "demo.recursion.Deep";
-    spec.args = {std::to_string(depth), std::to_string(leaves)};
+    spec.jvm.main_class = "demo.recursion.Deep";
+    spec.jvm.args = {std::to_string(depth), std::to_string(leaves)};
     spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/recursion/Deep";
@@ -216,8 +216,8 @@ TEST_F(Robustness, DeepRecursionBeyondTheStackBound)
     // their calls still counted, and the frames below stay intact.
     const int depth = 3000, leaves = 100;
     RunSpec spec;
-    spec.main_class = "demo.recursion.Deep";
-    spec.args = {std::to_string(depth), std::to_string(leaves), "first"};
+    spec.jvm.main_class = "demo.recursion.Deep";
+    spec.jvm.args = {std::to_string(depth), std::to_string(leaves), "first"};
     spec.jmt_args = {"--raw", "--package", "demo/recursion"};
     auto r = jmt_it::run_traced(spec);
     const std::string k = "demo/recursion/Deep";
@@ -240,8 +240,8 @@ TEST_F(Robustness, ThreadChurnSoak)
 {
     // A minute of threads that start, call work() 10 times and end, 50 at a time.
     RunSpec spec;
-    spec.main_class = "demo.threads.Churn";
-    spec.args = {"60", "50"};
+    spec.jvm.main_class = "demo.threads.Churn";
+    spec.jvm.args = {"60", "50"};
     spec.jmt_args = {"--raw", "--package", "demo/threads"};
     spec.workload_timeout_ms = 180000;
     auto r = jmt_it::run_traced(spec);

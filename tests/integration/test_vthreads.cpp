@@ -71,9 +71,9 @@ VtRun launch(const Tasks &t, const std::vector<std::string> &more = {}, const st
 VtRun attach(const Tasks &t)
 {
     jmt_it::RunSpec spec;
-    spec.java = kTemurin25;
-    spec.main_class = "demo.vt.VirtualTasks";
-    spec.args = t.args(true);
+    spec.jvm.java = kTemurin25;
+    spec.jvm.main_class = "demo.vt.VirtualTasks";
+    spec.jvm.args = t.args(true);
     spec.jmt_args = {"--package", "demo/vt", "--raw"};
     jmt_it::RunResult rr = jmt_it::run_traced(spec);
     return {rr.report, rr.done_line};

@@ -78,19 +78,18 @@ VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> tar
                            bool whole, unsigned poll_ms)
     : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size()), whole_(whole)
 {
-    std::map<std::string, LibjvmInfo> infos;
-    for (const VthreadTarget &t : targets_)
-        if (by_libjvm[t.libjvm].found() && !infos.count(t.libjvm))
-            infos[t.libjvm] = inspect_libjvm(t.libjvm);
-    for (const VthreadTarget &t : targets_)
-        libjvms_.push_back(infos[t.libjvm]);
-    for (const VthreadTarget &t : targets_)
-        hooks_.push_back(by_libjvm[t.libjvm]);
-    for (size_t i = 0; i < targets_.size(); i++)
-        if (!by_libjvm[targets_[i].libjvm].found()) {
+    std::map<std::string, LibjvmInfo> infos;  // read once per libjvm
+    for (size_t i = 0; i < targets_.size(); i++) {
+        const std::string &libjvm = targets_[i].libjvm;
+        hooks_.push_back(by_libjvm[libjvm]);
+        if (hooks_[i].found() && !infos.count(libjvm))
+            infos[libjvm] = inspect_libjvm(libjvm);
+        libjvms_.push_back(infos[libjvm]);
+        if (!hooks_[i].found()) {
             layouts_[i].state = VthreadLayout::State::Unsupported;
             layouts_[i].why = "its libjvm.so has no symbol table (.symtab) naming HotSpot's freeze and thaw";
         }
+    }
     if (resolve())
         return;
     thread_ = start_quiet_thread([this, poll_ms] {

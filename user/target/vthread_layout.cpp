@@ -40,7 +40,8 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
     if (!m.found)
         return {};
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const JvmMemory memory(pid, m.start - (first_load_vaddr & ~(page - 1)), symbols);
+    const uint64_t bias = m.start - (first_load_vaddr & ~(page - 1));  // the address of the file's vaddr 0
+    const JvmMemory memory(pid, bias, symbols);
     // java.lang.Thread's offsets are computed as the JVM starts, after libjvm's
     // static data (the VMStructs table) is initialised: one read while pending.
     const std::string tid = memory.read(*memory.symbol(kTidOffsetSymbol), sizeof(int32_t));
@@ -59,15 +60,14 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
     if (const std::optional<uint64_t> zgc = memory.flag("UseZGC"))
         if (memory.read_u8(*zgc).value_or(0))
             return unsupported("it runs ZGC, whose references carry colour bits the kernel program does not strip");
+    if (!symbols.count(kFreezeEntrySymbol) || !symbols.count(kThawEntrySymbol))
+        return unsupported("its libjvm.so's symbol table does not name the continuations' freeze and thaw entries");
     // The entries' addresses in the JVM, less the bias: addresses in the file's image.
-    const uint64_t bias = m.start - (first_load_vaddr & ~(page - 1));
     auto entry = [&](const char *name) -> uint64_t {
         const std::optional<uint64_t> at = memory.symbol(name);
         const uint64_t fn = at ? memory.read_u64(*at).value_or(0) : 0;
         return fn > bias ? fn - bias : 0;
     };
-    if (!symbols.count(kFreezeEntrySymbol) || !symbols.count(kThawEntrySymbol))
-        return unsupported("its libjvm.so's symbol table does not name the continuations' freeze and thaw entries");
     VthreadLayout l;
     l.freeze_vaddr = entry(kFreezeEntrySymbol);
     l.thaw_vaddr = entry(kThawEntrySymbol);
