@@ -54,6 +54,9 @@ struct jmt_frame {
 	__u32 foreign_depth;  /* --foreign: untraced calls open directly above this frame */
 	__u32 foreign_pad;
 	__u64 vthread;        /* the virtual thread that parked it (jmt_vt_park), 0 before a park */
+	__u64 pinned_ns;      /* ns its carrier was blocked while its virtual thread was pinned (jmt_pinned_add) */
+	__u32 pinned;         /* such blocks */
+	__u32 pinned_monitor; /* of those, pinned because a monitor was held */
 	__u64 foreign_wall_ns; /* --foreign: closed segments' elapsed, on-CPU ns, events */
 	__u64 foreign_cpu_ns;
 	__u64 foreign_events;
@@ -97,6 +100,13 @@ struct jmt_thread {
 	 * entry's address on this carrier's stack. */
 	__u64 vt_pending_tid;
 	__u64 vt_pending_entry;
+	/* A freeze of this carrier's virtual thread that failed with traced frames
+	 * open: its reason (freeze's result, 0: none), until the carrier's next
+	 * freeze or thaw; pin_block_ns: ktime (ns) of the blocking switch-out
+	 * since, 0 while not blocked; pin_counted: the block was counted. */
+	__u32 pin_reason;
+	__u32 pin_counted;
+	__u64 pin_block_ns;
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
 	struct jmt_row_slot rows[JMT_ROW_SLOTS]; /* --per-thread: by method id & (JMT_ROW_SLOTS - 1), zeroed at creation */
@@ -272,6 +282,9 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 	f->recursive = recursive;
 	f->path = path;
 	f->vthread = 0;
+	f->pinned_ns = 0;
+	f->pinned = 0;
+	f->pinned_monitor = 0;
 	t->depth = d + 1;
 	return 0;
 }
@@ -432,6 +445,9 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	out->events_excl = jmt_sat_sub(events, f->child_events);
 	out->traced_incl = f->recursive ? 0 : traced;
 	out->traced_excl = jmt_sat_sub(traced, f->child_traced);
+	out->pinned = f->recursive ? 0 : f->pinned;
+	out->pinned_ns = f->recursive ? 0 : f->pinned_ns;
+	out->pinned_monitor = f->recursive ? 0 : f->pinned_monitor;
 	if (foreign) {
 		if (f->foreign_depth) {
 			/* An untraced callee's return never came (C1-inlined, exited by exception). */
@@ -717,6 +733,50 @@ static __always_inline __u32 jmt_vt_split(const struct jmt_thread *t, __u64 entr
 static __always_inline __u32 jmt_vt_beyond(const struct jmt_thread *t)
 {
 	return t->depth > JMT_MAX_DEPTH ? t->depth - JMT_MAX_DEPTH : 0;
+}
+
+/* The object a reference in an OopStorage slot points to: a generational ZGC
+ * pointer (remapped_shift: ZPointerRemappedShift) carries its address above
+ * its one set remapped bit (HotSpot's ZPointer::uncolor); 0 when none is set.
+ * remapped_shift 0: a plain address (every other collector). */
+static __always_inline __u64 jmt_zpointer_address(__u64 ref, __u64 remapped_shift)
+{
+	if (!remapped_shift)
+		return ref;
+	switch ((ref >> remapped_shift) & 0xf) {
+	case 1:
+		return ref >> (remapped_shift + 1);
+	case 2:
+		return ref >> (remapped_shift + 2);
+	case 4:
+		return ref >> (remapped_shift + 3);
+	case 8:
+		return ref >> (remapped_shift + 4);
+	}
+	return 0;
+}
+
+/* freeze's results that leave a virtual thread mounted (pinned), by reason
+ * (HotSpot's freeze_result): a critical section, a native frame, a monitor held. */
+#define JMT_FREEZE_PINNED_CS 2
+#define JMT_FREEZE_PINNED_NATIVE 3
+#define JMT_FREEZE_PINNED_MONITOR 4
+
+/* The carrier of t was blocked ns while its virtual thread was pinned: every
+ * open stored frame holds the time (inclusive); first: the block's first
+ * part after its failed freeze, which counts it (monitor: pinned by a monitor). */
+static __always_inline void jmt_pinned_add(struct jmt_thread *t, __u64 ns, __u32 first, __u32 monitor)
+{
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++) {
+		struct jmt_frame *f;
+
+		if (i >= t->depth)
+			break;
+		f = &t->frames[JMT_IDX(i)];
+		f->pinned_ns += ns;
+		f->pinned += first;
+		f->pinned_monitor += first & monitor;
+	}
 }
 
 /* Frame f of virtual thread vthread leaves its carrier at now: its clocks

@@ -133,6 +133,12 @@ struct jmt_names {
 	VALUE(events_excl) /* probe events inside frames, less those inside traced callees */ \
 	VALUE(traced_incl) /* of events_incl, events of traced methods */                \
 	VALUE(traced_excl) /* of events_excl, events of traced methods */                \
+	/* Virtual threads: blocks of the frame's carrier while its virtual thread   \
+	 * could not unmount (pinned), inclusive: how many, how long (ns), and how   \
+	 * many of them because a monitor was held (JDK 21 to 23's synchronized). */ \
+	VALUE(pinned)                                                                   \
+	VALUE(pinned_ns)                                                                \
+	VALUE(pinned_monitor)                                                           \
 	/* --foreign (0 otherwise): of the exclusive values, the part spent inside      \
 	 * untraced callees (time in traced methods they call back excluded). */        \
 	FOREIGN(wall_foreign_ns)                                                        \
@@ -208,6 +214,12 @@ struct jmt_vt_layout {
 	__u64 vthread_offset;    /* JavaThread::_vthread: OopHandle, an oop* to the mounted java.lang.Thread */
 	__u64 cont_entry_offset; /* JavaThread::_cont_entry: ContinuationEntry* on the carrier's stack */
 	__u64 tid_offset;        /* java.lang.Thread's tid field (a long) in its object */
+	__u64 stack_base_offset; /* Thread::_stack_base: the highest address of the carrier's stack */
+	__u64 stack_size_offset; /* Thread::_stack_size (bytes) */
+	/* Generational ZGC: the lowest of the 4 remapped bits of a coloured
+	 * pointer (ZPointerRemappedShift); the address is the pointer shifted right
+	 * past its one set remapped bit. 0: references are plain addresses. */
+	__u64 zpointer_remapped_shift;
 };
 
 struct jmt_thread_key {
@@ -323,7 +335,18 @@ struct jmt_thread_key {
 	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */ \
 	K(VT_UNFOLLOWED, vt_unfollowed, 0,                                                 \
 	  "unmounts or mounts of virtual threads were not followed (the JVM's thread layout was not " \
-	  "read yet, or the header says why); frames open across them stayed on their carrier thread")
+	  "read yet, or the header says why); frames open across them stayed on their carrier thread") \
+	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */ \
+	/* pinned blocks inside traced frames by freeze's reason, and their ns */    \
+	K(PINNED_CRITICAL, pinned_critical, 0, 0)                                          \
+	K(PINNED_NATIVE, pinned_native, 0, 0)                                              \
+	K(PINNED_MONITOR, pinned_monitor, 0, 0)                                            \
+	K(PINNED_OTHER, pinned_other, 0, 0)                                                \
+	K(PINNED_NS, pinned_ns, 0, 0)                                                      \
+	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch, 0,                                       \
+	  "unmounts or mounts of virtual threads read a continuation entry outside the carrier's stack " \
+	  "(the JVM's thread layout is not the one jmethodtime read); frames open across them stayed " \
+	  "on their carrier thread")
 
 #define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name, n, text)

@@ -73,6 +73,8 @@ static __always_inline struct jmt_thread *thread_state(int create)
 		t->traced_total = 0;
 		t->depth = 0;
 		t->vt_pending_tid = 0;
+		t->pin_reason = 0;
+		t->pin_block_ns = 0;
 		t->on_cpu = 1;
 		t->tid = (__u32)bpf_get_current_pid_tgid();
 		t->gap_prev_ns = 0;
@@ -141,6 +143,36 @@ static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *c
 	record_gap(t, cpu, c);
 }
 
+/* The carrier of t, blocked while its virtual thread was pinned, runs again
+ * at now: the block (to its switch-in: run-queue wait included, the carrier
+ * was not free for other virtual threads) goes into its open frames, and
+ * counts once per failed freeze. */
+static __always_inline void pinned_block_ends(struct jmt_thread *t, struct jmt_cpu *cpu, __u64 now)
+{
+	__u64 ns = now > t->pin_block_ns ? now - t->pin_block_ns : 0;
+	__u32 first = !t->pin_counted;
+
+	jmt_pinned_add(t, ns, first, t->pin_reason == JMT_FREEZE_PINNED_MONITOR);
+	bump_by(cpu, JMT_CNT_PINNED_NS, ns);
+	if (first) {
+		switch (t->pin_reason) {
+		case JMT_FREEZE_PINNED_CS:
+			bump(cpu, JMT_CNT_PINNED_CRITICAL);
+			break;
+		case JMT_FREEZE_PINNED_NATIVE:
+			bump(cpu, JMT_CNT_PINNED_NATIVE);
+			break;
+		case JMT_FREEZE_PINNED_MONITOR:
+			bump(cpu, JMT_CNT_PINNED_MONITOR);
+			break;
+		default:
+			bump(cpu, JMT_CNT_PINNED_OTHER);
+		}
+	}
+	t->pin_counted = 1;
+	t->pin_block_ns = 0;
+}
+
 /* On-CPU time per target thread: accumulated at switch-out, restarted at
  * switch-in. Run-queue wait: from a switch-out that leaves the thread
  * runnable (preempted, or yielding in TASK_RUNNING), or from its wakeup
@@ -162,11 +194,15 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	if (prev_target) {
 		__u64 *since = bpf_task_storage_get(&runnable_since, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		int runnable = preempt || prev->__state == JMT_TASK_RUNNING;
 
 		if (since)
-			*since = preempt || prev->__state == JMT_TASK_RUNNING ? now : 0;
+			*since = runnable ? now : 0;
 		t = bpf_task_storage_get(&threads, prev, 0, 0);
 		if (t && t->initialized) {
+			/* A pinned virtual thread's carrier blocks (not runnable). */
+			if (t->pin_reason && t->depth && !runnable && !t->pin_block_ns)
+				t->pin_block_ns = now;
 			/* Off a CPU without a seen switch-in: its slice's start is unknown. */
 			if (t->on_cpu)
 				t->cpu_total_ns += now - t->switch_in_ns;
@@ -193,6 +229,8 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 			t->runq_total_ns += waited;
 			t->switch_in_ns = now;
 			t->on_cpu = 1;
+			if (t->pin_block_ns)
+				pinned_block_ends(t, cpu, now);
 		}
 	}
 	return 0;

@@ -54,19 +54,27 @@ static __always_inline const struct jmt_vt_layout *vt_layout(void)
 }
 
 /* The mounted virtual thread's id and its continuation entry, read through
- * JavaThread jt: 0 when a read fails. */
+ * JavaThread jt: -1 when a read fails or the entry lies outside the carrier's
+ * stack (a layout the JVM does not have: counted, nothing moves). */
 static __always_inline int vt_identity(const struct jmt_vt_layout *l, __u64 jt, __u64 *vtid, __u64 *entry)
 {
-	__u64 handle = 0, oop = 0;
+	__u64 handle = 0, oop = 0, base = 0, size = 0;
 
 	if (bpf_probe_read_user(&handle, sizeof(handle), (void *)(jt + l->vthread_offset)) || !handle)
 		return -1;
 	if (bpf_probe_read_user(&oop, sizeof(oop), (void *)handle) || !oop)
 		return -1;
-	if (bpf_probe_read_user(vtid, sizeof(*vtid), (void *)(oop + l->tid_offset)) || !*vtid)
+	oop = jmt_zpointer_address(oop, l->zpointer_remapped_shift);
+	if (!oop || bpf_probe_read_user(vtid, sizeof(*vtid), (void *)(oop + l->tid_offset)) || !*vtid)
 		return -1;
 	if (bpf_probe_read_user(entry, sizeof(*entry), (void *)(jt + l->cont_entry_offset)) || !*entry)
 		return -1;
+	if (bpf_probe_read_user(&base, sizeof(base), (void *)(jt + l->stack_base_offset)) ||
+	    bpf_probe_read_user(&size, sizeof(size), (void *)(jt + l->stack_size_offset)) ||
+	    *entry >= base || *entry < base - size) {
+		count(JMT_CNT_VT_LAYOUT_MISMATCH);
+		return -1;
+	}
 	return 0;
 }
 
@@ -179,8 +187,14 @@ int handle_freeze_ret(struct pt_regs *ctx)
 	pc.t = vt_take_pending(&pc.key.vtid, &entry);
 	if (!pc.t || !cpu)
 		return 0;
-	if ((int)PT_REGS_RC(ctx) != JMT_FREEZE_OK)
-		return 0; /* pinned: the virtual thread stays on this carrier */
+	if ((int)PT_REGS_RC(ctx) != JMT_FREEZE_OK) {
+		/* pinned: the virtual thread stays on this carrier, which blocks next */
+		pc.t->pin_reason = (__u32)PT_REGS_RC(ctx);
+		pc.t->pin_counted = 0;
+		pc.t->pin_block_ns = 0;
+		return 0;
+	}
+	pc.t->pin_reason = 0;
 	n = jmt_vt_split(pc.t, entry);
 	if (!n)
 		return 0;
@@ -221,6 +235,9 @@ int handle_thaw(struct pt_regs *ctx)
 
 	if (event_jvm() < 0 || (int)PT_REGS_PARM2(ctx) != JMT_THAW_TOP)
 		return 0;
+	t = thread_state(0);
+	if (t)
+		t->pin_reason = 0; /* another virtual thread mounts: a pinned one has gone on */
 	l = vt_layout();
 	if (!l) {
 		count(JMT_CNT_VT_UNFOLLOWED);
@@ -294,6 +311,7 @@ int handle_thaw_ret(struct pt_regs *ctx)
 	}
 	jmt_loop(JMT_MAX_DEPTH, vt_unpark_one, &uc);
 	uc.t->depth += parked->beyond;
+	uc.key.idx = JMT_PARKED_HEADER; /* the loop left a frame's index there */
 	bpf_map_delete_elem(&parked_vthreads, &uc.key);
 	bump(cpu, JMT_CNT_VT_MOUNTS);
 	return 0;

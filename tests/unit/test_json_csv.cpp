@@ -45,11 +45,20 @@ TEST(Json, RoundTripsEveryField)
     d.vt_mounts = 131;
     d.vt_frames_lost = 132;
     d.vt_unfollowed = 133;
+    d.pinned_critical = 134;
+    d.pinned_native = 135;
+    d.pinned_monitor = 136;
+    d.pinned_other = 137;
+    d.pinned_ns = 138;
+    d.vt_layout_mismatch = 139;
     p.kernel_memory_bytes = 7'760'000;
     p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
+    p.methods[1].stats.pinned = 9;
+    p.methods[1].stats.pinned_ns = 9'000'000;
+    p.methods[1].stats.pinned_monitor = 8;
     p.corrected = true;
     p.probe_cost = {901, 702};
     p.class_globs = {"*ResultSet"};
@@ -97,8 +106,11 @@ TEST(Json, RoundTripsEveryField)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto &m = methods[i];
-        EXPECT_EQ(m.size(), 19u);
+        EXPECT_EQ(m.size(), 22u);
         EXPECT_EQ(m.at("probe_dominated").get<bool>(), src.probe_dominated);
+        EXPECT_EQ(m.at("pinned").get<uint64_t>(), src.stats.pinned);
+        EXPECT_EQ(m.at("pinned_ns").get<uint64_t>(), src.stats.pinned_ns);
+        EXPECT_EQ(m.at("pinned_monitor").get<uint64_t>(), src.stats.pinned_monitor);
         // On-CPU, run-queue and blocked time make up elapsed time.
         EXPECT_EQ(m.at("cpu_incl_ns").get<uint64_t>() + m.at("runq_incl_ns").get<uint64_t>() +
                       m.at("blocked_incl_ns").get<uint64_t>(),
@@ -141,7 +153,9 @@ TEST(Json, RoundTripsEveryField)
         {"scratch_busy", 122},      {"totals_not_ready", 123}, {"methods_seen", 124},
         {"rejected_by_package", 125}, {"rejected_by_class", 126}, {"rejected_by_method", 127},
         {"classes_rejected_by_globs", 128}, {"runq_ns", 129}, {"vt_unmounts", 130},
-        {"vt_mounts", 131}, {"vt_frames_lost", 132}, {"vt_unfollowed", 133}};
+        {"vt_mounts", 131}, {"vt_frames_lost", 132}, {"vt_unfollowed", 133},
+        {"pinned_critical", 134}, {"pinned_native", 135}, {"pinned_monitor", 136}, {"pinned_other", 137},
+        {"pinned_ns", 138}, {"vt_layout_mismatch", 139}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -243,6 +257,9 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     jmt::Profile p = sample();
     p.methods[2].stats.events_incl = 7;
     p.methods[2].stats.traced_incl = 3;
+    p.methods[2].stats.pinned = 2;
+    p.methods[2].stats.pinned_ns = 41'000;
+    p.methods[2].stats.pinned_monitor = 1;
     std::ostringstream out;
     jmt::write_csv(out, p, jmt::SortKey::Calls);
     std::vector<std::string> lines;
@@ -255,8 +272,11 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     }
     ASSERT_EQ(lines.size(), 4u);
     const auto header = csv_fields(lines[0]);
-    ASSERT_EQ(header.size(), 18u);
-    EXPECT_EQ(header[17], "probe_dominated");
+    ASSERT_EQ(header.size(), 21u);
+    EXPECT_EQ(header[20], "probe_dominated");
+    EXPECT_EQ(header[17], "pinned");
+    EXPECT_EQ(header[18], "pinned_ns");
+    EXPECT_EQ(header[19], "pinned_monitor");
     EXPECT_EQ(header[0], "class");
     EXPECT_EQ(header[3], "calls");
     EXPECT_EQ(header[16], "traced_events_excl");
@@ -266,8 +286,11 @@ TEST(Csv, HeaderThenEveryMethodSortedWithTheSameNumbers)
     for (size_t i = 0; i < order.size(); i++) {
         const jmt::MethodRow &src = p.methods[order[i]];
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 18u) << lines[i + 1];
-        EXPECT_EQ(f[17], src.probe_dominated ? "1" : "0");
+        ASSERT_EQ(f.size(), 21u) << lines[i + 1];
+        EXPECT_EQ(f[20], src.probe_dominated ? "1" : "0");
+        EXPECT_EQ(std::stoull(f[17]), src.stats.pinned);
+        EXPECT_EQ(std::stoull(f[18]), src.stats.pinned_ns);
+        EXPECT_EQ(std::stoull(f[19]), src.stats.pinned_monitor);
         EXPECT_EQ(f[0], src.klass);
         EXPECT_EQ(f[1], src.method);
         EXPECT_EQ(f[2], src.signature);

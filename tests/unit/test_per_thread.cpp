@@ -104,7 +104,7 @@ TEST(PerThread, JsonRowsHaveTidAndThread)
     const auto &methods = doc.at("methods");
     ASSERT_EQ(methods.size(), 4u);
     for (const auto &m : methods) {
-        EXPECT_EQ(m.size(), 21u);
+        EXPECT_EQ(m.size(), 24u);
         ASSERT_TRUE(m.contains("tid"));
         ASSERT_TRUE(m.contains("vthread"));
         ASSERT_TRUE(m.contains("thread"));
@@ -155,18 +155,19 @@ TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
     ASSERT_EQ(lines.size(), 5u);
     EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
                          "blocked_incl_ns,blocked_excl_ns,unreturned,"
-                        "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread");
+                        "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
+                        "probe_dominated,tid,thread");
     // By calls: 3000 (301), 2000 step tid 0, 2000 step tid 301, 1000 (101).
     const std::vector<std::pair<std::string, std::string>> expected = {
         {"301", "worker-3"}, {"0", "[not split: thread table full]"}, {"301", "worker-3"},
         {"101", "pool-1,worker \"1\""}};
     for (size_t i = 0; i < expected.size(); i++) {
         const auto f = csv_fields(lines[i + 1]);
-        ASSERT_EQ(f.size(), 20u) << lines[i + 1];
-        EXPECT_EQ(f[18], expected[i].first) << lines[i + 1];
-        EXPECT_EQ(f[19], expected[i].second) << lines[i + 1];
+        ASSERT_EQ(f.size(), 23u) << lines[i + 1];
+        EXPECT_EQ(f[21], expected[i].first) << lines[i + 1];
+        EXPECT_EQ(f[22], expected[i].second) << lines[i + 1];
     }
-    // The first 18 columns are the usual ones.
+    // The first 21 columns are the usual ones.
     const auto first = csv_fields(lines[1]);
     EXPECT_EQ(first[0], "demo/Work");
     EXPECT_EQ(first[1], "run");
@@ -183,7 +184,8 @@ TEST(PerThread, CsvHeaderHasThreadColumnsEvenWithoutRows)
     jmt::write_csv(out, p, jmt::SortKey::Calls);
     EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
                          "blocked_incl_ns,blocked_excl_ns,unreturned,"
-                         "events_incl,events_excl,traced_events_incl,traced_events_excl,probe_dominated,tid,thread\r\n");
+                         "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
+                         "probe_dominated,tid,thread\r\n");
     std::ostringstream plain;
     jmt::write_csv(plain, sample(), jmt::SortKey::Calls);
     EXPECT_EQ(plain.str().find("tid"), std::string::npos);

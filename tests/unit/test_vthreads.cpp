@@ -193,3 +193,43 @@ TEST(VthreadClock, AParkedClockGoesOnFromWhatItHadUsed)
 }
 
 }  // namespace
+
+namespace {
+
+// A pinned virtual thread blocks its carrier: every open frame holds the block's time, the
+// block counts once (its later parts add time only), a recursive frame's inclusive share is 0.
+TEST(Pinned, BlocksGoIntoEveryOpenFrameInclusively)
+{
+    Thread k;
+    ASSERT_EQ(k.enter(Task, 0), 0);
+    ASSERT_EQ(k.enter(Step, 10), 0);
+    ASSERT_EQ(k.enter(Task, 20), 0);  // recursive
+    jmt_pinned_add(k.t.get(), 5000, 1, 1);  // a block by a monitor held
+    jmt_pinned_add(k.t.get(), 3000, 0, 1);  // the same block, woken and blocked again
+    ASSERT_TRUE(k.leave(Task, 9000));
+    ASSERT_TRUE(k.leave(Step, 9010));
+    jmt_pinned_add(k.t.get(), 700, 1, 0);  // another, by a native frame: task() alone holds it
+    ASSERT_TRUE(k.leave(Task, 9800));
+    EXPECT_EQ(k.totals[Step].pinned, 1u);
+    EXPECT_EQ(k.totals[Step].pinned_ns, 8000u);
+    EXPECT_EQ(k.totals[Step].pinned_monitor, 1u);
+    EXPECT_EQ(k.totals[Task].pinned, 2u) << "the outer frame's two blocks; the recursive one adds none";
+    EXPECT_EQ(k.totals[Task].pinned_ns, 8700u);
+    EXPECT_EQ(k.totals[Task].pinned_monitor, 1u);
+    EXPECT_EQ(k.totals[Task].calls, 2u);
+}
+
+// Generational ZGC's coloured pointers: the address above the one remapped bit that is set
+// (4 remapped bits from bit 12), as ZPointer::uncolor takes it; other collectors' as they are.
+TEST(ZPointer, TheAddressIsAboveTheSetRemappedBit)
+{
+    const uint64_t address = 0x40000123450ULL;
+    for (uint64_t bit = 0; bit < 4; bit++) {
+        const uint64_t coloured = (address << (13 + bit)) | (1ULL << (12 + bit)) | 0x510;  // + other metadata
+        EXPECT_EQ(jmt_zpointer_address(coloured, 12), address) << "remapped bit " << bit;
+    }
+    EXPECT_EQ(jmt_zpointer_address(address << 16, 12), 0u) << "no remapped bit set";
+    EXPECT_EQ(jmt_zpointer_address(0x7f0012345678ULL, 0), 0x7f0012345678ULL);
+}
+
+}  // namespace

@@ -123,6 +123,9 @@ bool VthreadHooks::resolve()
         jmt_vt_layout &out = program_globals(skel_).vt_layouts[i];
         out.vthread_offset = layouts_[i].vthread_offset;
         out.tid_offset = layouts_[i].tid_offset;
+        out.stack_base_offset = layouts_[i].stack_base_offset;
+        out.stack_size_offset = layouts_[i].stack_size_offset;
+        out.zpointer_remapped_shift = layouts_[i].zpointer_remapped_shift;
         // The programs take a layout once its entry offset is set: it goes last.
         __atomic_store_n(&out.cont_entry_offset, layouts_[i].cont_entry_offset, __ATOMIC_RELEASE);
     }

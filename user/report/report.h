@@ -41,6 +41,16 @@ std::string overhead_text(const Profile &profile);
 // JVM's CPU the traps took). Empty when the wait or the CPU time is unknown.
 std::string run_queue_text(const Profile &profile);
 
+// "JDK 25.0.5: virtual threads followed across unmounts (...)" or why they are
+// not; empty for a JDK without virtual threads.
+std::string virtual_threads_text(const Profile &profile);
+
+// "Pinned: virtual threads blocked their carrier 250 times inside traced
+// calls, 5.10 s in all (250 by a monitor held); inside a/B.m 250 for 5.10 s":
+// blocks of a carrier whose virtual thread could not unmount, by reason, and
+// the methods that held most of them; empty when there were none.
+std::string pinned_text(const Profile &profile);
+
 // "all methods", "package a/b", or "packages a/b, c/d; class *X; methods get*, set*".
 std::string filter_text(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs,
                         const std::vector<std::string> &method_globs);

@@ -298,16 +298,10 @@ void write_header(std::ostream &out, const Profile &profile)
 {
     out << traced_text(profile) << "\n";
     write_probe_cost(out, profile);
-    if (profile.virtual_threads && profile.virtual_threads_not_followed.empty())
-        out << "JDK " << profile.jdk_version
-            << ": virtual threads followed across unmounts (" << profile.diag.vt_unmounts
-            << " unmounts with traced frames open); a frame's elapsed time holds the time its virtual thread "
-               "was unmounted, counted as blocked; its on-CPU time is its own\n";
-    else if (profile.virtual_threads)
-        out << "JDK " << profile.jdk_version << ": virtual threads are not followed across unmounts ("
-            << profile.virtual_threads_not_followed
-            << "): a call open across an unmount may end without a return or show one without an entry, and "
-               "its times hold other virtual threads' work\n";
+    if (const std::string vt = virtual_threads_text(profile); !vt.empty())
+        out << vt << "\n";
+    if (const std::string pinned = pinned_text(profile); !pinned.empty())
+        out << pinned << "\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
     if (const std::string probes = probes_text(profile.probes); !probes.empty())

@@ -171,8 +171,8 @@ std::map<std::string, uint64_t> fields_from_vmstructs(const ReadMemory &read,
     };
     for (const VmStructEntry &e : vmstructs_entries(read, exported, wanted_type)) {
         const std::string name = e.type + "::" + e.field;
-        if (!e.is_static && std::find(names.begin(), names.end(), name) != names.end())
-            found[name] = e.offset;
+        if (std::find(names.begin(), names.end(), name) != names.end())
+            found[name] = e.is_static ? e.address : e.offset;
     }
     return found;
 }

@@ -26,8 +26,9 @@ std::map<std::string, uint64_t> flags_from_vmstructs(const ReadMemory &read,
                                                      const std::map<std::string, uint64_t> &exported,
                                                      const std::vector<std::string> &names);
 
-// The offsets of the non-static VMStructs fields named "Type::field" in names
-// (as above, from the table a running JVM initialised). Fields not found are left out.
+// The VMStructs fields named "Type::field" in names: a non-static field's
+// offset in its type, a static one's address in the JVM (as above, from the
+// table a running JVM initialised). Fields not found are left out.
 std::map<std::string, uint64_t> fields_from_vmstructs(const ReadMemory &read,
                                                       const std::map<std::string, uint64_t> &exported,
                                                       const std::vector<std::string> &names);
@@ -49,7 +50,7 @@ public:
     // The address of HotSpot flag name (a bool flag is one byte there):
     // .symtab, else VMStructs; nullopt when neither has it.
     std::optional<uint64_t> flag(const std::string &name) const;
-    // Offsets of VMStructs fields by "Type::field" (fields_from_vmstructs).
+    // VMStructs fields by "Type::field": offsets, or addresses of statics (fields_from_vmstructs).
     std::map<std::string, uint64_t> fields(const std::vector<std::string> &names) const;
     // A NUL-terminated string at addr, at most max bytes; empty when unreadable.
     std::string read_string(uint64_t addr, size_t max = 256) const;

@@ -15,6 +15,12 @@ struct VthreadLayout {
     uint64_t vthread_offset = 0;     // JavaThread::_vthread (bytes)
     uint64_t cont_entry_offset = 0;  // JavaThread::_cont_entry (bytes)
     uint64_t tid_offset = 0;         // java.lang.Thread's tid field (bytes into the object)
+    uint64_t stack_base_offset = 0;  // Thread::_stack_base (bytes)
+    uint64_t stack_size_offset = 0;  // Thread::_stack_size (bytes)
+    // Generational ZGC: ZPointerRemappedShift (its coloured pointers' remapped
+    // bits start there); 0 where references are addresses.
+    uint64_t zpointer_remapped_shift = 0;
+    bool cont_entry_derived = false;  // JDK 21 to 23: placed from its neighbours, checked on the JVM's threads
     // The instantiations of freeze<Config>, Config::freeze_preempt (JDK 24+;
     // 0 before) and thaw<Config> this JVM chose for its GC and oop size, as
     // addresses in its libjvm file's image (ContinuationHooks' vaddr): the only
@@ -24,9 +30,9 @@ struct VthreadLayout {
 };
 
 // pid's layout now: Pending while its libjvm is not mapped or not initialised
-// (continuations' entries included),
-// Unsupported when it lacks a part or runs ZGC (whose references hold colour
-// bits). symbols, first_load_vaddr: of its libjvm file (LibjvmInfo).
+// (continuations' entries included), Unsupported when it lacks a part or its
+// threads disagree with it. symbols, first_load_vaddr: of its libjvm file
+// (LibjvmInfo).
 VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t> &symbols, uint64_t first_load_vaddr);
 
 }  // namespace jmt

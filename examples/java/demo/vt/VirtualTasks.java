@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * THREADS virtual threads (named vt-0, vt-1, ...) each run task(): ROUNDS calls of step(),
  * which calls work() (WORK_US µs busy), blocks for BLOCK_MS, and calls work() again. How it
  * blocks, by MODE: sleep (Thread.sleep), wait (Object.wait(BLOCK_MS) in synchronized on a lock
- * of its own), contended (Thread.sleep inside synchronized on one lock all threads share).
+ * of its own), pinned (Thread.sleep inside synchronized on a lock of its own: JDK 21 to 23
+ * cannot unmount it, the carrier blocks), contended (Thread.sleep inside synchronized on one
+ * lock all threads share).
  * A virtual thread unmounts while it blocks (in synchronized from JDK 24) and may go on on
  * another carrier. early: the threads start before READY and wait inside task() until GO,
  * so a tracer attached at READY finds task() open (a mid-run attach).
@@ -40,6 +42,10 @@ public final class VirtualTasks {
         long t0 = System.nanoTime();
         if (mode.equals("sleep")) {
             Thread.sleep(blockMs);
+        } else if (mode.equals("pinned")) {
+            synchronized (own) {
+                Thread.sleep(blockMs);
+            }
         } else if (mode.equals("wait")) {
             synchronized (own) {
                 own.wait(blockMs);
