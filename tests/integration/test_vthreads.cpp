@@ -1,4 +1,5 @@
-// Virtual threads (JDK 21+) on Temurin 25, where the machine has it: calls that
+// Virtual threads (JDK 21+) on JDK 25 (jdk25(): Temurin's, else Debian's from the
+// root, in a container): calls that
 // unmount (sleep, Object.wait, a contended synchronized) and go on on another
 // carrier keep exact counts, and their times are their own virtual thread's.
 // The workload (demo.vt.VirtualTasks) times itself with System.nanoTime and the
@@ -17,7 +18,6 @@ using jmt_it::method_row;
 
 namespace {
 
-using jmt_it::kTemurin25;
 constexpr char kClass[] = "demo/vt/VirtualTasks";
 
 struct Tasks {
@@ -45,8 +45,8 @@ VtRun launch(const Tasks &t, const std::vector<std::string> &more = {}, const st
     const std::string out = "/tmp/jmt-vthreads-" + std::to_string(getpid()) + ".json";
     std::vector<std::string> argv = {JMT_BINARY, "--json", "--raw", "--package", "demo/vt", "-o", out};
     argv.insert(argv.end(), more.begin(), more.end());
-    jmt_it::JavaCommand java{"demo.vt.VirtualTasks", t.args(false), jvm_flags, false};
-    java.java = kTemurin25;
+    const jmt_it::JavaCommand java =
+        jmt_it::jdk25().launched({"demo.vt.VirtualTasks", t.args(false), jvm_flags, false});
     argv.push_back("--");
     for (const std::string &a : jmt_it::java_argv(java))
         argv.push_back(a);
@@ -71,9 +71,7 @@ VtRun launch(const Tasks &t, const std::vector<std::string> &more = {}, const st
 VtRun attach(const Tasks &t)
 {
     jmt_it::RunSpec spec;
-    spec.jvm.java = kTemurin25;
-    spec.jvm.main_class = "demo.vt.VirtualTasks";
-    spec.jvm.args = t.args(true);
+    spec.jvm = jmt_it::jdk25().attached({"demo.vt.VirtualTasks", t.args(true)});
     spec.jmt_args = {"--package", "demo/vt", "--raw"};
     jmt_it::RunResult rr = jmt_it::run_traced(spec);
     return {rr.report, rr.done_line};
@@ -134,7 +132,7 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched)
     EXPECT_LE(u64(step, "cpu_incl_ns"), done_value(r.done, "cpu_ns"));
 }
 
-class VirtualThreads : public jmt_it::Temurin25Test {};
+class VirtualThreads : public jmt_it::Jdk25Test {};
 
 TEST_F(VirtualThreads, SleepUnmountsAndTheFramesFollow)
 {
