@@ -37,6 +37,17 @@ void expect_in_root(int pid, RootMode mode)
     EXPECT_NE(access((proc + "/root" + JMT_JAVA_CLASSES).c_str(), F_OK), 0) << "the host's files are reachable";
 }
 
+// No uprobe of any tracer left on the JVM's method probes: one registered as bcc does
+// succeeds only on a probe site nobody else holds.
+void expect_no_uprobe_left(int pid)
+{
+    const std::string libjvm = jmt_it::examined(pid).libjvm;
+    for (const char *probe : {"method__entry", "method__return"}) {
+        jmt_it::ForeignUprobe other(pid, libjvm, probe);
+        EXPECT_EQ(other.error(), 0) << "a uprobe is still on hotspot:" << probe << " of " << libjvm;
+    }
+}
+
 // FixedWork traced from before its calls: N a(), 2N b(), 5N c(), one run().
 void expect_fixed_work_exact(const std::string &home, int feature)
 {
@@ -88,7 +99,7 @@ TEST_F(JdkMatrix, Jdk21InAContainerAttachedMidRunCountsTheCallsAfter) { expect_m
 TEST_F(JdkMatrix, Jdk25InAContainerAttachedMidRunCountsTheCallsAfter) { expect_mid_run_attach_exact(kRootJdk25); }
 
 // JDK 21 started without the flag: switched on for the trace's classes, exact counts, and
-// after the trace the flag byte is 0 and no probe call is left in its code.
+// after the trace the flag byte is 0, no probe call is left in its code, no uprobe on it.
 TEST_F(JdkMatrix, Jdk21InAContainerSwitchedOnAtRunTime)
 {
     RootJdk jdk(kRootJdk21, RootMode::Container);
@@ -103,6 +114,7 @@ TEST_F(JdkMatrix, Jdk21InAContainerSwitchedOnAtRunTime)
     EXPECT_FALSE(jmt_it::flag_on(jvm.pid()));
     EXPECT_EQ(jmt_it::examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
     EXPECT_EQ(jmt_it::events_of_round(jvm, 20000), 0u) << "probe calls left after the trace";
+    expect_no_uprobe_left(jvm.pid());
     jmt_it::expect_tmp_clean(jvm.pid());
     EXPECT_EQ(jmt_it::agent_copies(jvm.pid()), 1u);
 }
@@ -154,6 +166,7 @@ TEST_F(JdkMatrix, Jdk21InAPlainChrootSwitchedOnTwice)
         EXPECT_EQ(t.report["jdk_version"].get<std::string>().rfind("21.", 0), 0u);
         EXPECT_FALSE(jmt_it::flag_on(jvm.pid()));
         EXPECT_EQ(jmt_it::events_of_round(jvm, 20000), 0u);
+        expect_no_uprobe_left(jvm.pid());
         jmt_it::expect_tmp_clean(jvm.pid());
     }
     EXPECT_EQ(jmt_it::agent_copies(jvm.pid()), 1u);
