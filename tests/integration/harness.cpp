@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "target/jvm.h"
+#include "util/procfs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -197,13 +199,51 @@ std::vector<std::string> java_argv(const JavaCommand &command)
     return argv;
 }
 
+namespace {
+
+// The parent pid in a /proc/PID/stat text (after the command's closing parenthesis); 0 if none.
+pid_t parent_of(pid_t pid)
+{
+    const std::string stat = jmt::read_file("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    std::istringstream rest(close == std::string::npos ? std::string() : stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    return ppid;
+}
+
+// top, or its descendant, that maps a libjvm.so; -1 if none does.
+pid_t jvm_below(pid_t top)
+{
+    std::vector<pid_t> pids = {top};
+    if (DIR *dir = opendir("/proc")) {
+        while (dirent *e = readdir(dir)) {
+            const pid_t pid = static_cast<pid_t>(atoi(e->d_name));
+            pid_t up = pid;
+            for (int depth = 0; pid > 0 && pid != top && up > 1 && depth < 32; depth++)
+                if ((up = parent_of(up)) == top)
+                    pids.push_back(pid);
+        }
+        closedir(dir);
+    }
+    for (pid_t pid : pids)
+        if (jmt::find_libjvm(jmt::read_file("/proc/" + std::to_string(pid) + "/maps")).found)
+            return pid;
+    return -1;
+}
+
+}  // namespace
+
 Workload::Workload(const JavaCommand &command, const std::string &ready, int timeout_ms)
-    : java_(java_argv(command), true)
+    : java_(java_argv(command), true), jvm_pid_(java_.pid())
 {
     ready_ = !java_.wait_line(false, ready, timeout_ms).empty();
     if (!ready_)
         ADD_FAILURE() << "the JVM (" << command.main_class << ") did not print " << ready << ": "
                       << java_.drain(true, 1000);
+    else if (!command.wrapper.empty() && (jvm_pid_ = jvm_below(java_.pid())) < 0)
+        ADD_FAILURE() << "no JVM among the processes of " << command.wrapper[0] << " (pid " << java_.pid() << ")";
 }
 
 BusyFlow::BusyFlow() : Workload({"demo.abc.Flow", {"100000", "10"}})
@@ -409,18 +449,9 @@ void BpfTest::SetUp()
     const std::string reason = bpf_unavailable_reason();
     if (reason.empty())
         return;
-    const char *ci = getenv("CI");
-    if (ci && std::string(ci) == "true")
+    if (under_ci())
         FAIL() << "BPF unavailable under CI=true: " << reason;
     GTEST_SKIP() << "BPF unavailable: " << reason;
-}
-
-void Temurin25Test::SetUp()
-{
-    BpfTest::SetUp();
-    if (IsSkipped() || HasFailure())
-        return;
-    JMT_REQUIRE_TEMURIN_25();
 }
 
 }  // namespace jmt_it

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,8 +65,10 @@ std::vector<std::string> java_argv(const JavaCommand &command);
 class Workload {
 public:
     explicit Workload(const JavaCommand &command, const std::string &ready = "READY", int timeout_ms = 60000);
-    pid_t pid() const { return java_.pid(); }
-    std::string pid_text() const { return std::to_string(java_.pid()); }
+    // The JVM's pid (this pid namespace's): the started process or, behind a wrapper, its
+    // descendant that maps a libjvm.so.
+    pid_t pid() const { return jvm_pid_; }
+    std::string pid_text() const { return std::to_string(jvm_pid_); }
     // Releases the workload waiting at READY.
     void go() { java_.write_stdin("go\n"); }
     Child &child() { return java_; }
@@ -74,6 +77,7 @@ public:
 private:
     Child java_;
     bool ready_ = false;
+    pid_t jvm_pid_ = -1;
 };
 
 // demo.abc.Flow's A/B/C flow, released, busy for minutes.
@@ -149,8 +153,76 @@ void expect_one_line_error(const std::vector<std::string> &argv, const std::stri
 std::string bpf_unavailable_reason();
 
 // Temurin 25's launcher, part of the image of most machines of this kind (not a
-// package): the JDK 24+ cases and virtual threads are tested on it.
+// package): the JDK 24+ cases and virtual threads run on it where it is there.
 constexpr char kTemurin25[] = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+
+// --- JVMs run from the Debian root of tests/containers/make-root.sh (JMT_TEST_ROOT) ---
+
+// The root's JDKs: their homes inside it.
+constexpr char kRootJdk21[] = "/usr/lib/jvm/java-21-openjdk-amd64";
+constexpr char kRootJdk25[] = "/usr/lib/jvm/java-25-openjdk-amd64";
+
+// Empty when the root is made (its record is in it); otherwise why it is not.
+std::string root_unavailable_reason();
+
+enum class RootMode {
+    // Own mount and pid namespaces: the root bind-mounted read-only and made the root
+    // (pivot_root; the host's root detached, unreachable), its own /proc, a fresh tmpfs on
+    // /tmp holding a copy of the example classes. All of it goes with the namespaces.
+    Container,
+    // This mount namespace: chroot ROOT java. For as long as the RootJdk lives, the root's
+    // /proc has proc mounted (unless it had) and its /tmp a copy of the example classes.
+    Chroot,
+};
+
+// One of the root's JDKs (home: its path inside the root) and how its JVMs run.
+class RootJdk {
+public:
+    RootJdk(const std::string &home, RootMode mode);
+    ~RootJdk();
+    RootJdk(const RootJdk &) = delete;
+    RootJdk &operator=(const RootJdk &) = delete;
+    // command run from the root: its wrapper, java and class path set (the class path is
+    // the examples' unless command gives its own).
+    JavaCommand command(JavaCommand command) const;
+    // A java launcher of this host, for launch mode (jmethodtime -- java): it runs the
+    // root's java in its own mount namespace as in Container mode, but keeps its pid (the
+    // one launch mode traces), so in this pid namespace. Made under JMT_TEST_WORK_DIR.
+    std::string launcher() const;
+    // The example classes' path inside the root.
+    std::string classpath() const { return classes_; }
+    const std::string &home() const { return home_; }
+
+private:
+    std::string home_;
+    RootMode mode_;
+    std::string classes_;        // the examples' path inside the root
+    std::string chroot_copy_;    // Chroot: the copy made in the root's /tmp (a host path)
+    bool mounted_proc_ = false;  // Chroot: this object mounted the root's /proc
+};
+
+// The JDK 24+ the tests run: Temurin 25 where the machine has it, else Debian's JDK 25
+// from the root in Container mode; JMT_TEST_JDK25=root picks the root's in any case.
+class Jdk25 {
+public:
+    Jdk25();
+    bool from_root() const { return root_ != nullptr; }
+    std::string name() const;
+    // command on this JDK, started to be attached to (-p).
+    JavaCommand attached(JavaCommand command) const;
+    // command on this JDK for launch mode (after jmethodtime's --): no wrapper.
+    JavaCommand launched(JavaCommand command) const;
+
+private:
+    std::unique_ptr<RootJdk> root_;
+};
+const Jdk25 &jdk25();
+
+// Empty when jdk25() can run: Temurin's, or the root's once made; otherwise why not.
+std::string jdk25_unavailable_reason();
+
+// CI=true: what would be skipped fails.
+bool under_ci();
 
 // Base of every integration suite (class Suite : public BpfTest {}, then
 // TEST_F): its tests run where BPF tracing can; elsewhere they are skipped
@@ -160,18 +232,28 @@ protected:
     void SetUp() override;
 };
 
-// ... and on Temurin 25: skipped with a line where the machine has none.
-class Temurin25Test : public BpfTest {
+// ... and on the root: skipped with the reason where it is not made, failed under CI=true.
+class RootTest : public BpfTest {
+protected:
+    void SetUp() override;
+};
+
+// ... and on a JDK 25 (jdk25()): Temurin's, or else the root's (as RootTest).
+class Jdk25Test : public BpfTest {
 protected:
     void SetUp() override;
 };
 
 }  // namespace jmt_it
 
-// In a test body: skips with a line where the machine has no Temurin 25.
-#define JMT_REQUIRE_TEMURIN_25()                                                           \
+// In a test body: where jdk25() cannot run (the root's, not made), skips with the reason,
+// and fails under CI=true.
+#define JMT_REQUIRE_JDK25()                                                                \
     do {                                                                                   \
-        if (access(jmt_it::kTemurin25, X_OK) != 0)                                         \
-            GTEST_SKIP() << "no Temurin 25 at " << jmt_it::kTemurin25                       \
-                         << " (most machines of this kind have it)";                      \
+        const std::string jmt_jdk25_reason = jmt_it::jdk25_unavailable_reason();           \
+        if (!jmt_jdk25_reason.empty()) {                                                   \
+            if (jmt_it::under_ci())                                                        \
+                FAIL() << "under CI=true: " << jmt_jdk25_reason;                           \
+            GTEST_SKIP() << jmt_jdk25_reason;                                              \
+        }                                                                                  \
     } while (0)

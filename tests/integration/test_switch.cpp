@@ -6,185 +6,33 @@
 // "No probe call left" is counted, not timed: empty BPF programs on the JVM's
 // probes (the benchmark's floor programs) and the kernel's own run counts
 // (bpf_enable_stats) give the probe events a round of calls fires.
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <dirent.h>
-#include <signal.h>
 #include <unistd.h>
 
-#include <memory>
-#include <set>
-#include <sstream>
+#include <iostream>
+#include <map>
 
-#include "floor.skel.h"
 #include "harness.h"
-#include "kernel/programs.h"
 #include "target/hotspot_flags.h"
 #include "target/jvm.h"
 #include "target/lifecycle.h"
 #include "util/procfs.h"
+#include "warm_jvm.h"
 
 using jmt_it::Child;
 
 namespace {
 
-using jmt_it::kTemurin25;
-constexpr int kWarmCalls = 200000;  // before READY: C1 and C2 compile and inline the tree
-constexpr char kTree[] = "demo/warm/tree/Tree";
-
-// A Rounds JVM (examples/java/demo/warm), JIT-compiled and waiting for rounds.
-// wrapper: argv run in front of java (it must exec it); the JVM's pid is then
-// found by its command line, which flags must make unique.
-struct WarmJvm {
-    explicit WarmJvm(std::vector<std::string> flags, const std::string &java = JMT_JAVA,
-                     const std::vector<std::string> &wrapper = {}, const std::string &classpath = JMT_JAVA_CLASSES)
-        : java_(command(wrapper, java, flags, classpath), "READY", 120000)
-    {
-        pid_ = java_.pid();
-        if (!wrapper.empty())
-            pid_ = jvm_with(flags.back());
-    }
-    static jmt_it::JavaCommand command(const std::vector<std::string> &wrapper, const std::string &java,
-                                       std::vector<std::string> flags, const std::string &classpath)
-    {
-        jmt_it::JavaCommand c{"demo.warm.Rounds", {std::to_string(kWarmCalls)}, std::move(flags), false};
-        c.java = java;
-        c.wrapper = wrapper;
-        c.classpath = classpath;
-        return c;
-    }
-    // n calls of Tree.a(), waited for.
-    void round(int n)
-    {
-        java_.child().write_stdin(std::to_string(n) + "\n", false);
-        EXPECT_FALSE(java_.child().wait_line(false, "DONE calls=" + std::to_string(n), 120000).empty());
-    }
-    int pid() const { return pid_; }
-    std::string pid_text() const { return std::to_string(pid_); }
-    // The JVM whose command line holds marker (the one --list shows).
-    static int jvm_with(const std::string &marker)
-    {
-        for (const jmt::JvmTarget &j : jmt::list_jvms())
-            if (j.command.find(marker) != std::string::npos)
-                return j.pid;
-        ADD_FAILURE() << "no JVM with " << marker;
-        return -1;
-    }
-    jmt_it::Workload java_;
-    int pid_ = -1;
-};
-
-// Probe events of one JVM, as the kernel counts the runs of empty programs on its probes.
-class ProbeEvents {
-public:
-    explicit ProbeEvents(int pid)
-    {
-        stats_fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
-        skel_ = floor_bpf__open_and_load();
-        if (stats_fd_ < 0 || !skel_)
-            throw std::runtime_error("cannot load the floor programs or enable BPF statistics");
-        const jmt::TargetStatus st = jmt::examine_target(pid);
-        links_ = jmt::attach_entry_return(skel_->progs.floor_entry, skel_->progs.floor_return, pid,
-                                          st.target.libjvm, "hotspot");
-    }
-    ~ProbeEvents()
-    {
-        links_.clear();
-        floor_bpf__destroy(skel_);
-        if (stats_fd_ >= 0)
-            close(stats_fd_);
-    }
-    uint64_t count() const
-    {
-        uint64_t n = 0;
-        for (bpf_program *p : {skel_->progs.floor_entry, skel_->progs.floor_return}) {
-            bpf_prog_info info = {};
-            uint32_t len = sizeof(info);
-            if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0)
-                n += info.run_cnt;
-        }
-        return n;
-    }
-
-private:
-    int stats_fd_ = -1;
-    floor_bpf *skel_ = nullptr;
-    std::vector<jmt::LinkPtr> links_;
-};
-
-// The probe events a round of n calls fires.
-uint64_t events_of_round(WarmJvm &jvm, int n)
-{
-    ProbeEvents events(jvm.pid());
-    jvm.round(n);
-    return events.count();
-}
-
-jmt::JvmTarget examined(int pid) { return jmt::examine_target(pid).target; }
-
-// The DTraceMethodProbes byte, read as jmethodtime reads it.
-bool flag_on(int pid) { return examined(pid).probes_on; }
-
-struct Traced {
-    nlohmann::json report;
-    std::string err;
-};
-
-// A trace of the tree's package while one round of n calls runs; the JVM named by -p, or by
-// the selector given (--match REGEX).
-Traced trace_round(WarmJvm &jvm, int n, std::vector<std::string> extra = {}, std::vector<std::string> selector = {})
-{
-    if (selector.empty())
-        selector = {"-p", jvm.pid_text()};
-    std::vector<std::string> argv = {JMT_BINARY};
-    argv.insert(argv.end(), selector.begin(), selector.end());
-    argv.insert(argv.end(), {"--package", "demo/warm/tree", "--json", "--settle", "20"});
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    Child jmt(argv, false);
-    Traced t;
-    if (jmt_it::wait_tracing(jmt, 120000).empty())
-        return t;
-    jvm.round(n);
-    jmt.signal(SIGINT);
-    EXPECT_EQ(jmt.wait_exit(60000), 0);
-    t.err = jmt.drain(true, 2000);
-    try {
-        t.report = nlohmann::json::parse(jmt.drain(false, 5000));
-    } catch (const std::exception &e) {
-        ADD_FAILURE() << "no JSON report: " << e.what() << "\n" << t.err;
-    }
-    return t;
-}
-
-void expect_tree_counts(const Traced &t, uint64_t n)
-{
-    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "a", "()V"), n) << t.err;
-    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "b", "()V"), 2 * n) << t.err;
-    EXPECT_EQ(jmt_it::calls_of(t.report, kTree, "c", "()V"), 5 * n) << t.err;
-}
-
-// Nothing of the switch left in the JVM's /tmp: no agent directory, no attach trigger.
-void expect_tmp_clean(int pid)
-{
-    DIR *d = opendir(("/proc/" + std::to_string(pid) + "/root/tmp").c_str());
-    ASSERT_NE(d, nullptr);
-    while (dirent *e = readdir(d)) {
-        const std::string name = e->d_name;
-        EXPECT_NE(name.rfind(".jmethodtime-", 0), 0u) << name;
-        EXPECT_NE(name.rfind(".attach_pid", 0), 0u) << name;
-    }
-    closedir(d);
-}
-
-// Distinct files of jmethodtime's agent mapped in pid: it is loaded once, however many traces.
-size_t agent_copies(int pid)
-{
-    std::set<std::pair<std::string, uint64_t>> files;
-    for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + std::to_string(pid) + "/maps")))
-        if (e.path.find("/libjmtagent.so") != std::string::npos && e.perms.find('x') != std::string::npos)
-            files.emplace(e.dev, e.inode);
-    return files.size();
-}
+using jmt_it::agent_copies;
+using jmt_it::events_of_round;
+using jmt_it::examined;
+using jmt_it::expect_tmp_clean;
+using jmt_it::expect_tree_counts;
+using jmt_it::flag_on;
+using jmt_it::kWarmCalls;
+using jmt_it::trace_round;
+using jmt_it::Traced;
+using jmt_it::warm_command;
+using jmt_it::WarmJvm;
 
 class Switch : public jmt_it::BpfTest {};
 
@@ -193,7 +41,7 @@ class Switch : public jmt_it::BpfTest {};
 TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
 {
     const std::string marker = "-Djmt.switchtest=" + std::to_string(getpid());
-    WarmJvm jvm({marker});
+    WarmJvm jvm(warm_command({marker}));
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
     EXPECT_EQ(events_of_round(jvm, 20000), 0u) << "a JVM without the flag fires no probe";
     const std::vector<int> rounds = {5000, 3000};
@@ -218,7 +66,7 @@ TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
 // trace after it has exact counts and puts it back on standby.
 TEST_F(Switch, StandbyThenATraceThenStandbyAgain)
 {
-    WarmJvm jvm({"-XX:+DTraceMethodProbes"});
+    WarmJvm jvm(warm_command({"-XX:+DTraceMethodProbes"}));
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::AtStart);
     // 16 events per a(): 8 calls, each entered and returned.
     EXPECT_GE(events_of_round(jvm, 10000), 160000u);
@@ -248,7 +96,7 @@ TEST_F(Switch, AttachRefusedSaysWhichFlag)
         {"-XX:-EnableDynamicAgentLoading", "-XX:-EnableDynamicAgentLoading"}};
     for (const auto &[flag, needle] : cases) {
         SCOPED_TRACE(flag);
-        WarmJvm jvm({flag});
+        WarmJvm jvm(warm_command({flag}));
         const uint64_t start = jmt::monotonic_ns();
         jmt_it::expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo"}, needle);
         EXPECT_LT(jmt::monotonic_ns() - start, 10'000'000'000u);
@@ -261,7 +109,7 @@ TEST_F(Switch, AttachRefusedSaysWhichFlag)
 // A jmethodtime killed mid-trace leaves the flag on; the next one sees it and puts things back.
 TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
 {
-    WarmJvm jvm({});
+    WarmJvm jvm(warm_command());
     {
         Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--settle", "20"}, false);
         ASSERT_FALSE(jmt_it::wait_tracing(jmt, 120000).empty());
@@ -299,13 +147,13 @@ TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
         const std::string marker = "-Djmt.container=" + std::to_string(getpid()) + "." + tmp_options;
         // The classes may be under the host's /tmp (a build there): the new /tmp is made on /mnt,
         // given a copy of them, then moved over /tmp.
-        WarmJvm jvm({marker}, JMT_JAVA,
+        WarmJvm jvm(WarmJvm::command(
                     {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
                      "mount -t tmpfs -o " + tmp_options + " jmt-tmp /mnt && cp -r '" + JMT_JAVA_CLASSES +
                          "' /mnt/classes && chmod -R a+rX /mnt/classes && mount --move /mnt /tmp && "
                          "exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
                      "sh"},
-                    "/tmp/classes");
+                    JMT_JAVA, {marker}, "/tmp/classes"));
         ASSERT_GT(jvm.pid(), 0);
         const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
         EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
@@ -331,17 +179,17 @@ TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
 }
 
 // HotSpot's exported flag table gives the addresses libjvm's symbol table gives
-// (the way jmethodtime finds the flags of a stripped libjvm).
+// (the way jmethodtime finds the flags of a stripped libjvm): JDK 17 and JDK 25.
 TEST_F(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
 {
-    std::vector<std::string> javas = {JMT_JAVA};
-    if (access(kTemurin25, X_OK) == 0)
-        javas.push_back(kTemurin25);
+    std::vector<jmt_it::JavaCommand> javas = {jmt_it::warm_command()};
+    if (jmt_it::jdk25_unavailable_reason().empty())
+        javas.push_back(jmt_it::jdk25().attached(jmt_it::warm_command()));
     else
-        std::cout << "  (no Temurin 25 at " << kTemurin25 << ": JDK 17 only)" << std::endl;
-    for (const std::string &java : javas) {
-        SCOPED_TRACE(java);
-        WarmJvm jvm({}, java);
+        std::cout << "  (" << jmt_it::jdk25_unavailable_reason() << ": JDK 17 only)" << std::endl;
+    for (const jmt_it::JavaCommand &java : javas) {
+        SCOPED_TRACE(java.java);
+        WarmJvm jvm(java);
         const jmt::JvmTarget t = examined(jvm.pid());
         const jmt::JvmMemory memory(t.pid, t.libjvm_bias, t.libjvm_symbols);
         std::map<std::string, uint64_t> exported;
@@ -358,23 +206,24 @@ TEST_F(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
     }
 }
 
-// Temurin 25: without the flag, one line (its interpreter cannot be switched);
-// with it, standby and an exact trace after it.
+// JDK 25 (Temurin's, else Debian's from the root in a container): without the flag, one line
+// (its interpreter cannot be switched); with it, standby and an exact trace after it.
 TEST_F(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
 {
-    JMT_REQUIRE_TEMURIN_25();
+    JMT_REQUIRE_JDK25();
+    const jmt_it::Jdk25 &jdk = jmt_it::jdk25();
+    std::cout << "  on " << jdk.name() << std::endl;
     {
-        WarmJvm off({}, kTemurin25);
+        WarmJvm off(jdk.attached(jmt_it::warm_command()));
         jmt_it::expect_one_line_error({JMT_BINARY, "-p", off.pid_text(), "--package", "demo"},
                                       "from JDK 24 the interpreter has its probe calls only when started with "
                                       "the flag");
         EXPECT_EQ(agent_copies(off.pid()), 0u);
     }
-    WarmJvm jvm({"-XX:+DTraceMethodProbes"}, kTemurin25);
+    WarmJvm jvm(jdk.attached(jmt_it::warm_command({"-XX:+DTraceMethodProbes"})));
     const uint64_t before = events_of_round(jvm, 20000);
     EXPECT_GE(before, 320000u);
-    Child standby({JMT_BINARY, "standby", "-p", jvm.pid_text()}, false);
-    EXPECT_EQ(standby.wait_exit(60000), 0) << standby.drain(true, 1000);
+    EXPECT_NE(jmt_it::standby(jvm.pid()).find("pid " + jvm.pid_text() + " is on standby"), std::string::npos);
     // From JDK 24 the interpreter keeps its probe calls: the tree fires while it
     // runs interpreted, until it compiles again, without them.
     jvm.round(kWarmCalls);

@@ -180,7 +180,7 @@ std::string VthreadHooks::not_followed() const
         if (layouts_[i].state == VthreadLayout::State::Unsupported)
             return who + layouts_[i].why;
         if (layouts_[i].state == VthreadLayout::State::Pending)
-            return who + "the JVM's thread layout could not be read";
+            return who + (layouts_[i].why.empty() ? "the JVM's thread layout could not be read" : layouts_[i].why);
     }
     return "";
 }

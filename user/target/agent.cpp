@@ -14,6 +14,7 @@
 
 #include "agent_image.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 #include "util/procfs.h"
 
 namespace jmt {
@@ -278,7 +279,9 @@ std::optional<LoadedAgent> find_agent(int pid)
             return std::nullopt;
         LoadedAgent agent;
         memcpy(&agent.state, bytes.data(), sizeof(agent.state));
-        agent.path = e.path;
+        // The path the JVM loaded it by, which later requests name again (a chroot's maps show ours).
+        const std::string own = process_view(pid, maps).own(e.path);
+        agent.path = own.empty() ? e.path : own;
         if (agent.state.magic != JMT_AGENT_MAGIC || agent.state.abi != JMT_AGENT_ABI_VERSION)
             throw Error(who(pid) + " holds a jmethodtime agent of another version (" + e.path +
                             "): use the jmethodtime that loaded it, or restart the JVM",

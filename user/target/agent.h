@@ -15,7 +15,7 @@ namespace jmt {
 // The agent loaded in a JVM: its state and the path the JVM loaded it from.
 struct LoadedAgent {
     jmt_agent_state state{};
-    std::string path;  // as the JVM sees it (its mount namespace)
+    std::string path;  // as the JVM opens it (its root, its mount namespace)
 };
 
 // The agent loaded in pid, from /proc/PID/maps and its memory; nullopt when

@@ -18,6 +18,7 @@
 #include "target/agent.h"
 #include "target/hotspot_flags.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 
 namespace jmt {
 
@@ -39,6 +40,7 @@ LibjvmMapping find_libjvm(const std::string &maps_text)
         m.path = e.path;
         m.start = e.start;
         m.found = true;
+        m.entry = e;
         return m;
     }
     return m;
@@ -255,12 +257,11 @@ TargetStatus examine_target(int pid)
                       named + " is not a JVM: no libjvm.so is mapped; give the pid of a java process "
                               "(`jmethodtime --list`)",
                       EINVAL);
-    t.libjvm_seen = m.path;
-    // Through the target's root, so a JVM in another mount namespace resolves.
-    t.libjvm = proc + "/root" + m.path;
-    if (access(t.libjvm.c_str(), R_OK) != 0)
-        t.libjvm = m.path;
-    t.jdk_version = jdk_version_of(m.path, proc + "/root");
+    // A container's paths through its root, a chroot's as they are (util/mapped_path.h).
+    const ProcessView view = process_view(pid, m.entry);
+    t.libjvm = mapped_file_here(pid, view, m.entry);
+    t.libjvm_seen = view.own(m.path).empty() ? m.path : view.own(m.path);
+    t.jdk_version = jdk_version_of(m.path, view.prefix);
     LibjvmInfo info;
     try {
         info = inspect_libjvm(t.libjvm);

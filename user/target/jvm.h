@@ -17,9 +17,10 @@ namespace jmt {
 
 // One mapping of libjvm.so found in /proc/PID/maps.
 struct LibjvmMapping {
-    std::string path;      // as the target sees it (its mount namespace)
+    std::string path;      // as /proc/PID/maps names it (util/mapped_path.h)
     uint64_t start = 0;    // address of the mapping with file offset 0
     bool found = false;
+    MapsEntry entry;       // that mapping's line
 };
 
 // Parses the text of /proc/PID/maps: the libjvm.so mapping with offset 0.
@@ -31,8 +32,8 @@ struct JvmTarget {
     int pid = 0;
     std::string comm;
     std::string command;      // /proc/PID/cmdline, arguments joined by spaces
-    std::string libjvm;       // path usable from here (through /proc/PID/root)
-    std::string libjvm_seen;  // path as the target sees it (its mount namespace)
+    std::string libjvm;       // path usable from here (util/mapped_path.h)
+    std::string libjvm_seen;  // path as the target opens it (its root, its mount namespace)
     std::string jdk_version;  // JAVA_VERSION of the JDK's release file; empty if unknown
     bool has_probes = false;  // libjvm has the hotspot method__entry/method__return notes
     bool probes_on = false;   // the running JVM has DTraceMethodProbes (or the extended flag) on
@@ -79,7 +80,8 @@ std::vector<JvmTarget> list_jvms();
 std::vector<int> pick_jvms(const std::vector<JvmTarget> &jvms, const std::string &pattern, size_t max);
 
 // The JDK version a libjvm.so belongs to, from the release file of its JDK
-// (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file.
+// (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file (a
+// ProcessView's prefix).
 std::string jdk_version_of(const std::string &libjvm_seen, const std::string &root_prefix);
 
 

@@ -29,7 +29,7 @@ constexpr uint64_t kContEntryAfterMethodHandleReturn = 32;
 constexpr const char *kThreadListField = "ThreadsSMRSupport::_java_thread_list";
 constexpr const char *kListLengthField = "ThreadsList::_length";
 constexpr const char *kListThreadsField = "ThreadsList::_threads";
-constexpr uint32_t kMaxCheckedThreads = 4096;
+constexpr uint32_t kMaxCheckedThreads = 256;  // enough to tell; bounded per poll
 constexpr int64_t kMaxHeldMonitors = 1 << 20;
 constexpr const char *kTidOffsetSymbol = "_ZN16java_lang_Thread11_tid_offsetE";
 // HotSpot's pointers to the freeze, freeze_preempt and thaw it resolved for
@@ -168,6 +168,13 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
         return unsupported("its VMStructs do not name JavaThread::_vthread and the thread's stack");
     std::string why;
     const std::optional<uint64_t> entry_offset = cont_entry_offset(memory, fields, why);
+    if (!entry_offset && fields.count(kMethodHandleReturnField)) {
+        // Threads starting or ending while the list is read can disagree for a moment:
+        // pending, asked again, with the reason kept for a layout that never settles.
+        VthreadLayout l;
+        l.why = why;
+        return l;
+    }
     if (!entry_offset)
         return unsupported(why);
     const uint64_t remapped_shift = zpointer_remapped_shift(memory, why);

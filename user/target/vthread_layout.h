@@ -26,12 +26,14 @@ struct VthreadLayout {
     // addresses in its libjvm file's image (ContinuationHooks' vaddr): the only
     // ones it runs.
     uint64_t freeze_vaddr = 0, freeze_preempt_vaddr = 0, thaw_vaddr = 0;
-    std::string why;                 // Unsupported: what is missing, for the report's header
+    std::string why;                 // Unsupported: what is missing, for the report's header;
+                                     // Pending: what disagreed last, if anything
 };
 
 // pid's layout now: Pending while its libjvm is not mapped or not initialised
-// (continuations' entries included), Unsupported when it lacks a part or its
-// threads disagree with it. symbols, first_load_vaddr: of its libjvm file
+// (continuations' entries included) or while its threads disagree with the
+// layout (a moment while they start, or for good: why says so), Unsupported
+// when it lacks a part. symbols, first_load_vaddr: of its libjvm file
 // (LibjvmInfo).
 VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t> &symbols, uint64_t first_load_vaddr);
 
