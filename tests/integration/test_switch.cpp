@@ -295,7 +295,7 @@ double cpu_per_call(WarmJvm &jvm, int n)
     return static_cast<double>(jvm_cpu_ns(jvm.pid()) - before) / n;
 }
 
-constexpr int kCpuRound = 4'000'000;  // calls per CPU round: about 0.4 s compiled, 40 ticks of CPU time
+constexpr int kCpuRound = 8'000'000;  // calls per CPU round: about 0.6 s compiled, 60 ticks of CPU time (10 ms each)
 
 // A jmethodtime killed with SIGKILL mid-trace: the agent sees its owner's FIFO close and
 // switches the probes off by itself (flag byte 0, the classes retransformed back), so that
@@ -316,7 +316,7 @@ TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
         EXPECT_TRUE(flag_on(jvm.pid()));
         EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 1u) << "the agent's watch over its owner";
         // Code compiled with the flag on calls the probes: the CPU per call the kill must undo.
-        const double traced = cpu_per_call(jvm, kCpuRound / 4);
+        const double traced = cpu_per_call(jvm, 100000);
         jmt.signal(SIGKILL);
         killed = jmt::monotonic_ns();
         jmt.wait_exit(10000);
