@@ -143,6 +143,7 @@ for i in 1 2; do
   ((got * 4 <= at_start)) || fail "trace $i after standby: $got probe events per request, over a quarter of $at_start"
   [ "$(jq '.probes.cold' "$work/standby$i.json")" = false ] || fail "trace $i after standby says the code was still interpreted"
   grep -q "still interpreted" "$work/standby$i.json.err" && fail "trace $i after standby: a cold-code line"
+  [ "$(jq '.probes.end_cold' "$work/standby$i.json")" = false ] || fail "trace $i after standby: its end under traffic left cold code"
   sleep 2
 done
 
@@ -150,7 +151,8 @@ done
 trace "$work/quiet_end.json" no
 read -r end_methods end_back < <(jq -r '"\(.probes.end_methods) \(.probes.end_back)"' "$work/quiet_end.json")
 note "a trace's end with no traffic: $end_back of the $end_methods methods it deoptimized compiled again"
-((end_back < end_methods)) || fail "the quiet end left no cold code ($end_back of $end_methods): the test's premise"
+[ "$(jq '.probes.end_cold' "$work/quiet_end.json")" = true ] ||
+  fail "the quiet end left no cold code ($end_back of $end_methods back): the test's premise"
 grep -q "had not compiled again when jmethodtime ended" "$work/quiet_end.json.err" ||
   fail "the header does not say the end left code to compile again"
 trace "$work/after_quiet_end.json" yes

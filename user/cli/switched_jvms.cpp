@@ -144,6 +144,7 @@ void SwitchedJvms::switch_off(std::ostream &notes, const std::function<bool(uint
         const SwitchReport &r = sw->report();
         info.end_methods += r.end_hot.methods;
         info.end_back += r.end_hot.back;
+        info.end_cold = info.end_cold || r.end_hot.cold();
         if (r.end_hot.methods > 0)
             std::cerr << "Switched pid " << sw->pid() << "'s method probes off: " << r.end_hot.back << " of the "
                       << r.end_hot.methods << " methods compiled during the trace compiled again without probe calls"

@@ -158,9 +158,11 @@ struct ProbesInfo {
     bool cold = false;
     std::string cold_cause;
     // After the end: the methods the end deoptimized (compiled during the trace, with probe
-    // calls) and how many compiled again before jmethodtime ended; the rest are a cold spot.
+    // calls) and how many compiled again before jmethodtime ended; end_cold: most had not (no
+    // traffic), a cold spot the next trace pays for.
     uint32_t end_methods = 0;
     uint32_t end_back = 0;
+    bool end_cold = false;
 };
 
 struct Profile {

@@ -94,7 +94,7 @@ std::string probes_text(const Profile &profile)
                "): this trace trapped about as widely as the flag at start, " +
                format_count(o.events - std::min(o.events, o.traced_events)) +
                " filtered-out probe events; " + standby + " ahead of time, or traffic during the switch, avoids it";
-    if (p.end_methods > p.end_back)
+    if (p.end_cold)
         out += "\nThe end deoptimized the " + std::to_string(p.end_methods) +
                " methods compiled during the trace (they had probe calls); " +
                std::to_string(p.end_methods - p.end_back) +

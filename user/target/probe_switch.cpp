@@ -332,7 +332,7 @@ void ProbeSwitch::switch_off(std::ostream &notes)
         watch_.reset();  // the agent's watch restores by itself
         if (start_time(pid_))
             notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
-                  << "; its agent does once this jmethodtime's end closes its watch" << std::endl;
+                  << "; its agent switches them off itself, its owner's watch closed" << std::endl;
         began_ = flag_set_ = false;
     }
 }
