@@ -6,10 +6,15 @@
 // "No probe call left" is counted, not timed: empty BPF programs on the JVM's
 // probes (the benchmark's floor programs) and the kernel's own run counts
 // (bpf_enable_stats) give the probe events a round of calls fires.
+#include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <set>
+#include <sstream>
 
 #include "harness.h"
 #include "target/hotspot_flags.h"
@@ -33,6 +38,20 @@ using jmt_it::trace_round;
 using jmt_it::Traced;
 using jmt_it::warm_command;
 using jmt_it::WarmJvm;
+
+// Threads of pid whose name (comm, 15 bytes) starts with prefix.
+size_t jvm_threads_named(int pid, const std::string &prefix)
+{
+    size_t n = 0;
+    const std::string task = "/proc/" + std::to_string(pid) + "/task";
+    DIR *d = opendir(task.c_str());
+    while (dirent *e = d ? readdir(d) : nullptr)
+        if (e->d_name[0] != '.' && jmt::read_file(task + "/" + e->d_name + "/comm").rfind(prefix, 0) == 0)
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
 
 class Switch : public jmt_it::BpfTest {};
 
@@ -58,6 +77,7 @@ TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
         // The code compiled with probe calls during the trace is gone: a round fires nothing.
         EXPECT_EQ(events_of_round(jvm, 20000), 0u);
         expect_tmp_clean(jvm.pid());
+        EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 0u) << "the agent's watch ended with its owner";
     }
     EXPECT_EQ(agent_copies(jvm.pid()), 1u);
 }
@@ -106,30 +126,93 @@ TEST_F(Switch, AttachRefusedSaysWhichFlag)
     }
 }
 
-// A jmethodtime killed mid-trace leaves the flag on; the next one sees it and puts things back.
-TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheNextOne)
+// The JVM's CPU time (every thread, user and system), ns.
+uint64_t jvm_cpu_ns(int pid)
+{
+    const std::string stat = jmt::read_file("/proc/" + std::to_string(pid) + "/stat");
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    uint64_t ticks = 0;
+    for (int n = 3; n <= 15 && fields >> field; n++)
+        if (n >= 14)
+            ticks += std::stoull(field);
+    return ticks * (1'000'000'000ULL / static_cast<uint64_t>(sysconf(_SC_CLK_TCK)));
+}
+
+// The JVM's CPU per call of Tree.a() over a round of n calls, ns.
+double cpu_per_call(WarmJvm &jvm, int n)
+{
+    const uint64_t before = jvm_cpu_ns(jvm.pid());
+    jvm.round(n);
+    return static_cast<double>(jvm_cpu_ns(jvm.pid()) - before) / n;
+}
+
+constexpr int kCpuRound = 8'000'000;  // calls per CPU round: about 0.6 s compiled, 60 ticks of CPU time (10 ms each)
+
+// A jmethodtime killed with SIGKILL mid-trace: the agent sees its owner's FIFO close and
+// switches the probes off by itself (flag byte 0, the classes retransformed back), so that
+// within 10 s the JVM's CPU per call is what it was before, with no other jmethodtime run.
+TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
 {
     WarmJvm jvm(warm_command());
+    std::vector<double> before;
+    for (int i = 0; i < 3; i++)
+        before.push_back(cpu_per_call(jvm, kCpuRound));
+    const double base = *std::min_element(before.begin(), before.end());
+    const double spread = *std::max_element(before.begin(), before.end()) / base - 1;
+    uint64_t killed = 0;
     {
         Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/warm/tree", "--settle", "20"}, false);
         ASSERT_FALSE(jmt_it::wait_tracing(jmt, 120000).empty());
         jvm.round(2000);
+        EXPECT_TRUE(flag_on(jvm.pid()));
+        EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 1u) << "the agent's watch over its owner";
+        // Code compiled with the flag on calls the probes: the CPU per call the kill must undo.
+        const double traced = cpu_per_call(jvm, 100000);
         jmt.signal(SIGKILL);
+        killed = jmt::monotonic_ns();
         jmt.wait_exit(10000);
+        std::cout << "  CPU per call: " << base << " ns before (3 rounds, spread " << 100 * spread << "%), "
+                  << traced << " ns traced" << std::endl;
     }
-    EXPECT_TRUE(flag_on(jvm.pid()));
-    EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::LeftOn);
+    // The agent restores within a poll of the owner's exit: flag off, mode back to idle.
+    while (flag_on(jvm.pid()) || examined(jvm.pid()).access != jmt::ProbeAccess::Switchable) {
+        ASSERT_LT(jmt::monotonic_ns() - killed, 10'000'000'000u) << "still switched on 10 s after the kill";
+        usleep(50000);
+    }
+    const double restored_s = static_cast<double>(jmt::monotonic_ns() - killed) / 1e9;
+    const std::optional<jmt::LoadedAgent> agent = jmt::find_agent(jvm.pid());
+    ASSERT_TRUE(agent.has_value());
+    EXPECT_EQ(agent->state.owner_gone, 1u);
+    EXPECT_EQ(agent->state.owner_gone_error, 0);
+    EXPECT_EQ(agent->state.watching, 0u);
+    // Rounds until the code is compiled again without probe calls; the CPU per call is
+    // within 10% of before by 10 s after the kill.
+    double after = 0;
+    int rounds = 0;
+    do {
+        after = cpu_per_call(jvm, kCpuRound);
+        rounds++;
+    } while (after > base * 1.10 && jmt::monotonic_ns() - killed < 10'000'000'000u);
+    const double back_s = static_cast<double>(jmt::monotonic_ns() - killed) / 1e9;
+    std::cout << "  restored " << restored_s << " s after the kill; " << after << " ns per call after " << rounds
+              << " rounds, " << back_s << " s after it" << std::endl;
+    EXPECT_LE(after, base * 1.10) << "before " << base << " ns per call, after " << after;
+    EXPECT_LT(back_s, 10.0);
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u) << "no compiled code keeps a probe call";
+    // No "left on" for --list, nothing for the next trace to put back, and no agent thread left.
     Child list({JMT_BINARY, "--list", "--json"}, false);
     EXPECT_EQ(list.wait_exit(30000), 0);
     bool listed = false;
     for (const auto &j : nlohmann::json::parse(list.drain(false, 2000)))
         if (j["pid"] == jvm.pid()) {
-            EXPECT_EQ(j["probes"], "left on");
+            EXPECT_EQ(j["probes"], "switchable");
             listed = true;
         }
     EXPECT_TRUE(listed);
+    EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 0u);
     const Traced t = trace_round(jvm, 3000);
-    EXPECT_NE(t.err.find("were left switched on by a jmethodtime"), std::string::npos) << t.err;
+    EXPECT_EQ(t.err.find("were left switched on"), std::string::npos) << t.err;
     expect_tree_counts(t, 3000);
     EXPECT_FALSE(flag_on(jvm.pid()));
     EXPECT_EQ(events_of_round(jvm, 20000), 0u);

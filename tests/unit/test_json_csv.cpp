@@ -68,6 +68,12 @@ TEST(Json, RoundTripsEveryField)
     p.probes.unmodifiable = 3;
     p.probes.settle_s = 4.5;
     p.probes.settled = false;
+    p.probes.hot_methods = 5210;
+    p.probes.hot_back = 12;
+    p.probes.cold = true;
+    p.probes.end_methods = 2300;
+    p.probes.end_back = 2299;
+    p.probes.end_cold = false;
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -81,7 +87,8 @@ TEST(Json, RoundTripsEveryField)
                                  // shared_probes and probes
     EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
     EXPECT_EQ(doc.at("probes"), nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
-                                                      R"("settle_s":4.5,"settled":false})"));
+                                                      R"("settle_s":4.5,"settled":false,"hot_methods":5210,"hot_back":12,)"
+                                                      R"("cold":true,"end_methods":2300,"end_back":2299,"end_cold":false})"));
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);

@@ -195,7 +195,12 @@ TEST(AgentRequest, ParsesEveryFieldAndRefusesTheRest)
     EXPECT_EQ(r.op, uint32_t(JMT_OP_RESTORE));
     EXPECT_EQ(r.deopt, 0);
     EXPECT_EQ(r.classes_len, 0u);
-    for (const char *bad : {"", "op=", "op=restorex", "op=standby;what=1", "op=arm;owner=12", "owner=1.2"})
+    ASSERT_EQ(jmt_parse_request("op=begin;owner=1.2;flag=140737351048000;watch=/tmp/.jmethodtime-0123/owner", &r), 0);
+    EXPECT_EQ(r.flag_addr, 140737351048000u);
+    EXPECT_EQ(std::string(r.watch, r.watch_len), "/tmp/.jmethodtime-0123/owner");
+    const std::string long_watch = "op=begin;watch=/" + std::string(JMT_AGENT_WATCH_PATH_MAX, 'x');
+    for (const char *bad : {"", "op=", "op=restorex", "op=standby;what=1", "op=arm;owner=12", "owner=1.2",
+                            "op=begin;flag=12x", "op=begin;watch=", "op=begin;watch=relative", long_watch.c_str()})
         EXPECT_EQ(jmt_parse_request(bad, &r), -1) << bad;
     EXPECT_EQ(jmt_parse_request(nullptr, &r), -1);
 }
@@ -221,6 +226,26 @@ TEST(AgentRequest, MethodSetHoldsEachKeyOnceUpToThreeQuarters)
     EXPECT_EQ(count, JMT_AGENT_TRACKED_MAX / 4 * 3);
     EXPECT_EQ(overflow, 1u);
     EXPECT_TRUE(jmt_set_has(set.data(), key(0)));
+}
+
+// The hot methods' table: a method that compiles again is taken out once; the keys after
+// its slot stay found (the slot is marked, not emptied).
+TEST(AgentRequest, MethodSetTakesEachKeyOnce)
+{
+    std::vector<const void *> set(JMT_AGENT_TRACKED_MAX, nullptr);
+    uint32_t count = 0, overflow = 0;
+    auto key = [](uint64_t i) { return reinterpret_cast<const void *>(0x7f0000001000ULL + 8 * i); };
+    for (uint64_t i = 0; i < 3000; i++)
+        jmt_set_add(set.data(), key(i), &count, &overflow);
+    uint32_t taken = 0;
+    for (uint64_t i = 0; i < 3000; i += 2)
+        taken += static_cast<uint32_t>(jmt_set_take(set.data(), key(i)));
+    for (uint64_t i = 0; i < 3000; i += 2)
+        taken += static_cast<uint32_t>(jmt_set_take(set.data(), key(i)));  // again: gone
+    EXPECT_EQ(taken, 1500u);
+    EXPECT_EQ(jmt_set_take(set.data(), key(5000)), 0);
+    for (uint64_t i = 0; i < 3000; i++)
+        EXPECT_EQ(jmt_set_has(set.data(), key(i)), i % 2) << i;
 }
 
 TEST(AgentDir, OnlyTheToolsOwnNames)

@@ -190,8 +190,8 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
     g.settle_opt = app.add_option("--settle", g.settle,
                    "A JVM whose probes are switched on at run time: wait at most SECONDS for its JIT compiles "
-                   "to settle first, so that code compiling then does not carry probe calls (default 60; 0: "
-                   "switch at once)")
+                   "to settle first, so that code compiling then does not carry probe calls, and at the end for "
+                   "the code the end deoptimized to compile again (default 60; 0: neither)")
                        ->type_name("SECONDS");
     auto *match = app.add_option("--match", o.match,
                                  "Trace the JVMs whose command line matches this regular expression "

@@ -382,7 +382,10 @@ int TraceSession::finish(EndReason reason)
     if (targets_.size() > 1)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed
     tracer_.reset();  // detach before formatting: the JVM runs untraced from here
-    switched_.switch_off(std::cerr);
+    // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.
+    switched_.switch_off(
+        std::cerr, [this](uint64_t deadline) { return wait_until(stop_, {}, deadline).wake == Wake::Deadline; },
+        options_.settle_s, base_.probes);
     progress_->clear();
     int exit_code = 0;
     if (launch_ && reason == EndReason::TargetExited)

@@ -1,5 +1,7 @@
 #include "cli/standby.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "jmethodtime.h"
 #include "kernel/probe_holders.h"
 #include "target/jvm.h"
+#include "target/lifecycle.h"
 #include "target/probe_switch.h"
 #include "util/error.h"
 
@@ -16,8 +19,23 @@ namespace jmt {
 
 namespace {
 
+// The wait for a JVM's code to compile again: a status line each second on a terminal.
+SwitchHooks standby_hooks()
+{
+    SwitchHooks hooks;
+    if (isatty(STDERR_FILENO))
+        hooks.progress = [](const std::string &line) { std::cerr << "\r" << line << "\033[K" << std::flush; };
+    hooks.wait = [](uint64_t deadline) {
+        const uint64_t now = monotonic_ns();
+        if (deadline > now)
+            usleep(static_cast<useconds_t>((deadline - now) / 1000));
+        return true;
+    };
+    return hooks;
+}
+
 // One JVM: what standby did or why it did nothing; throws jmt::Error when it cannot.
-std::string standby_one(int pid)
+std::string standby_one(int pid, double settle_s)
 {
     TargetStatus st = examine_target(pid);
     JvmTarget &t = st.target;
@@ -26,10 +44,16 @@ std::string standby_one(int pid)
     const std::string who = "pid " + std::to_string(pid);
     switch (t.access) {
     case ProbeAccess::Standby:
+        if (const std::optional<LoadedAgent> agent = find_agent(pid);
+            agent && agent->state.hot_back < agent->state.hot) {
+            const CompileWait w = wait_for_compiles(pid, standby_hooks(), settle_s, "after it");
+            return who + " is on standby already; " + std::to_string(w.hot.back) + " of its " +
+                   std::to_string(w.hot.methods) + " hot methods compiled again since " + w.hot.cause_text() +
+                   (w.hot.cold() ? ": a trace before the rest do traps about as widely as the flag at start" : "");
+        }
         return who + " is on standby already";
     case ProbeAccess::Switchable:
-        return who + " was started without -XX:+DTraceMethodProbes: its compiled code has no probe calls, and "
-                     "each trace switches them on for its classes and off again";
+        return put_on_standby(t, standby_hooks(), settle_s);
     case ProbeAccess::Off:
         throw Error(who + " was started without -XX:+DTraceMethodProbes, so there is nothing to put on standby; " +
                         t.off_reason.substr(t.off_reason.find(": ") + 2),
@@ -43,7 +67,7 @@ std::string standby_one(int pid)
                                 " are in use by a tracer: on standby it would see only interpreted calls; stop it "
                                 "first",
                             EBUSY);
-        return put_on_standby(t);
+        return put_on_standby(t, standby_hooks(), settle_s);
     case ProbeAccess::Missing:
     case ProbeAccess::Switched:
         break;
@@ -63,21 +87,31 @@ int run_standby(int argc, const char *const argv[])
     CLI::App app{"jmethodtime standby: a JVM started with -XX:+DTraceMethodProbes, left as cheap as one started\n"
                  "without it: the flag is switched off and the compiled code that calls the probes is\n"
                  "deoptimized once (it compiles again without the calls). Each later trace switches the\n"
-                 "probes on for its classes only, and the JVM goes back on standby at its end.\n\n"
-                 "  jmethodtime standby -p PID\n"
-                 "  jmethodtime standby --match REGEX\n",
+                 "probes on for its classes only, and the JVM goes back on standby at its end. A JVM\n"
+                 "started without the flag (JDK 8 to 22) takes the one-time deoptimization of all its\n"
+                 "compiled code that the first switch would take. Either way standby then waits, under\n"
+                 "the traffic of the moment, for the JVM's hot code to compile again, and says when the\n"
+                 "JVM is ready: later traces deoptimize only their own classes, quiet or not.\n\n"
+                 "  jmethodtime standby -p PID [--settle S]\n"
+                 "  jmethodtime standby --match REGEX [--settle S]\n",
                  "jmethodtime standby"};
-    std::string pid_s, match;
+    std::string pid_s, match, settle;
     auto *pid_opt = app.add_option("-p,--pid", pid_s, "Process id of the JVM")->type_name("PID");
+    app.add_option("--settle", settle,
+                   "Wait at most S seconds for the JVM's hot code to compile again (default 60; 0: not at all)")
+        ->type_name("S");
     app.add_option("--match", match, "Every JVM whose command line matches this regular expression")
         ->type_name("REGEX")
         ->excludes(pid_opt);
     if (std::optional<int> done = parse_subcommand(app, argc, argv, "standby"))
         return *done;
     std::vector<int> pids;
+    double settle_s = 60;
     try {
         if (!pid_s.empty())
             pids.push_back(static_cast<int>(checked_integer(kPidRule, pid_s)));
+        if (!settle.empty())
+            settle_s = checked_number(kSettleRule, settle);
     } catch (const std::exception &e) {
         return usage_error("standby", e.what());
     }
@@ -93,7 +127,10 @@ int run_standby(int argc, const char *const argv[])
     }
     for (int pid : pids) {
         try {
-            std::cout << standby_one(pid) << std::endl;
+            const std::string said = standby_one(pid, settle_s);
+            if (isatty(STDERR_FILENO))
+                std::cerr << "\r\033[K" << std::flush;
+            std::cout << said << std::endl;
         } catch (const Error &e) {
             std::cerr << "jmethodtime standby: " << e.what() << std::endl;
             status = 1;

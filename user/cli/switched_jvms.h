@@ -25,8 +25,12 @@ public:
     void switch_on(const std::vector<JvmTarget> &targets, const std::vector<std::string> &packages,
                    const std::vector<std::string> &class_globs, double settle_s,
                    const std::function<bool(uint64_t deadline_ns)> &wait, ProbesInfo &info);
-    // Every switched JVM switched off; what went wrong goes to notes.
+    // Every switched JVM switched off; what went wrong goes to notes. With wait, then waits
+    // (at most settle_s each) for the methods each end deoptimized to compile again, and
+    // puts what came back into info.
     void switch_off(std::ostream &notes);
+    void switch_off(std::ostream &notes, const std::function<bool(uint64_t deadline_ns)> &wait, double settle_s,
+                    ProbesInfo &info);
 
 private:
     std::vector<std::unique_ptr<ProbeSwitch>> switches_;

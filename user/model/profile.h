@@ -150,6 +150,19 @@ struct ProbesInfo {
     uint32_t unmodifiable = 0;  // classes the filter takes that cannot be (hidden classes)
     double settle_s = 0;        // waited for compiles to settle before the switch
     bool settled = true;        // false: the wait's limit came first
+    // The JVM's hot methods (compiled when the agent last deoptimized them) when the flag
+    // went on, and how many had compiled again; cold: most had not, so the trace trapped
+    // about as widely as the flag at start would (cold_cause: which deoptimization).
+    uint32_t hot_methods = 0;
+    uint32_t hot_back = 0;
+    bool cold = false;
+    std::string cold_cause;
+    // After the end: the methods the end deoptimized (compiled during the trace, with probe
+    // calls) and how many compiled again before jmethodtime ended; end_cold: most had not (no
+    // traffic), a cold spot the next trace pays for.
+    uint32_t end_methods = 0;
+    uint32_t end_back = 0;
+    bool end_cold = false;
 };
 
 struct Profile {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -66,6 +67,40 @@ std::string overhead_text(const Profile &profile)
                 format_duration(o.jvm_cpu_ns);
     }
     return text;
+}
+
+std::string probes_text(const Profile &profile)
+{
+    const ProbesInfo &p = profile.probes;
+    if (p.access != "switched" && p.access != "mixed")
+        return {};
+    std::string out = std::string(p.access == "mixed" ? "Probes switched on at run time in some JVMs" :
+                                                       "Probes switched on at run time") +
+                      " for " + std::to_string(p.classes) + (p.classes == 1 ? " class" : " classes") +
+                      ": only their code, and code compiled while the trace ran, trapped; all of it "
+                      "was switched off at the end";
+    if (!p.settled)
+        out += " (compiles had not settled when the switch came)";
+    if (p.unmodifiable > 0)
+        out += "; " + std::to_string(p.unmodifiable) +
+               " hidden classes the filter takes (lambdas' and proxies' own classes) cannot be switched: their "
+               "methods count only the calls that ran interpreted";
+    const Overhead &o = profile.overhead;
+    const std::string standby =
+        "`jmethodtime standby -p " + (profile.jvm_pids.size() > 1 ? std::string("PID") : std::to_string(profile.pid)) + "`";
+    if (p.cold)
+        out += "\nThe JVM's code was still interpreted when the probes went on (" + std::to_string(p.hot_back) +
+               " of its " + std::to_string(p.hot_methods) + " hot methods compiled again since " + p.cold_cause +
+               "): this trace trapped about as widely as the flag at start, " +
+               format_count(o.events - std::min(o.events, o.traced_events)) +
+               " filtered-out probe events; " + standby + " ahead of time, or traffic during the switch, avoids it";
+    if (p.end_cold)
+        out += "\nThe end deoptimized the " + std::to_string(p.end_methods) +
+               " methods compiled during the trace (they had probe calls); " +
+               std::to_string(p.end_methods - p.end_back) +
+               " had not compiled again when jmethodtime ended: they run interpreted until traffic compiles them, "
+               "and a trace before then traps on them (" + standby + " waits for them)";
+    return out;
 }
 
 std::string run_queue_text(const Profile &profile)

@@ -34,6 +34,10 @@ std::string format_bounded(uint64_t ns, const uint64_t (&bounds)[2]);
 // 4.10 s on a CPU": what the probes cost the JVM over the profile's window,
 // with advice to keep the trace short from 25% on.
 std::string overhead_text(const Profile &profile);
+// How the probes were had, when they were switched on at run time: the classes, a switch onto
+// code still interpreted (with the filtered-out events it cost), and a cold spot left at the
+// end; empty otherwise.
+std::string probes_text(const Profile &profile);
 
 // "Run queue: the JVM's threads waited 1.25 s for a CPU against 1.78 s on one
 // (41% of their runnable time); ...": the window's run-queue wait, and from

@@ -36,6 +36,13 @@ std::vector<std::string> summary_lines(const Profile &profile)
         lines.push_back(overhead_text(profile));
     if (profile.overhead.saturated)
         lines.push_back(run_queue_text(profile));
+    // The switch's warnings (code still interpreted, a cold spot left): the lines after the first.
+    const std::string probes = probes_text(profile);
+    for (size_t at = probes.find('\n'); at != std::string::npos;) {
+        const size_t next = probes.find('\n', at + 1);
+        lines.push_back(probes.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+        at = next;
+    }
     lines.push_back(profile.methods.empty() ? nothing_traced_text(profile) : methods_text(profile));
     const auto counts = diagnostic_counts(profile.diag);
     if (!counts.empty()) {

@@ -274,25 +274,6 @@ void write_diagnostics(std::ostream &out, const Diagnostics &diag)
         out << "  " << line << "\n";
 }
 
-// How the probes were had, when they were switched on at run time.
-std::string probes_text(const ProbesInfo &p)
-{
-    if (p.access != "switched" && p.access != "mixed")
-        return {};
-    std::string out = std::string(p.access == "mixed" ? "Probes switched on at run time in some JVMs" :
-                                                       "Probes switched on at run time") +
-                      " for " + std::to_string(p.classes) + (p.classes == 1 ? " class" : " classes") +
-                      ": only their code, and code compiled while the trace ran, trapped; all of it "
-                      "was switched off at the end";
-    if (!p.settled)
-        out += " (compiles had not settled when the switch came)";
-    if (p.unmodifiable > 0)
-        out += "; " + std::to_string(p.unmodifiable) +
-               " hidden classes the filter takes (lambdas' and proxies' own classes) cannot be switched: their "
-               "methods count only the calls that ran interpreted";
-    return out;
-}
-
 // What was traced, for how long, and how the times were corrected.
 void write_header(std::ostream &out, const Profile &profile)
 {
@@ -304,7 +285,7 @@ void write_header(std::ostream &out, const Profile &profile)
         out << pinned << "\n";
     if (profile.overhead.events > 0)
         out << overhead_text(profile) << "\n";
-    if (const std::string probes = probes_text(profile.probes); !probes.empty())
+    if (const std::string probes = probes_text(profile); !probes.empty())
         out << probes << "\n";
     if (const std::string runq = run_queue_text(profile); !runq.empty())
         out << runq << "\n";

@@ -22,6 +22,7 @@ namespace jmt {
 namespace {
 
 constexpr char kAgentFile[] = "libjmtagent.so";
+constexpr char kWatchFifo[] = "owner";
 constexpr char kDirPrefix[] = ".jmethodtime-";
 constexpr size_t kDirRandomHex = 16;
 
@@ -181,6 +182,19 @@ public:
     PlacedAgent(const PlacedAgent &) = delete;
     PlacedAgent &operator=(const PlacedAgent &) = delete;
     const std::string &path() const { return path_; }
+    // A FIFO beside the agent (root's, 0644: the JVM's user may read it), opened read-write
+    // so that the agent's read end sees a writer; its path as the JVM sees it goes to *path.
+    UniqueFd make_fifo(std::string *path)
+    {
+        if (mknodat(dir_fd_, kWatchFifo, S_IFIFO | 0600, 0) != 0)
+            fail("cannot create the owner's FIFO in " + path_.substr(0, path_.rfind('/')), errno);
+        made_fifo_ = true;
+        UniqueFd fd(openat(dir_fd_, kWatchFifo, O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+        if (fd.get() < 0 || fchmod(fd.get(), 0644) != 0)
+            fail("cannot open the owner's FIFO in " + path_.substr(0, path_.rfind('/')), errno);
+        *path = path_.substr(0, path_.rfind('/') + 1) + kWatchFifo;
+        return fd;
+    }
 
 private:
     [[noreturn]] void fail(const std::string &what, int err)
@@ -192,9 +206,11 @@ private:
     {
         if (made_file_ && dir_fd_ >= 0)
             unlinkat(dir_fd_, kAgentFile, 0);
+        if (made_fifo_ && dir_fd_ >= 0)
+            unlinkat(dir_fd_, kWatchFifo, 0);
         if (made_dir_ && parent_fd_ >= 0)
             unlinkat(parent_fd_, dir_name_.c_str(), AT_REMOVEDIR);
-        made_file_ = made_dir_ = false;
+        made_file_ = made_dir_ = made_fifo_ = false;
         for (int *fd : {&dir_fd_, &parent_fd_})
             if (*fd >= 0) {
                 close(*fd);
@@ -202,7 +218,7 @@ private:
             }
     }
     int parent_fd_ = -1, dir_fd_ = -1;
-    bool made_dir_ = false, made_file_ = false;
+    bool made_dir_ = false, made_file_ = false, made_fifo_ = false;
     std::string dir_name_, path_;
 };
 
@@ -302,7 +318,8 @@ std::string agent_error_text(const jmt_agent_state &state)
     }
 }
 
-jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place, const AttachLimits &limits)
+jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place, const AttachLimits &limits,
+                              UniqueFd *watch)
 {
     if (options.size() > JMT_AGENT_OPTIONS_MAX)
         throw Error("an agent request of " + std::to_string(options.size()) + " bytes, over the " +
@@ -321,8 +338,13 @@ jmt_agent_state agent_request(int pid, const std::string &options, const AgentPl
         const std::string dir = before ? before->path.substr(0, before->path.rfind('/')) : std::string();
         try {
             PlacedAgent placed(pid, parent, dir);
-            check_load_reply(pid, attach_request(pid, "load", {placed.path(), "true", options},
+            std::string fifo;
+            UniqueFd held = watch ? placed.make_fifo(&fifo) : UniqueFd();
+            check_load_reply(pid, attach_request(pid, "load",
+                                                 {placed.path(), "true", options + (watch ? ";watch=" + fifo : "")},
                                                  place.attach_disabled, limits));
+            if (watch)
+                *watch = std::move(held);
             first_error.clear();
             break;
         } catch (const Error &e) {

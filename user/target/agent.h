@@ -9,6 +9,7 @@
 
 #include "target/agent/agent_abi.h"
 #include "target/attach.h"
+#include "util/unique_fd.h"
 
 namespace jmt {
 
@@ -36,9 +37,11 @@ struct AgentPlace {
 
 // Sends options (agent_abi.h) to pid's agent, placing it first, and returns
 // its state after the request. Throws jmt::Error naming the cause and the fix
-// when the JVM refuses the agent or the agent reports a failure.
+// when the JVM refuses the agent or the agent reports a failure. watch (BEGIN
+// only): a FIFO is made beside the agent and named in the request ("watch="),
+// and its write end goes to *watch: while it is open the agent knows its owner lives.
 jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place,
-                              const AttachLimits &limits = {});
+                              const AttachLimits &limits = {}, UniqueFd *watch = nullptr);
 
 // What an agent's failure means, in words: "JVMTI error 99 (RetransformClasses)".
 std::string agent_error_text(const jmt_agent_state &state);

@@ -90,7 +90,66 @@ std::string ms_text(double ms)
     return buf;
 }
 
+std::string seconds_text(double s)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), s < 10 ? "%.1f s" : "%.0f s", s);
+    return buf;
+}
+
 }  // namespace
+
+bool HotCode::cold() const
+{
+    return methods > 0 && static_cast<double>(methods - std::min(back, methods)) > kColdShare * methods;
+}
+
+std::string HotCode::cause_text() const
+{
+    switch (cause) {
+    case JMT_OP_BEGIN: return "the one-time deoptimization of all compiled code";
+    case JMT_OP_STANDBY: return "standby's deoptimization";
+    case JMT_OP_RESTORE: return "the last trace's end";
+    default: return "the agent's last deoptimization";
+    }
+}
+
+CompileWait wait_for_compiles(int pid, const SwitchHooks &hooks, double max_s, const std::string &what)
+{
+    CompileWait out;
+    const uint64_t start = monotonic_ns();
+    const uint64_t limit = start + static_cast<uint64_t>(std::max(0.0, max_s) * 1e9);
+    SettleWatch watch;
+    uint64_t next_progress = start + kProgressPeriodNs;
+    for (;;) {
+        const uint64_t now = monotonic_ns();
+        const std::optional<LoadedAgent> agent = find_agent(pid);
+        if (!agent)
+            throw Error(who(pid) + " exited", ESRCH);
+        out.hot = HotCode(agent->state);
+        watch.feed(now, agent->state.compiles);
+        if (max_s <= 0 || watch.settled() || now >= limit) {
+            out.settled = max_s <= 0 || watch.settled();
+            break;
+        }
+        if (now >= next_progress && hooks.progress) {
+            char line[224];
+            snprintf(line, sizeof(line),
+                     "Waiting for pid %d's compiles to settle %s: %.0f methods/s now, %u of %u hot methods compiled "
+                     "again (%.0f s of at most %.0f)",
+                     pid, what.c_str(), watch.rate_per_s(), out.hot.back, out.hot.methods,
+                     static_cast<double>(now - start) / 1e9, max_s);
+            hooks.progress(line);
+            next_progress += kProgressPeriodNs;
+        }
+        if (!hooks.wait(std::min(limit, now + kSettlePollNs))) {
+            out.stopped = true;
+            break;
+        }
+    }
+    out.seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
+    return out;
+}
 
 Access decide_access(const AccessFacts &f)
 {
@@ -228,43 +287,24 @@ ProbeSwitch::~ProbeSwitch()
 bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
 {
     const std::string owner = owner_field(self_identity());
-    // Compiles are remembered from here, so that none made with the flag on is missed.
-    jmt_agent_state st = agent_request(pid_, "op=begin;" + owner + (deopt_needed_ ? ";deopt=1" : ""), place_);
+    // Compiles are remembered from here, so that none made with the flag on is missed; the
+    // agent watches watch_ from here, and restores by itself if it closes before a restore.
+    agent_request(pid_,
+                  "op=begin;" + owner + ";flag=" + std::to_string(flag_addr_) + (deopt_needed_ ? ";deopt=1" : ""),
+                  place_, {}, &watch_);
     began_ = true;
     report_.full_deopt = deopt_needed_;
-    const uint64_t start = monotonic_ns();
-    const uint64_t limit = start + static_cast<uint64_t>(settle_max_s * 1e9);
-    SettleWatch watch;
-    uint64_t next_progress = start + kProgressPeriodNs;
-    while (settle_max_s > 0) {
-        const uint64_t now = monotonic_ns();
-        const std::optional<LoadedAgent> agent = find_agent(pid_);
-        if (!agent)
-            throw Error(who(pid_) + " exited", ESRCH);
-        watch.feed(now, agent->state.compiles);
-        if (watch.settled() || now >= limit) {
-            report_.settled = watch.settled();
-            break;
-        }
-        if (now >= next_progress && hooks.progress) {
-            char line[160];
-            snprintf(line, sizeof(line),
-                     "Waiting for pid %d's compiles to settle: %.0f methods/s now, %llu since the start (%.0f s of at "
-                     "most %.0f)",
-                     pid_, watch.rate_per_s(), static_cast<unsigned long long>(agent->state.compiles),
-                     static_cast<double>(now - start) / 1e9, settle_max_s);
-            hooks.progress(line);
-            next_progress += kProgressPeriodNs;
-        }
-        if (!hooks.wait(std::min(limit, now + kSettlePollNs)))
-            return false;
-    }
-    report_.settle_s = static_cast<double>(monotonic_ns() - start) / 1e9;
+    const CompileWait w = wait_for_compiles(pid_, hooks, settle_max_s, "before switching its probes on");
+    if (w.stopped)
+        return false;
+    report_.settled = w.settled;
+    report_.settle_s = w.seconds;
+    report_.hot = w.hot;
     agent_request(pid_, "op=arm", place_);
     memory_->write_u8(flag_addr_, 1);
     flag_set_ = true;
     const uint64_t switch_start = monotonic_ns();
-    st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, place_);
+    const jmt_agent_state st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, place_);
     report_.switch_ms = static_cast<double>(monotonic_ns() - switch_start) / 1e6;
     report_.classes = st.retransformed;
     report_.unmodifiable = st.unmodifiable;
@@ -277,19 +317,42 @@ void ProbeSwitch::switch_off(std::ostream &notes)
         return;
     if (!start_time(pid_)) {  // the JVM is gone (or a zombie), and its code with it
         began_ = flag_set_ = false;
+        watch_.reset();
         return;
     }
     try {
         if (flag_set_)
             memory_->write_u8(flag_addr_, 0);
         flag_set_ = false;
-        agent_request(pid_, "op=restore", place_);
+        const jmt_agent_state st = agent_request(pid_, "op=restore", place_);
         began_ = false;
+        watch_.reset();  // the agent's watch wakes, finds the JVM restored and ends
+        report_.end_hot = HotCode(st);
     } catch (const Error &e) {
+        watch_.reset();  // the agent's watch restores by itself
         if (start_time(pid_))
             notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
-                  << "; the next jmethodtime on that JVM does" << std::endl;
+                  << "; its agent switches them off itself, its owner's watch closed" << std::endl;
         began_ = flag_set_ = false;
+    }
+}
+
+bool ProbeSwitch::end_pending() const
+{
+    const HotCode &end = report_.end_hot;
+    return end.cause == JMT_OP_RESTORE && end.back < end.methods;
+}
+
+void ProbeSwitch::wait_end(const SwitchHooks &hooks, double settle_max_s)
+{
+    if (settle_max_s <= 0 || !end_pending())
+        return;
+    try {
+        const CompileWait w = wait_for_compiles(pid_, hooks, settle_max_s, "after the trace's end");
+        report_.end_hot = w.hot;
+        report_.end_wait_s = w.seconds;
+    } catch (const Error &) {
+        // The JVM ended meanwhile: its code with it.
     }
 }
 
@@ -303,26 +366,62 @@ std::string recover_switch(const JvmTarget &target)
            std::to_string(st.retransformed) + (st.retransformed == 1 ? " class" : " classes") + " retransformed)";
 }
 
-std::string put_on_standby(const JvmTarget &target)
+namespace {
+
+// Whether the JVM's hot code is back after a deoptimization, in one line.
+std::string readiness_line(int pid, const CompileWait &w)
+{
+    const std::string counts = std::to_string(w.hot.back) + " of its " + std::to_string(w.hot.methods) +
+                               " hot methods compiled again in " + seconds_text(w.seconds);
+    if (!w.hot.cold())
+        return who(pid) + " is ready: " + counts +
+               (w.settled && w.hot.back < w.hot.methods ? " (its compiles settled: the others are not called now)"
+                                                         : "") +
+               "; each trace now deoptimizes only its own classes and starts narrow, quiet or not";
+    return who(pid) + " is not ready: " + counts +
+           (w.settled ? ", and it compiles nothing now (no traffic)" : ", its compiles still running (--settle)") +
+           ": the rest compile again with traffic, and a trace before then traps about as widely as the flag at start";
+}
+
+}  // namespace
+
+std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, double settle_max_s)
 {
     const JvmMemory memory = memory_of(target);
     const bool full = full_deopt_pending(memory, jdk_feature_release(target.jdk_version));
-    const uint64_t flag = flag_address(memory);
-    memory.write_u8(flag, 0);
-    const uint64_t start = monotonic_ns();
-    jmt_agent_state st{};
-    try {
-        st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
-    } catch (const Error &) {
-        memory.write_u8(flag, 1);  // as found: its compiled code still has the calls
-        throw;
+    const bool switchable = target.access == ProbeAccess::Switchable;
+    std::string done;
+    if (switchable && !full) {
+        const std::optional<LoadedAgent> agent = find_agent(target.pid);
+        if (!agent || HotCode(agent->state).methods == 0)
+            return who(target.pid) + " needs nothing ahead of a trace: HotSpot records its code's dependencies (JDK 23, "
+                                     "or a class redefined before), so each trace deoptimizes only its own classes";
+        done = who(target.pid) + " needs no deoptimization ahead of a trace (HotSpot records its code's "
+                                 "dependencies); waiting for the code " + HotCode(agent->state).cause_text() +
+               " deoptimized to compile again";
+    } else {
+        const uint64_t flag = flag_address(memory);
+        if (!switchable)
+            memory.write_u8(flag, 0);
+        const uint64_t start = monotonic_ns();
+        jmt_agent_state st{};
+        try {
+            st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
+        } catch (const Error &) {
+            if (!switchable)
+                memory.write_u8(flag, 1);  // as found: its compiled code still has the calls
+            throw;
+        }
+        const std::string how =
+            (full ? std::string("all compiled code deoptimized once (one class retransformed)")
+                  : std::to_string(st.retransformed) + " classes with compiled code retransformed") +
+            " in " + ms_text(static_cast<double>(monotonic_ns() - start) / 1e6);
+        done = switchable ? who(target.pid) + " took its one-time deoptimization ahead of traces: " + how
+                          : who(target.pid) + " is on standby: DTraceMethodProbes off, " + how +
+                                "; its code compiles again without probe calls, and each trace switches on only "
+                                "its classes' code";
     }
-    const double ms = static_cast<double>(monotonic_ns() - start) / 1e6;
-    return who(target.pid) + " is on standby: DTraceMethodProbes off, " +
-           (full ? std::string("all compiled code deoptimized once (one class retransformed)")
-                 : std::to_string(st.retransformed) + " classes with compiled code retransformed") +
-           " in " + ms_text(ms) +
-           "; its code compiles again without probe calls, and each trace switches on only its classes' code";
+    return done + "\n" + readiness_line(target.pid, wait_for_compiles(target.pid, hooks, settle_max_s, "after it"));
 }
 
 }  // namespace jmt

@@ -23,6 +23,7 @@
 
 #include "target/agent.h"
 #include "target/agent/agent_abi.h"
+#include "util/unique_fd.h"
 
 namespace jmt {
 
@@ -95,6 +96,33 @@ ProcessIdentity self_identity();
 // Whether identity still names a running process (its pid, started then).
 bool identity_alive(const ProcessIdentity &identity);
 
+// The JVM's hot code as the agent knows it: the methods that had compiled code
+// when the agent last deoptimized it (cause: the one-time full deoptimization,
+// standby's, or a trace's end), and how many of them have compiled again since.
+struct HotCode {
+    uint32_t methods = 0;
+    uint32_t back = 0;
+    uint32_t cause = JMT_OP_NONE;  // enum jmt_agent_op: BEGIN, STANDBY, RESTORE
+    HotCode() = default;
+    explicit HotCode(const jmt_agent_state &st) : methods(st.hot), back(st.hot_back), cause(st.hot_cause) {}
+    // More than kColdShare of them still interpreted: a switch now traps about as widely as the flag at start.
+    bool cold() const;
+    // "the one-time deoptimization of all compiled code", "standby's deoptimization", "the last trace's end".
+    std::string cause_text() const;
+};
+// Of a JVM's hot methods, the share not compiled again above which its code is said to be still
+// interpreted. Under traffic a good part never comes back (start-up code: on Tomcat 1,209 of 2,977
+// after the full deoptimization, once compiles settled); on a quiet JVM next to none does.
+constexpr double kColdShare = 0.9;
+
+// What a wait for compiles ended with.
+struct CompileWait {
+    bool stopped = false;  // hooks.wait said stop
+    bool settled = true;   // false: the limit came first
+    double seconds = 0;
+    HotCode hot;  // at its end
+};
+
 // What a switch (or standby) did, for the header and the docs.
 struct SwitchReport {
     std::string recovered;         // a switch left on by an earlier jmethodtime, put back first: the line saying so
@@ -104,6 +132,9 @@ struct SwitchReport {
     uint32_t classes = 0;          // classes retransformed by the switch
     uint32_t unmodifiable = 0;     // classes the filter takes that cannot be (hidden classes)
     double switch_ms = 0;          // the switch's retransform, as the tool waited for it
+    HotCode hot;                   // when the flag went on: cold() says the trace traps about as the flag at start
+    HotCode end_hot;               // after the end's restore and the wait for its methods (end_wait_s)
+    double end_wait_s = 0;
 };
 
 // The session's side of the wait for compiles to settle.
@@ -111,6 +142,11 @@ struct SwitchHooks {
     std::function<void(const std::string &)> progress;  // a status line (may be empty)
     std::function<bool(uint64_t deadline_ns)> wait;      // sleeps until deadline; false: stop now
 };
+
+// Polls pid's agent until its compiles settle (SettleWatch), at most max_s seconds, with a
+// status line each second that says what (e.g. "before switching its probes on") and how
+// many hot methods have compiled again. Throws jmt::Error when the JVM is gone.
+CompileWait wait_for_compiles(int pid, const SwitchHooks &hooks, double max_s, const std::string &what);
 
 class ProbeSwitch {
 public:
@@ -128,6 +164,10 @@ public:
     bool switch_on(const SwitchHooks &hooks, double settle_max_s);
     // Flag off, the classes retransformed again; what went wrong goes to notes.
     void switch_off(std::ostream &notes);
+    // After switch_off: whether methods it deoptimized (compiled during the trace) have not
+    // compiled again; wait_end waits for them (at most settle_max_s), into report().end_hot.
+    bool end_pending() const;
+    void wait_end(const SwitchHooks &hooks, double settle_max_s);
     const SwitchReport &report() const { return report_; }
     int pid() const { return pid_; }
 
@@ -139,6 +179,7 @@ private:
     bool deopt_needed_ = false;
     bool began_ = false;    // the agent remembers compiles
     bool flag_set_ = false;  // the flag byte is ours to clear
+    UniqueFd watch_;         // the owner's FIFO: the agent restores by itself once it closes unrestored
     SwitchReport report_;
     std::unique_ptr<class JvmMemory> memory_;
 };
@@ -150,7 +191,11 @@ std::string recover_switch(const JvmTarget &target);
 // Puts a JVM started with -XX:+DTraceMethodProbes on standby: flag off, its
 // compiled code deoptimized once (every class with compiled code
 // retransformed, or, where HotSpot has not recorded every dependency yet, one
-// class, which deoptimizes all). Returns the line that says what it did.
-std::string put_on_standby(const JvmTarget &target);
+// class, which deoptimizes all). A Switchable JVM (flag off already) whose
+// next redefinition deoptimizes all takes that one-time deoptimization now.
+// Either then waits (at most settle_max_s) for its hot code to compile again
+// under the traffic of the moment. Returns the lines that say what it did and
+// whether the JVM is ready: later traces deoptimize only their own classes.
+std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, double settle_max_s);
 
 }  // namespace jmt

@@ -5,8 +5,8 @@
  * without a C library, the tool includes this from C++.
  *
  * Requests travel as the options string of HotSpot's attach "load" command:
- * "op=NAME;owner=PID.START;classes=FILTER" (fields separated by ';', which no
- * filter may contain). The agent answers with Agent_OnAttach's return code
+ * "op=NAME;owner=PID.START;flag=ADDR;watch=PATH;classes=FILTER" (fields
+ * separated by ';', which no filter or path may contain). The agent answers with Agent_OnAttach's return code
  * (JMT_AGENT_OK or an enum jmt_agent_error), and keeps the details and its
  * mode in the exported jmt_agent_state, which the tool reads through
  * /proc/PID/mem: the state outlives a tool that was killed.
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define JMT_AGENT_MAGIC 0x6a6d742d6167656eULL /* "jmt-agen" */
-#define JMT_AGENT_ABI_VERSION 1
+#define JMT_AGENT_ABI_VERSION 2
 #define JMT_AGENT_STATE_SYMBOL "jmt_agent_state"
 /* HotSpot refuses an attach argument longer than 1024 bytes (JDK 8 to 25). */
 #define JMT_AGENT_OPTIONS_MAX 1024
@@ -25,6 +25,8 @@
 #define JMT_AGENT_FILTER_MAX 1000
 /* Methods compiled while tracking, remembered to deoptimize them again. */
 #define JMT_AGENT_TRACKED_MAX 65536
+/* Bytes of the owner's FIFO path, its NUL included. */
+#define JMT_AGENT_WATCH_PATH_MAX 256
 
 /* What the JVM's compiled code holds, as the agent left it. */
 enum jmt_agent_mode {
@@ -37,7 +39,11 @@ enum jmt_agent_mode {
 enum jmt_agent_op {
 	JMT_OP_NONE = 0,
 	/* Remember compiles from now (mode TRACKING); "deopt=1" also takes the
-	 * one-time full deoptimization (a class retransformed with the flag off). */
+	 * one-time full deoptimization (a class retransformed with the flag off).
+	 * "flag=ADDR" (decimal, the JVM's address of DTraceMethodProbes) and
+	 * "watch=PATH" (a FIFO the owner holds open for writing, as the JVM sees
+	 * it): a thread of the agent waits for the FIFO's last writer to close
+	 * and, if the owner had not restored, writes 0 to the flag and restores. */
 	JMT_OP_BEGIN = 1,
 	/* Forget the compiles remembered so far (sent just before the flag goes on). */
 	JMT_OP_ARM = 2,
@@ -46,7 +52,8 @@ enum jmt_agent_op {
 	/* Retransform the switch's classes and every class of a method compiled
 	 * since ARM, stop remembering (mode IDLE, or STANDBY when it was). */
 	JMT_OP_RESTORE = 4,
-	/* Retransform every loaded class (mode STANDBY): no compiled code keeps a probe call. */
+	/* Retransform every class with compiled code (mode STANDBY): no compiled
+	 * code keeps a probe call. "deopt=1": one class, which deoptimizes all. */
 	JMT_OP_STANDBY = 5,
 };
 
@@ -80,6 +87,16 @@ struct jmt_agent_state {
 	uint32_t filter_len;	  /* bytes of filter */
 	uint64_t owner_start;	  /* its start time (clock ticks after boot, /proc/PID/stat field 22) */
 	char filter[JMT_AGENT_FILTER_MAX]; /* the switch's class filter (not NUL-terminated) */
+	/* The methods that had compiled code when the agent last deoptimized it
+	 * (the full deoptimization, standby's, or a RESTORE's classes), and how
+	 * many of them have compiled again since (CompiledMethodLoad). */
+	uint32_t hot;		  /* distinct methods deoptimized then */
+	uint32_t hot_back;	  /* of them, compiled again since */
+	uint32_t hot_cause;	  /* enum jmt_agent_op of that deoptimization (BEGIN, RESTORE, STANDBY) */
+	uint32_t watching;	  /* 1: a thread waits for the owner's FIFO to close */
+	uint64_t flag_addr;	  /* the JVM's address of DTraceMethodProbes, from BEGIN; 0: unknown */
+	uint32_t owner_gone;	  /* restores the agent made itself, its owner gone without one */
+	int32_t owner_gone_error; /* jvmtiError of the last of them, 0 */
 };
 
 #endif /* JMT_AGENT_ABI_H */

@@ -43,6 +43,9 @@ struct jmt_request {
 	uint64_t owner_start;
 	const char *classes;	 /* SWITCH: the filter, "*" or "p:PKG g:GLOB ..." */
 	unsigned long classes_len;
+	uint64_t flag_addr;	 /* BEGIN: DTraceMethodProbes's address, 0 */
+	const char *watch;	 /* BEGIN: the owner's FIFO, or NULL */
+	unsigned long watch_len;
 };
 
 static inline uint64_t jmt_parse_u64(const char *s, unsigned long len, unsigned long *used)
@@ -75,6 +78,9 @@ static inline int jmt_parse_request(const char *opts, struct jmt_request *r)
 	r->owner_start = 0;
 	r->classes = 0;
 	r->classes_len = 0;
+	r->flag_addr = 0;
+	r->watch = 0;
+	r->watch_len = 0;
 	while (at < len) {
 		const char *f = opts + at;
 		unsigned long flen = 0, used, i;
@@ -94,6 +100,15 @@ static inline int jmt_parse_request(const char *opts, struct jmt_request *r)
 			r->owner_start = jmt_parse_u64(f + 7 + used, flen - 7 - used, &used);
 		} else if (jmt_starts_with(f, flen, "deopt=")) {
 			r->deopt = flen == 7 && f[6] == '1';
+		} else if (jmt_starts_with(f, flen, "flag=")) {
+			r->flag_addr = jmt_parse_u64(f + 5, flen - 5, &used);
+			if (5 + used != flen)
+				return -1;
+		} else if (jmt_starts_with(f, flen, "watch=")) {
+			r->watch = f + 6;
+			r->watch_len = flen - 6;
+			if (r->watch_len == 0 || r->watch_len >= JMT_AGENT_WATCH_PATH_MAX || r->watch[0] != '/')
+				return -1;
 		} else if (jmt_starts_with(f, flen, "classes=")) {
 			r->classes = f + 8;
 			r->classes_len = flen - 8;
@@ -183,6 +198,25 @@ static inline int jmt_set_has(const void *const *set, const void *key)
 	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
 		if (set[s] == key)
 			return 1;
+		if (!set[s])
+			return 0;
+	}
+	return 0;
+}
+
+/* A slot whose key was taken out: probes go on past it, nothing is added to it. */
+#define JMT_SET_TAKEN ((const void *)1)
+
+/* Takes key out of the set (its slot becomes JMT_SET_TAKEN): 1 when it was there. */
+static inline int jmt_set_take(const void **set, const void *key)
+{
+	uint32_t i, s = jmt_set_slot(key);
+
+	for (i = 0; i < JMT_AGENT_TRACKED_MAX; i++, s = (s + 1) & (JMT_AGENT_TRACKED_MAX - 1)) {
+		if (set[s] == key) {
+			set[s] = JMT_SET_TAKEN;
+			return 1;
+		}
 		if (!set[s])
 			return 0;
 	}
