@@ -22,23 +22,9 @@ set -uo pipefail
 # shellcheck source=../common/test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 
-if (($# != 2)); then
-  echo "usage: $0 JMETHODTIME SOURCE_DIR" >&2
-  exit 2
-fi
-jmt=$1 src=$2
-
-need_root_and_btf
-need_executable "$jmt" "$jmt (build jmethodtime)"
-need_file /usr/share/tomcat10/lib/catalina.jar "Tomcat 10 (apt-get install tomcat10)"
-need_file /usr/share/tomcat10-examples/examples/WEB-INF/classes/HelloWorldExample.class \
-  "Tomcat's examples (apt-get install tomcat10-examples)"
-need_tools ab jq curl java setpriv
-skip_or_fail_if_missing
-
-# shellcheck source=../../examples/tomcat/tomcat.sh
-source "$src/examples/tomcat/tomcat.sh"
-work=$(mktemp -d /tmp/jmt-switch-quiet-test.XXXXXX)
+# shellcheck source=tomcat_test_setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tomcat_test_setup.sh" || exit 1
+tomcat_test_setup switch-quiet-test "$@"
 jmt_pid="" bg=""
 stop_traffic() {
   if [ -n "$bg" ]; then kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; fi

@@ -12,16 +12,26 @@ using namespace jmt_it;
 constexpr char kClass[] = "demo/vt/VirtualTasks";
 constexpr char kStep[] = "(Ljava/lang/Object;)V";
 
-class VirtualThreadsJdk21 : public RootTest {
+// A suite on one of the root's JDKs (home), its JVMs in containers.
+class RootVirtualThreads : public RootTest {
 protected:
+    explicit RootVirtualThreads(const char *home) : home_(home) {}
     void SetUp() override
     {
         RootTest::SetUp();
         if (!IsSkipped() && !HasFailure())
-            root_ = std::make_unique<RootJdk>(kRootJdk21, RootMode::Container);
+            root_ = std::make_unique<RootJdk>(home_, RootMode::Container);
     }
     VtJdk jdk() const { return vt_jdk(*root_); }
+
+private:
+    const char *home_;
     std::unique_ptr<RootJdk> root_;
+};
+
+class VirtualThreadsJdk21 : public RootVirtualThreads {
+protected:
+    VirtualThreadsJdk21() : RootVirtualThreads(kRootJdk21) {}
 };
 
 TEST_F(VirtualThreadsJdk21, SleepUnmountsAndTheFramesFollow)
@@ -79,7 +89,9 @@ void expect_pinned(const VtRun &r, const Tasks &t)
     EXPECT_EQ(u64(block, "pinned"), u64(step, "pinned"));
     EXPECT_LE(static_cast<double>(u64(block, "pinned_ns")), off_cpu);
     EXPECT_GE(static_cast<double>(u64(block, "pinned_ns")), 0.9 * off_cpu);
-    EXPECT_EQ(u64(step, "pinned_ns"), u64(block, "pinned_ns"));
+    // Armed until the virtual thread next unmounts, a carrier's later block in step() counts too.
+    EXPECT_GE(u64(step, "pinned_ns"), u64(block, "pinned_ns"));
+    EXPECT_LE(u64(step, "pinned_ns"), u64(step, "wall_incl_ns") - u64(step, "cpu_incl_ns"));
     EXPECT_EQ(u64(task, "pinned"), u64(step, "pinned")) << "inclusive: task() holds its steps' blocks";
     EXPECT_EQ(u64(r.report.at("diagnostics"), "pinned_monitor"), u64(step, "pinned"));
 }
@@ -102,16 +114,9 @@ TEST_F(VirtualThreadsJdk21, AttachedMidRunTheNewCallsAreExact)
     expect_followed(attach(jdk(), t), t, false);
 }
 
-class VirtualThreadsDebianJdk25 : public RootTest {
+class VirtualThreadsDebianJdk25 : public RootVirtualThreads {
 protected:
-    void SetUp() override
-    {
-        RootTest::SetUp();
-        if (!IsSkipped() && !HasFailure())
-            root_ = std::make_unique<RootJdk>(kRootJdk25, RootMode::Container);
-    }
-    VtJdk jdk() const { return vt_jdk(*root_); }
-    std::unique_ptr<RootJdk> root_;
+    VirtualThreadsDebianJdk25() : RootVirtualThreads(kRootJdk25) {}
 };
 
 TEST_F(VirtualThreadsDebianJdk25, UnderZgcTheFramesFollow)

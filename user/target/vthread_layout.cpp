@@ -91,10 +91,14 @@ std::string check_derived_entry(const JvmMemory &memory, const std::map<std::str
         int32_t s = 0;
         memcpy(&s, state.data(), sizeof(s));
         if (!in_stack(*entry) || !in_stack(*fastpath) || (s != 0 && s != 1) || *held < 0 || *held > kMaxHeldMonitors)
-            return "its threads do not hold a continuation entry where JDK 21 to 23 keep it";
+            return "its threads do not hold a continuation entry where JDK 21 to 23 keep it (thread " +
+                   std::to_string(i) + " of " + std::to_string(n) + ": entry " + std::to_string(*entry) +
+                   ", fast path " + std::to_string(*fastpath) + ", state " + std::to_string(s) + ", monitors " +
+                   std::to_string(*held) + ")";
         some_fastpath_state |= s == 1;
     }
-    return some_fastpath_state ? "" : "its threads do not hold a continuation entry where JDK 21 to 23 keep it";
+    return some_fastpath_state ? "" : "its threads do not hold a continuation entry where JDK 21 to 23 keep it (no "
+                                      "thread's fast-path state is set)";
 }
 
 // The continuation entry's offset: VMStructs' (JDK 24+), else placed after its
