@@ -249,7 +249,8 @@ int handle_thaw(struct pt_regs *ctx)
 	key.idx = JMT_PARKED_HEADER;
 	if (!bpf_map_lookup_elem(&parked_vthreads, &key))
 		return 0;
-	t = thread_state(1);
+	if (!t)
+		t = thread_state(1);
 	if (!t)
 		return 0;
 	t->vt_pending_tid = key.vtid;
