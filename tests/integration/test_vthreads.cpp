@@ -86,6 +86,14 @@ TEST_F(VirtualThreads, UnderZgcTheFramesFollow)
     expect_followed(launch(vt_jdk25(), t, {}, {"-XX:+UseZGC"}), t, true);
 }
 
+// Shenandoah moves objects while the JVM runs: the hooks read only what a copy keeps (the
+// continuation's identity and its thread's id).
+TEST_F(VirtualThreads, UnderShenandoahTheFramesFollow)
+{
+    const Tasks t{"sleep", 8, 3, 10, 200};
+    expect_followed(launch(vt_jdk25(), t, {}, {"-XX:+UseShenandoahGC"}), t, true);
+}
+
 // A fresh virtual thread per task, as a server makes one per request: 17,000 of them, more than
 // the kernel's table of parked virtual threads holds at once (16,384), each unmounting once with
 // call() open and once without a traced frame. Every park is given back at its mount: no frame

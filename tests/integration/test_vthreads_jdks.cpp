@@ -57,6 +57,7 @@ TEST_F(VirtualThreadsJdk21, OtherCollectorsAreFollowed)
     const Tasks t{"sleep", 8, 3, 10, 200};
     expect_followed(launch(jdk(), t, {}, {"-XX:+UseParallelGC"}), t, true);
     expect_followed(launch(jdk(), t, {}, {"-XX:+UseSerialGC", "-XX:-UseCompressedOops"}), t, true);
+    expect_followed(launch(jdk(), t, {}, {"-XX:+UseShenandoahGC"}), t, true);
 }
 
 // JDK 21 to 23 do not unmount in Object.wait: the carrier waits, the frames stay, counts stay exact.
