@@ -27,6 +27,23 @@ nlohmann::json stop_with(int sig, const std::vector<std::string> &extra = {})
     return report;
 }
 
+// Flow's call tree on its one thread: each a() calls b() twice and c() once, each b() calls c()
+// twice, so the completed calls of a trace hold b = 2a and c = 5a, give or take the one a() open
+// at the attach (its return unseen: not counted, up to 2 b() and 5 c() in it counted) and the one
+// open at the end (the same).
+void expect_flow_tree(const nlohmann::json &report)
+{
+    const uint64_t a = jmt_it::calls_of(report, "demo/abc/Flow", "a", "()V");
+    const uint64_t b = jmt_it::calls_of(report, "demo/abc/Flow", "b", "()V");
+    const uint64_t c = jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V");
+    EXPECT_GT(a, 0u);
+    EXPECT_GE(b, 2 * a);
+    EXPECT_LE(b, 2 * a + 4) << "a " << a << " c " << c;
+    EXPECT_GE(c, 5 * a);
+    EXPECT_LE(c, 5 * a + 10) << "a " << a << " b " << b;
+    EXPECT_EQ(report["diagnostics"]["dropped_frames"].get<uint64_t>(), 0u);
+}
+
 class Lifecycle : public jmt_it::BpfTest {};
 
 TEST_F(Lifecycle, DurationEndsTheTrace)
@@ -35,19 +52,19 @@ TEST_F(Lifecycle, DurationEndsTheTrace)
     const uint64_t d = report["duration_ns"];
     EXPECT_GE(d, 1'000'000'000u);
     EXPECT_LT(d, 3'000'000'000u);
-    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+    expect_flow_tree(report);
 }
 
 TEST_F(Lifecycle, SigtermEndsWithAReport)
 {
     auto report = stop_with(SIGTERM);
-    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+    expect_flow_tree(report);
 }
 
 TEST_F(Lifecycle, SigintEndsWithAReport)
 {
     auto report = stop_with(SIGINT);
-    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+    expect_flow_tree(report);
 }
 
 // --max-overhead: Flow busy-waits on System.nanoTime(), every call a trap, so the traps take
@@ -70,7 +87,7 @@ TEST_F(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
     EXPECT_GE(d, 2'000'000'000u);
     EXPECT_LT(d, 6'000'000'000u);
     EXPECT_GT(report["overhead"]["share"].get<double>(), 0.5) << report["overhead"].dump();
-    EXPECT_GT(jmt_it::calls_of(report, "demo/abc/Flow", "c", "()V"), 0u);
+    expect_flow_tree(report);
     EXPECT_EQ(kill(jvm.pid(), 0), 0);  // detached, the JVM runs on
 }
 
@@ -91,7 +108,9 @@ TEST_F(Lifecycle, MaxOverheadWorksWithRaw)
     auto report = nlohmann::json::parse(jmt.drain(false, 5000));
     EXPECT_EQ(report["times"], "raw");
     EXPECT_LT(report["duration_ns"].get<uint64_t>(), 6'000'000'000u);
-    EXPECT_GT(report["overhead"]["trap_ns"].get<uint64_t>(), 0u) << report["overhead"].dump();
+    // Flow's every call traps: the guard's price of them is most of the JVM's CPU, as without --raw.
+    EXPECT_GT(report["overhead"]["share"].get<double>(), 0.5) << report["overhead"].dump();
+    expect_flow_tree(report);
     EXPECT_EQ(kill(jvm.pid(), 0), 0);  // detached, the JVM runs on
 }
 

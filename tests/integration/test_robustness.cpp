@@ -41,9 +41,25 @@ TEST_F(Robustness, SleepingIsElapsedNotOnCpu)
     spec.jvm.main_class = "demo.cpu.SleepSpin";
     spec.jvm.args = {"200"};
     spec.jmt_args = {"--raw", "--package", "demo/cpu"};
-    const double interrupted_before = irq_and_steal_ms();
-    auto r = jmt_it::run_traced(spec);
-    const double interrupted_ms = irq_and_steal_ms() - interrupted_before;
+    // A switch-in the sched_switch program did not see (switch_unseen, which the report states:
+    // "on-CPU time may be a little low") restarts the thread's on-CPU clock at its next probe, so
+    // the spin's slice before it is lost. About one run in eight has one here: the exact checks
+    // judge the first of up to three runs without one, and three in a row fail.
+    constexpr int kRuns = 3;
+    jmt_it::RunResult r;
+    double interrupted_ms = 0;
+    uint64_t unseen = 0;
+    for (int run = 1; run <= kRuns; run++) {
+        const double interrupted_before = irq_and_steal_ms();
+        r = jmt_it::run_traced(spec);
+        interrupted_ms = irq_and_steal_ms() - interrupted_before;
+        unseen = r.report["diagnostics"]["switch_unseen"].get<uint64_t>();
+        if (unseen == 0)
+            break;
+        std::cout << "  NOTE: run " << run << ": " << unseen
+                  << " switch-ins of the traced thread were not seen (switch_unseen)" << std::endl;
+    }
+    ASSERT_EQ(unseen, 0u) << kRuns << " runs in a row with switch-ins the tracer did not see";
     const std::string k = "demo/cpu/SleepSpin";
     const auto *sleep = find_method(r.report, k, "sleepFor", "()V");
     const auto *spin = find_method(r.report, k, "spinFor", "()V");
@@ -59,15 +75,6 @@ TEST_F(Robustness, SleepingIsElapsedNotOnCpu)
     EXPECT_LT(ms(*sleep, "cpu_incl_ns"), 10);
     EXPECT_LE(ms(*spin, "cpu_incl_ns"), ms(*spin, "wall_incl_ns"));
     const double jvm_cpu_ms = static_cast<double>(jmt_it::done_value(r.done_line, "cpu_ns")) / 1e6;
-    // A switch-in the sched_switch program did not see (switch_unseen, which the report states:
-    // "on-CPU time may be a little low") restarts the thread's on-CPU clock at its next probe, so
-    // the spin's slice before it is lost; the exact checks judge only a run without one.
-    const uint64_t unseen = r.report["diagnostics"]["switch_unseen"].get<uint64_t>();
-    if (unseen > 0) {
-        std::cout << "  NOTE: " << unseen << " switch-ins of the traced thread were not seen (switch_unseen); "
-                  << "the on-CPU checks against the JVM's own CPU time are skipped" << std::endl;
-        return;
-    }
     if (jvm_cpu_ms >= 180) {
         // The JVM saw its thread on a CPU for at least 90% of the spin: so must we.
         EXPECT_GT(ms(*spin, "cpu_incl_ns"), 0.9 * 200 - 10);

@@ -166,8 +166,13 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
     const std::map<std::string, uint64_t> fields =
         memory.fields({kVthreadField, kContEntryField, kThreadObjField, kStackBaseField, kStackSizeField,
                        kMethodHandleReturnField, kThreadListField, kListLengthField, kListThreadsField});
-    if (!fields.count(kThreadObjField) || fields.at(kThreadObjField) == 0)
-        return unsupported("its VMStructs table could not be read");
+    if (!fields.count(kThreadObjField) || fields.at(kThreadObjField) == 0) {
+        // Seen once in about 30 launches of a JDK 21 from a root (a read of the table that
+        // came up short): pending, asked again, the reason kept should it never be read.
+        VthreadLayout l;
+        l.why = "its VMStructs table could not be read";
+        return l;
+    }
     if (!fields.count(kVthreadField) || !fields.count(kStackBaseField) || !fields.count(kStackSizeField))
         return unsupported("its VMStructs do not name JavaThread::_vthread and the thread's stack");
     std::string why;
