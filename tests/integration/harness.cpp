@@ -353,12 +353,27 @@ uint64_t done_value(const std::string &done_line, const std::string &key)
     return 0;
 }
 
-std::string test_libjvm()
+namespace {
+
+std::string test_jdk_home()
 {
     char buf[PATH_MAX];
     std::string java = realpath(JMT_JAVA, buf) ? buf : JMT_JAVA;
-    std::string home = java.substr(0, java.rfind("/bin/"));
-    return home + "/lib/server/libjvm.so";
+    return java.substr(0, java.rfind("/bin/"));
+}
+
+}  // namespace
+
+std::string test_libjvm() { return test_jdk_home() + "/lib/server/libjvm.so"; }
+
+std::string test_jdk_version()
+{
+    std::ifstream in(test_jdk_home() + "/release");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("JAVA_VERSION=\"", 0) == 0)
+            return line.substr(14, line.find('"', 14) - 14);
+    return "";
 }
 
 namespace {

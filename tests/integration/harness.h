@@ -127,6 +127,8 @@ uint64_t done_value(const std::string &done_line, const std::string &key);
 
 // The libjvm.so the tests' java launcher loads.
 std::string test_libjvm();
+// The tests' JDK's version (its release file's JAVA_VERSION: "17.0.13"); "" when unread.
+std::string test_jdk_version();
 
 // A uprobe on libjvm's hotspot:PROBE registered the way bcc registers it: a
 // perf uprobe event with a reference-counter offset, where the probe has

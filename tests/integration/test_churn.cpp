@@ -56,7 +56,7 @@ void launched(const std::vector<std::string> &filter)
     const std::string path = "/tmp/jmt-churn-" + std::to_string(getpid()) + ".json";
     std::vector<std::string> argv = {JMT_BINARY, "--json", "-o", path};
     argv.insert(argv.end(), filter.begin(), filter.end());
-    argv.insert(argv.end(), {"--", "java", "-cp", JMT_JAVA_CLASSES, "demo.churn.ClassChurn",
+    argv.insert(argv.end(), {"--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.churn.ClassChurn",
                              std::to_string(kRounds), std::to_string(kCalls)});
     jmt_it::Child jmt(argv, false);
     const std::string done = jmt.wait_line(false, "DONE", 120000);

@@ -46,7 +46,7 @@ Launched launch(const std::vector<std::string> &jmt_args, const std::vector<std:
     unlink(report.c_str());
     std::vector<std::string> argv = {JMT_BINARY, "--json", "-o", report};
     argv.insert(argv.end(), jmt_args.begin(), jmt_args.end());
-    argv.insert(argv.end(), {"--", "java", "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup"});
+    argv.insert(argv.end(), {"--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.launch.Startup"});
     argv.insert(argv.end(), startup_args.begin(), startup_args.end());
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -102,7 +102,7 @@ TEST_F(Launch, TracesFromTheFirstJavaMethod)
 
 TEST_F(Launch, ReportOnStdoutFollowsTheCommandsOutput)
 {
-    Child jmt({JMT_BINARY, "--json", "--raw", "--package", "demo/launch", "--", "java", "-cp", JMT_JAVA_CLASSES,
+    Child jmt({JMT_BINARY, "--json", "--raw", "--package", "demo/launch", "--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES,
                "demo.launch.Startup", "10"},
               false);
     ASSERT_EQ(jmt.wait_exit(120000), 0) << jmt.drain(true, 1000);
@@ -173,7 +173,7 @@ AsUser launch_as(const std::vector<std::string> &jmt_args, bool sudo_env)
         argv = {"env", "SUDO_UID=65534", "SUDO_GID=65534"};
     argv.insert(argv.end(), {JMT_BINARY, "--json", "-o", report});
     argv.insert(argv.end(), jmt_args.begin(), jmt_args.end());
-    argv.insert(argv.end(), {"--", "java", "-XshowSettings:properties", "-version"});
+    argv.insert(argv.end(), {"--", JMT_JAVA, "-XshowSettings:properties", "-version"});
     Child jmt(argv, false);
     EXPECT_EQ(jmt.wait_exit(60000), 0);
     AsUser r;

@@ -191,7 +191,8 @@ TEST_F(Preflight, ListShowsEachJvmAndItsProbes)
     EXPECT_EQ(b["probes"], "off");
     EXPECT_NE(b["off_reason"].get<std::string>().find("-XX:+DisableAttachMechanism"), std::string::npos) << b.dump();
     EXPECT_EQ(c["probes"], "missing");
-    EXPECT_EQ(a["jdk_version"].get<std::string>().rfind("17", 0), 0u) << a.dump();
+    ASSERT_NE(jmt_it::test_jdk_version(), "");
+    EXPECT_EQ(a["jdk_version"].get<std::string>(), jmt_it::test_jdk_version()) << a.dump();
     EXPECT_EQ(a["libjvm"], jmt_it::test_libjvm());
     EXPECT_NE(a["command"].get<std::string>().find("demo.launch.Startup"), std::string::npos);
     Child table({JMT_BINARY, "--list"}, false);
