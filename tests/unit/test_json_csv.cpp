@@ -56,6 +56,10 @@ TEST(Json, RoundTripsEveryField)
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
     p.methods[1].stats.traced_incl = 77;
     p.methods[1].stats.traced_excl = 66;
+    p.methods[1].stats.events_incl = 5005;  // every value of this row differs from the others
+    p.methods[1].stats.events_excl = 4004;
+    p.methods[1].stats.runq_incl_ns = 1'000'003;
+    p.methods[1].stats.runq_excl_ns = 1'000'001;
     p.methods[1].stats.pinned = 9;
     p.methods[1].stats.pinned_ns = 9'000'000;
     p.methods[1].stats.pinned_monitor = 8;
@@ -132,13 +136,31 @@ TEST(Json, RoundTripsEveryField)
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
-        // Every per-method value, by the one list of report keys (--foreign's only with it).
-        for (const jmt::StatKey &k : jmt::kStatKeys) {
-            if (k.foreign)
-                EXPECT_FALSE(m.contains(k.key)) << k.key;
-            else
-                EXPECT_EQ(m.at(k.key).get<uint64_t>(), k.field ? src.stats.*k.field : k.derived(src.stats)) << k.key;
-        }
+        // Every per-method value under its documented key (docs/outputs.md), written out here
+        // rather than taken from the writer's own list, so a key mapped to another field fails.
+        const jmt::MethodStats &v = src.stats;
+        const std::vector<std::pair<const char *, uint64_t>> keys = {
+            {"calls", v.calls},
+            {"wall_incl_ns", v.wall_incl_ns},
+            {"wall_excl_ns", v.wall_excl_ns},
+            {"cpu_incl_ns", v.cpu_incl_ns},
+            {"cpu_excl_ns", v.cpu_excl_ns},
+            {"runq_incl_ns", v.runq_incl_ns},
+            {"runq_excl_ns", v.runq_excl_ns},
+            {"blocked_incl_ns", v.wall_incl_ns - v.cpu_incl_ns - v.runq_incl_ns},
+            {"blocked_excl_ns", v.wall_excl_ns - v.cpu_excl_ns - v.runq_excl_ns},
+            {"unreturned", v.unreturned},
+            {"events_incl", v.events_incl},
+            {"events_excl", v.events_excl},
+            {"traced_events_incl", v.traced_incl},
+            {"traced_events_excl", v.traced_excl},
+            {"pinned", v.pinned},
+            {"pinned_ns", v.pinned_ns},
+            {"pinned_monitor", v.pinned_monitor}};
+        for (const auto &[key, value] : keys)
+            EXPECT_EQ(m.at(key).get<uint64_t>(), value) << key;
+        for (const char *key : {"wall_foreign_ns", "cpu_foreign_ns", "events_foreign", "traced_events_foreign"})
+            EXPECT_FALSE(m.contains(key)) << key << ": --foreign only";
     }
     // Read back (jmethodtime merge and diff's reader): every stored value, by the same list.
     const jmt::LoadedReport back = jmt::parse_report(text, "sample.json");
