@@ -135,7 +135,7 @@ trace() {
   value=$(jq '.diagnostics.vt_unmounts' "$out")
   ((value > 0)) || fail "$name: no virtual thread unmounted during the trace (the test's premise)"
   events_per_request=$(($(jq '.overhead.events' "$out") / n))
-  note "$name: $n of $n calls on virtual threads, $value unmounts, no frame lost; $events_per_request probe events per request"
+  note "$name: $n of $n calls on virtual threads, $value unmounts, no frame lost; $events_per_request probe events per request at $(jq -r '.probe_cost.range.traced_event_ns | "\(.[0])-\(.[1])"' "$out") ns each"
 }
 
 # within_10_percent WHAT GOT_NS WANT_NS
