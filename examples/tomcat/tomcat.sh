@@ -94,6 +94,15 @@ tc_free_port() {
   return 1
 }
 
+# A webapp at /NAME from DIR (as the server sees it), its links followed: tc_context NAME DIR
+tc_context() {
+  cat >"$TC_DIR/conf/Catalina/localhost/$1.xml" <<EOF
+<Context path="/$1" docBase="$2">
+  <Resources allowLinking="true"/>
+</Context>
+EOF
+}
+
 # The CATALINA_BASE: Debian's configuration, but one connector on 127.0.0.1:$TC_PORT, no
 # shutdown port, no default webapps, and the examples at /examples or the webapp at /NAME; sets
 # TC_URL. $1: where the server sees the base (TC_DIR, or /mnt from a root).
@@ -118,18 +127,10 @@ EOF
   if [ -n "${TC_WEBAPP:-}" ]; then
     name=$(basename "$TC_WEBAPP")
     cp -a "$TC_WEBAPP" "$TC_DIR/app"
-    cat >"$TC_DIR/conf/Catalina/localhost/$name.xml" <<EOF
-<Context path="/$name" docBase="$base/app">
-  <Resources allowLinking="true"/>
-</Context>
-EOF
+    tc_context "$name" "$base/app"
     TC_URL="http://127.0.0.1:$TC_PORT/$name${TC_WEBAPP_URL:-/}"
   else
-    cat >"$TC_DIR/conf/Catalina/localhost/examples.xml" <<EOF
-<Context path="/examples" docBase="$TC_EXAMPLES">
-  <Resources allowLinking="true"/>
-</Context>
-EOF
+    tc_context examples "$TC_EXAMPLES"
     TC_URL="http://127.0.0.1:$TC_PORT/examples/servlets/servlet/HelloWorldExample"
   fi
   chown -R "$TC_OS_UID:$TC_OS_GID" "$TC_DIR"

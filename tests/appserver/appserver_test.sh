@@ -28,14 +28,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 # shellcheck source=tomcat_test_setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tomcat_test_setup.sh" || exit 1
 tomcat_test_setup appserver-test "$@"
-jmt_pid="" bg=""
-cleanup() {
-  if [ -n "$jmt_pid" ]; then kill -KILL "$jmt_pid" 2>/dev/null; wait "$jmt_pid" 2>/dev/null; fi
-  if [ -n "$bg" ]; then kill "$bg" 2>/dev/null; fi
-  tc_stop
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap tomcat_test_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -44,12 +37,6 @@ note "Tomcat $TC_URL, pid $TC_PID"
 
 cpu_ns() {
   awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1e9 / hz }' "/proc/$1/stat"
-}
-# load N C: N requests, C at a time; every one must get a 200.
-load() {
-  ab -n "$1" -c "$2" "$TC_URL" >"$work/ab.txt" 2>&1 || { cat "$work/ab.txt" >&2; fail "ab -n $1 -c $2 failed"; }
-  grep -q '^Failed requests: *0' "$work/ab.txt" || { cat "$work/ab.txt" >&2; fail "ab: failed requests"; }
-  if grep -q '^Non-2xx' "$work/ab.txt"; then cat "$work/ab.txt" >&2; fail "ab: responses other than 200"; fi
 }
 # trace OUT N C [options]: jmethodtime --json -o OUT attached while N requests run, C at a time.
 trace() {

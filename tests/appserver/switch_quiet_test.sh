@@ -25,34 +25,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
 # shellcheck source=tomcat_test_setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tomcat_test_setup.sh" || exit 1
 tomcat_test_setup switch-quiet-test "$@"
-jmt_pid="" bg=""
-stop_traffic() {
-  if [ -n "$bg" ]; then kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; fi
-  bg=""
-}
-cleanup() {
-  if [ -n "$jmt_pid" ]; then kill -KILL "$jmt_pid" 2>/dev/null; wait "$jmt_pid" 2>/dev/null; fi
-  stop_traffic
-  tc_stop
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap tomcat_test_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 n=${JMT_APPSERVER_REQUESTS:-1000}
 filter=(--class 'org.apache.catalina.*' --class HelloWorldExample)
 
-# load N: N requests one at a time; every one must get a 200.
-load() {
-  ab -n "$1" -c 1 "$TC_URL" >"$work/ab.txt" 2>&1 || { cat "$work/ab.txt" >&2; fail "ab -n $1 failed"; }
-  grep -q '^Failed requests: *0' "$work/ab.txt" || { cat "$work/ab.txt" >&2; fail "ab: failed requests"; }
-  if grep -q '^Non-2xx' "$work/ab.txt"; then cat "$work/ab.txt" >&2; fail "ab: responses other than 200"; fi
-}
-start_traffic() {
-  ab -t 600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 &
-  bg=$!
-}
 # wait_line FILE REGEX: until a line of FILE matches (at most 120 s, or jmethodtime's exit).
 wait_line() {
   for _ in $(seq 1200); do

@@ -47,21 +47,11 @@ skip_or_fail_if_missing
 source "$src/examples/jdbc/pg.sh"
 # shellcheck source=../../examples/tomcat/tomcat.sh
 source "$src/examples/tomcat/tomcat.sh"
+# shellcheck source=tomcat_test_setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tomcat_test_setup.sh" || exit 1
 work=$(mktemp -d "/tmp/jmt-vthreads-pg-$jdk.XXXXXX")
 chmod 755 "$work"
-jmt_pid="" bg=""
-stop_traffic() {
-  if [ -n "$bg" ]; then kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; fi
-  bg=""
-}
-cleanup() {
-  if [ -n "$jmt_pid" ]; then kill -KILL "$jmt_pid" 2>/dev/null; wait "$jmt_pid" 2>/dev/null; fi
-  stop_traffic
-  tc_stop
-  pg_stop
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'tomcat_test_cleanup; pg_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -69,16 +59,6 @@ n=${JMT_VTHREADS_PG_REQUESTS:-600}
 clients=16
 class=org/postgresql/jdbc/PgPreparedStatement
 
-# load N: N requests, 16 at a time; every one must get a 200.
-load() {
-  ab -n "$1" -c "$clients" "$TC_URL" >"$work/ab.txt" 2>&1 || { cat "$work/ab.txt" >&2; fail "ab -n $1 failed"; }
-  grep -q '^Failed requests: *0' "$work/ab.txt" || { cat "$work/ab.txt" >&2; fail "ab: failed requests"; }
-  if grep -q '^Non-2xx' "$work/ab.txt"; then cat "$work/ab.txt" >&2; fail "ab: responses other than 200"; fi
-}
-start_traffic() {
-  ab -t 600 -n 100000000 -c "$clients" "$TC_URL" >/dev/null 2>&1 &
-  bg=$!
-}
 # The servlet's counters: calls, ns inside executeQuery, calls on a virtual thread.
 servlet_stats() {
   curl -sf -m 10 "$TC_URL?stats" | awk '$1 == "calls" { print $2, $4, $6 }'
@@ -97,7 +77,7 @@ server() {  # PROBES: start the server, warm it with 2,000 requests
   TC_ROOT=$root JAVA=$java TC_VIRTUAL_THREADS=true TC_WEBAPP=$webapp TC_WEBAPP_URL=/query \
     TC_JAVA_OPTS="-Djmt.jdbc.url=$PG_URL" TC_PROBES=$1 tc_start ||
     fail "Tomcat (OpenJDK $jdk in $root) did not start"
-  load 2000
+  load 2000 "$clients"
 }
 
 # trace NAME FILTER...: quiet until "Tracing", then n requests; checks the counts and that no
@@ -110,7 +90,7 @@ trace() {
   wait_tracing "$out.err"
   read -r calls ns virtual < <(servlet_stats)
   before="$calls $ns $virtual"
-  load "$n"
+  load "$n" "$clients"
   read -r calls ns virtual < <(servlet_stats)
   kill -INT "$jmt_pid"
   wait "$jmt_pid" || { cat "$out.err" >&2; fail "$name: jmethodtime exited with $?"; }
@@ -169,7 +149,7 @@ if [ "$jdk" = 21 ]; then
   tc_stop
   server ""
 fi
-start_traffic
+start_traffic "$clients"
 "$jmt" standby -p "$TC_PID" >"$work/standby.txt" 2>"$work/standby.err" ||
   { cat "$work/standby.err" >&2; fail "standby failed"; }
 stop_traffic
