@@ -23,7 +23,8 @@ need_arm64_cross
 skip_or_fail_if_missing
 
 t0=$SECONDS
-log=$dir.log
+mkdir -p "$dir"
+log=$dir/cross-build.log
 { nice -n 19 cmake --preset arm64 -S "$src" -B "$dir" &&
   nice -n 19 cmake --build "$dir" -j2 --target package; } >"$log" 2>&1 ||
   { tail -n 40 "$log" >&2; fail "the arm64 cross build failed (whole log: $log)"; }
