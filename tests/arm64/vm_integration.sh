@@ -32,9 +32,10 @@ bin=$dir/jmethodtime
 [ -d "$classes/demo/abc" ] || fail "no compiled examples in $classes"
 mirror=http://deb.debian.org/debian
 
-# make_tree DIR RECORD SUITE PACKAGES: DIR made by mmdebstrap unless its record is RECORD.
+# make_tree DIR RECORD SUITE PACKAGES [KEEP]: DIR made by mmdebstrap unless its record is RECORD;
+# with KEEP, only that top directory of it is kept (the kernel's boot/, not its 400 MB of modules).
 make_tree() {
-  local tree=$1 record=$2 suite=$3 packages=$4
+  local tree=$1 record=$2 suite=$3 packages=$4 keep=${5:-}
   if [ -f "$tree/.jmethodtime-root" ] && [ "$(cat "$tree/.jmethodtime-root")" = "$record" ]; then
     return 0
   fi
@@ -42,13 +43,16 @@ make_tree() {
   mkdir -p "$(dirname "$tree")"
   nice -n 19 mmdebstrap --architectures=arm64 --variant=extract --include="$packages" "$suite" "$tree.new" "$mirror" \
     >"$tree.log" 2>&1 || { tail -n 20 "$tree.log" >&2; fail "mmdebstrap $suite ($packages) failed"; }
+  if [ -n "$keep" ]; then
+    find "$tree.new" -mindepth 1 -maxdepth 1 ! -name "$keep" -exec rm -rf --one-file-system {} +
+  fi
   echo "$record" >"$tree.new/.jmethodtime-root"
   mv "$tree.new" "$tree"
 }
 t0=$SECONDS
 make_tree "$cache/root" "bookworm arm64 extract openjdk-17-jre-headless,busybox-static" bookworm \
   openjdk-17-jre-headless,busybox-static
-make_tree "$cache/kernel" "trixie arm64 extract linux-image-arm64" trixie linux-image-arm64
+make_tree "$cache/kernel" "trixie arm64 extract linux-image-arm64, boot only" trixie linux-image-arm64 boot
 kernel=$(ls "$cache"/kernel/boot/vmlinuz-*-arm64 | head -n 1)
 [ -f "$kernel" ] || fail "no arm64 kernel image in $cache/kernel/boot"
 note "root and kernel ready in $((SECONDS - t0)) s ($(basename "$kernel"))"
@@ -70,7 +74,8 @@ timeout 1500 nice -n 19 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 20
   </dev/null >"$work/console.log" 2>&1 || true
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
 note "the emulated machine ran $((SECONDS - t1)) s"
-grep -a '^JMT-\|^jmethodtime' "$work/console.txt" | grep -v '^JMT-BEGIN\|^JMT-END' || true
+grep -a '^JMT-\|^jmethodtime\|^Tracing\|^Traced\|^Switched\|^Probe events' "$work/console.txt" |
+  grep -v '^JMT-BEGIN\|^JMT-END' || true
 grep -q '^JMT-DONE' "$work/console.txt" || { tail -n 60 "$work/console.txt" >&2; fail "the machine did not finish its cases"; }
 
 # report NAME: the text between JMT-BEGIN NAME and JMT-END NAME RC; rc NAME: RC.
