@@ -19,6 +19,7 @@
 	})
 
 /* reg is rodata: the verifier prunes every case but one at load time. */
+#if defined(__TARGET_ARCH_x86)
 static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 {
 	switch (reg) {
@@ -40,6 +41,33 @@ static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 	default: return JMT_CTX_LOAD(ctx, r15);
 	}
 }
+
+/* The frame pointer of the probe's function. */
+#define JMT_CTX_FP(ctx) JMT_CTX_LOAD(ctx, bp)
+#elif defined(__TARGET_ARCH_arm64)
+#define JMT_ARM64_X(n) case JMT_REG_ARM64_X(n): return JMT_CTX_LOAD(ctx, regs[n])
+
+static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
+{
+	switch (reg) {
+	JMT_ARM64_X(0); JMT_ARM64_X(1); JMT_ARM64_X(2); JMT_ARM64_X(3);
+	JMT_ARM64_X(4); JMT_ARM64_X(5); JMT_ARM64_X(6); JMT_ARM64_X(7);
+	JMT_ARM64_X(8); JMT_ARM64_X(9); JMT_ARM64_X(10); JMT_ARM64_X(11);
+	JMT_ARM64_X(12); JMT_ARM64_X(13); JMT_ARM64_X(14); JMT_ARM64_X(15);
+	JMT_ARM64_X(16); JMT_ARM64_X(17); JMT_ARM64_X(18); JMT_ARM64_X(19);
+	JMT_ARM64_X(20); JMT_ARM64_X(21); JMT_ARM64_X(22); JMT_ARM64_X(23);
+	JMT_ARM64_X(24); JMT_ARM64_X(25); JMT_ARM64_X(26); JMT_ARM64_X(27);
+	JMT_ARM64_X(28); JMT_ARM64_X(29); JMT_ARM64_X(30);
+	default: return JMT_CTX_LOAD(ctx, sp);
+	}
+}
+
+/* The frame pointer of the probe's function (x29: its frame record, the
+ * caller's x29 then the return address x30). */
+#define JMT_CTX_FP(ctx) JMT_CTX_LOAD(ctx, regs[29])
+#else
+#error "jmethodtime's programs read the registers of x86 and arm64 (__TARGET_ARCH_x86 or __TARGET_ARCH_arm64)"
+#endif
 
 /* USDT argument i through libbpf's generic reader (no fast_args). */
 static __always_inline int usdt_arg(struct pt_regs *ctx, int i, __u64 *out)

@@ -133,7 +133,22 @@ struct jmt_closed {
 	JMT_METHOD_STATS(JMT_NO_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
+/* A stored frame's slot: depth d masked into the ring. In the programs the
+ * mask is kept where clang could prove it redundant: clang drops a mask that
+ * an earlier range check makes a no-op, and that check may be on another
+ * register than the one the index comes from, so the verifier sees an
+ * unbounded index ("unbounded memory access": the arm64 build, on 6.12 and
+ * 6.1 kernels). The empty asm hides the value's range from clang only. */
+#ifdef __bpf__
+static __always_inline __u32 jmt_idx(__u32 d)
+{
+	asm volatile("" : "+r"(d));
+	return d & (JMT_MAX_DEPTH - 1);
+}
+#define JMT_IDX(d) jmt_idx(d)
+#else
 #define JMT_IDX(d) ((d) & (JMT_MAX_DEPTH - 1))
+#endif
 
 static __always_inline __u32 jmt_fingerprint(const struct jmt_method_key *k)
 {

@@ -235,9 +235,11 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
 	t = thread_state(1);
 	if (!t)
 		return;
-	/* The probe's function keeps a frame pointer: bp + 16 is its caller's sp,
-	 * the Java frame's, the same for every event of one compiled frame. */
-	bp = JMT_CTX_LOAD(ctx, bp);
+	/* The probe's function keeps a frame pointer: bp + 16 is its caller's sp
+	 * (x86), or that sp less the function's constant frame size (arm64, whose
+	 * frame record is at the bottom of the frame): the Java frame's, the same
+	 * for every event of one compiled frame. */
+	bp = JMT_CTX_FP(ctx);
 	sp = bp + 16;
 	call_site = jmt_call_site(t, 0, info.id, sp, bp);
 	if (jmt_top_is_stale(t, info.id, sp, call_site)) {

@@ -382,13 +382,19 @@ struct jmt_cpu {
 	__u64 gap_hist[JMT_GAP_BUCKETS]; /* gaps (gaps.h) of the threads that ran on this CPU */
 };
 
-/* x86-64 registers by number, for USDT arguments read straight from pt_regs. */
+/* Registers by number, for USDT arguments read straight from pt_regs. One
+ * numbering per architecture; the programs are built for one of them and
+ * read the numbers of that one. 0 is no register on both. */
+/* x86-64 */
 enum jmt_reg {
 	JMT_REG_NONE = 0,
 	JMT_REG_AX, JMT_REG_BX, JMT_REG_CX, JMT_REG_DX, JMT_REG_SI, JMT_REG_DI,
 	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
 	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
 };
+/* arm64: x0 to x30 are 1 to 31 (user_pt_regs.regs[n]), sp is 32. */
+#define JMT_REG_ARM64_X(n) (1 + (n))
+#define JMT_REG_ARM64_SP 32
 
 /* Sizes that index masks assume: (n - 1) masks a power of two. */
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MAX_DEPTH), "JMT_IDX masks a depth with JMT_MAX_DEPTH - 1");

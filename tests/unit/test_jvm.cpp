@@ -67,7 +67,7 @@ TEST(FindLibjvm, NotAJvm)
 
 TEST(RegisterArgs, HotspotX86Layout)
 {
-    auto regs = jmt::register_args("-8@%rax 8@%rdx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d");
+    auto regs = jmt::register_args("-8@%rax 8@%rdx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64);
     ASSERT_TRUE(regs.has_value());
     std::array<uint8_t, 7> want = {JMT_REG_AX, JMT_REG_DX, JMT_REG_CX, JMT_REG_SI,
                                    JMT_REG_DI, JMT_REG_R8, JMT_REG_R9};
@@ -76,11 +76,11 @@ TEST(RegisterArgs, HotspotX86Layout)
 
 TEST(RegisterArgs, FallsBackForMemoryOperandsAndOddLayouts)
 {
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@-16(%rbp) -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d").has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@%rdx -4@%ecx").has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 4@%edx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d").has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@%xmm0 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d").has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@$5 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d").has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 8@-16(%rbp) -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 8@%rdx -4@%ecx", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 4@%edx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 8@%xmm0 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 8@$5 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
 }
 
 TEST(InspectLibjvm, DebianJdkHasTheProbesAndTheFlagSymbol)

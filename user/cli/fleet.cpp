@@ -226,6 +226,9 @@ int run_diff(int argc, const char *const argv[])
         return usage_error("diff", e.what());
     }
     LoadedReport base = read_report(base_file), now = read_report(new_file);
+    const std::string arch_note = architecture_difference(base.profile, now.profile, base_file, new_file);
+    if (!arch_note.empty())
+        std::cerr << "jmethodtime diff: warning: " << arch_note << "\n";
     std::vector<DiffRow> rows = diff_methods(base.profile.methods, now.profile.methods);
     if (min_calls)
         rows.erase(std::remove_if(rows.begin(), rows.end(),

@@ -130,7 +130,7 @@ std::array<uint8_t, 7> arg_regs()
     }
     std::optional<std::array<uint8_t, 7>> regs;
     if (consistent)
-        regs = register_args(*layout);
+        regs = register_args(*layout, info.machine);
     if (!regs)
         throw Error(std::string("the calibration probes of ") + kBinary +
                     " are missing, differ, or are not in registers (a build problem)");

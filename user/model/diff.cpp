@@ -82,4 +82,14 @@ std::map<std::string, uint64_t> folded_values(const CallTree &tree, PathMetric m
     return out;
 }
 
+std::string architecture_difference(const Profile &base, const Profile &now, const std::string &base_file,
+                                    const std::string &new_file)
+{
+    const std::string a = architectures(base.sources), b = architectures(now.sources);
+    if (a.empty() || b.empty() || a == b)
+        return "";
+    return base_file + " comes from " + a + " and " + new_file + " from " + b +
+           ": counts compare, times per call compare the machines too";
+}
+
 }  // namespace jmt

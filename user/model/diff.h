@@ -30,6 +30,12 @@ double per_call(uint64_t total_ns, uint64_t calls);
 // class, method and signature.
 std::vector<DiffRow> diff_methods(const std::vector<MethodRow> &base, const std::vector<MethodRow> &now);
 
+// A line naming both reports' architectures when they differ (counts compare
+// across machines, times per call compare the machines too); empty when they
+// agree or one is unknown.
+std::string architecture_difference(const Profile &base, const Profile &now, const std::string &base_file,
+                                    const std::string &new_file);
+
 // "a;b;c" -> exclusive value of metric per path (the values write_folded prints, zeros left out).
 std::map<std::string, uint64_t> folded_values(const CallTree &tree, PathMetric metric);
 

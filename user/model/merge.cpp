@@ -147,6 +147,24 @@ std::vector<std::string> merge_differences(const std::vector<MergeInput> &inputs
         add("method", p.method_globs);
         return s.empty() ? std::string("all methods") : s;
     });
+    // Counts add up across machines; times per call also compare the machines. Reports
+    // that do not name theirs (written before "arch") agree with any.
+    std::map<std::string, std::vector<std::string>> files_by_arch;
+    for (const MergeInput &in : inputs) {
+        const std::string a = architectures(in.profile.sources);
+        if (!a.empty())
+            files_by_arch[a].push_back(in.file);
+    }
+    if (files_by_arch.size() > 1) {
+        std::string line = "the reports come from different architectures (their times per call also compare the "
+                           "machines): ";
+        bool first = true;
+        for (const auto &[arch, files] : files_by_arch) {
+            line += (first ? "" : "; ") + arch + " (" + join(files) + ")";
+            first = false;
+        }
+        lines.push_back(line);
+    }
     check("probe-cost modes", [](const Profile &p) {
         return std::string(p.corrected ? "times corrected" : "times as measured (--raw)");
     });

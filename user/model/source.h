@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace jmt {
 
@@ -18,11 +19,15 @@ struct ReportSource {
     std::string command;      // /proc/PID/cmdline, arguments joined by spaces
     std::string jdk_version;  // JAVA_VERSION of the JVM's JDK; empty if unknown
     std::string kernel;       // uname -r
+    std::string arch;         // uname -m of the tracing host: "x86_64", "aarch64"; empty in older reports
     std::string start_time;   // the trace's start, UTC ISO 8601 ("2026-11-21T20:51:03.123Z")
     uint64_t duration_ns = 0; // the trace's wall time
 };
 
 // "host (pid 1234)": a source in a line of text.
 std::string source_text(const ReportSource &s);
+
+// The architectures of sources, sorted, unknown ones (empty) left out: "aarch64, x86_64".
+std::string architectures(const std::vector<ReportSource> &sources);
 
 }  // namespace jmt

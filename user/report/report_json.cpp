@@ -23,6 +23,7 @@ json source_json(const ReportSource &s, uint64_t duration_ns)
             {"command", s.command},
             {"jdk_version", s.jdk_version},
             {"kernel", s.kernel},
+            {"arch", s.arch},
             {"start_time", s.start_time},
             {"duration_ns", s.duration_ns ? s.duration_ns : duration_ns}};
 }
@@ -116,6 +117,7 @@ ReportSource source_from_json(const json &j)
     s.command = value_or<std::string>(j, "command", "");
     s.jdk_version = value_or<std::string>(j, "jdk_version", "");
     s.kernel = value_or<std::string>(j, "kernel", "");
+    s.arch = value_or<std::string>(j, "arch", "");
     s.start_time = value_or<std::string>(j, "start_time", "");
     s.duration_ns = value_or<uint64_t>(j, "duration_ns", 0);
     return s;

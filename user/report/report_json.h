@@ -15,7 +15,7 @@
 
 namespace jmt {
 
-// {"hostname", "pid", "main_class", "command", "jdk_version", "kernel",
+// {"hostname", "pid", "main_class", "command", "jdk_version", "kernel", "arch",
 // "start_time", "duration_ns"}; duration_ns is s.duration_ns, or duration_ns when that is 0.
 nlohmann::json source_json(const ReportSource &s, uint64_t duration_ns = 0);
 ReportSource source_from_json(const nlohmann::json &j);

@@ -106,6 +106,15 @@ std::string no_probes_message(const std::string &whose, const std::string &libjv
            "JDK built with --enable-dtrace, such as Debian's or Temurin's";
 }
 
+// The JVM of whose runs a libjvm built for another machine (under emulation, as
+// qemu-user runs one): its probes trap only in its own machine's kernel.
+std::string machine_mismatch_message(const std::string &whose, const std::string &libjvm, uint16_t machine)
+{
+    return "the JVM of " + whose + " (" + libjvm + ") is built for " + machine_name(machine) +
+           " and this jmethodtime for " + machine_name(host_machine()) +
+           ": run the jmethodtime built for the JVM's machine on a host of that machine";
+}
+
 std::string unquote(std::string v)
 {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
@@ -268,6 +277,9 @@ TargetStatus examine_target(int pid)
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
+    if (info.machine != host_machine())
+        return failed(st, TargetProblem::Unreadable, machine_mismatch_message(named, m.path, info.machine),
+                      ENOEXEC);
     if (!has_method_probes(info, &t.arg_regs)) {
         t.access = ProbeAccess::Missing;
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
@@ -302,7 +314,10 @@ JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm)
     t.comm = "java";
     t.libjvm = t.libjvm_seen = libjvm;
     t.jdk_version = jdk_version_of(libjvm, "");
-    if (!has_method_probes(inspect_libjvm(libjvm), &t.arg_regs))
+    const LibjvmInfo info = inspect_libjvm(libjvm);
+    if (info.machine != host_machine())
+        throw Error(machine_mismatch_message(java, libjvm, info.machine), ENOEXEC);
+    if (!has_method_probes(info, &t.arg_regs))
         throw Error(no_probes_message(java, libjvm), ENOTSUP);
     t.has_probes = true;
     return t;

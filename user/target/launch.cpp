@@ -59,8 +59,14 @@ std::string real_path(const std::string &path)
 
 std::vector<std::string> libjvm_candidates(const std::string &java_home)
 {
+    // JDK 8 keeps libjvm under jre/lib/<its architecture's name>.
+#if defined(__aarch64__)
+    const char *jdk8_arch = "aarch64";
+#else
+    const char *jdk8_arch = "amd64";
+#endif
     return {java_home + "/lib/server/libjvm.so", java_home + "/lib/client/libjvm.so",
-            java_home + "/jre/lib/amd64/server/libjvm.so"};
+            java_home + "/jre/lib/" + jdk8_arch + "/server/libjvm.so"};
 }
 
 LaunchPlan plan_launch(const std::vector<std::string> &command, const std::string &path_env)

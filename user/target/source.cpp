@@ -44,8 +44,10 @@ ReportSource describe_source(int pid, const std::string &jdk_version, uint64_t s
     if (gethostname(host, sizeof host - 1) == 0)
         s.hostname = host;
     struct utsname u {};
-    if (uname(&u) == 0)
+    if (uname(&u) == 0) {
         s.kernel = u.release;
+        s.arch = u.machine;
+    }
     s.pid = pid;
     s.jdk_version = jdk_version;
     s.start_time = format_utc(start_unix_ns);

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <sstream>
 
 #include "jmethodtime.h"
 #include "target/elf_file.h"
@@ -113,43 +112,6 @@ const char *const kLibjvmSymbols[] = {
     nullptr,
 };
 
-std::optional<std::array<uint8_t, 7>> register_args(const std::string &args)
-{
-    static const std::map<std::string, uint8_t> regs = {
-        {"rax", JMT_REG_AX}, {"eax", JMT_REG_AX}, {"rbx", JMT_REG_BX}, {"ebx", JMT_REG_BX},
-        {"rcx", JMT_REG_CX}, {"ecx", JMT_REG_CX}, {"rdx", JMT_REG_DX}, {"edx", JMT_REG_DX},
-        {"rsi", JMT_REG_SI}, {"esi", JMT_REG_SI}, {"rdi", JMT_REG_DI}, {"edi", JMT_REG_DI},
-        {"rbp", JMT_REG_BP}, {"ebp", JMT_REG_BP}, {"rsp", JMT_REG_SP}, {"esp", JMT_REG_SP},
-        {"r8", JMT_REG_R8}, {"r8d", JMT_REG_R8}, {"r9", JMT_REG_R9}, {"r9d", JMT_REG_R9},
-        {"r10", JMT_REG_R10}, {"r10d", JMT_REG_R10}, {"r11", JMT_REG_R11}, {"r11d", JMT_REG_R11},
-        {"r12", JMT_REG_R12}, {"r12d", JMT_REG_R12}, {"r13", JMT_REG_R13}, {"r13d", JMT_REG_R13},
-        {"r14", JMT_REG_R14}, {"r14d", JMT_REG_R14}, {"r15", JMT_REG_R15}, {"r15d", JMT_REG_R15},
-    };
-    std::array<uint8_t, 7> out{};
-    std::istringstream in(args);
-    std::string arg;
-    size_t i = 0;
-    while (in >> arg) {
-        if (i >= out.size())
-            return std::nullopt;
-        size_t at = arg.find('@');
-        if (at == std::string::npos || at + 2 >= arg.size() || arg[at + 1] != '%')
-            return std::nullopt;
-        int size = std::abs(std::atoi(arg.substr(0, at).c_str()));
-        // Pointers (odd indexes 1,3,5) must be whole 8-byte registers; lengths at least 2 bytes.
-        bool pointer = i % 2 == 1;
-        if ((pointer && size != 8) || (!pointer && i > 0 && size < 2))
-            return std::nullopt;
-        auto reg = regs.find(arg.substr(at + 2));
-        if (reg == regs.end())
-            return std::nullopt;
-        out[i++] = reg->second;
-    }
-    if (i != out.size())
-        return std::nullopt;
-    return out;
-}
-
 LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
 {
     const ElfFile file(path);
@@ -157,6 +119,9 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
     const bool is64 = gelf_getclass(elf) == ELFCLASS64;
 
     LibjvmInfo info;
+    GElf_Ehdr ehdr;
+    if (gelf_getehdr(elf, &ehdr))
+        info.machine = ehdr.e_machine;
     size_t phnum = 0;
     elf_getphdrnum(elf, &phnum);
     for (size_t i = 0; i < phnum; i++) {
@@ -193,7 +158,7 @@ bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t,
     if (!entry || !ret)
         return false;
     if (regs && entry->args == ret->args)
-        *regs = register_args(entry->args);
+        *regs = register_args(entry->args, info.machine);
     return true;
 }
 

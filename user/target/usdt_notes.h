@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "target/usdt_args.h"
+
 namespace jmt {
 
 // A stapsdt note of an ELF file.
@@ -17,15 +19,12 @@ struct UsdtNote {
     std::string name;
     uint64_t location = 0;
     uint64_t semaphore = 0;
-    std::string args;  // "-8@%rax 8@%rdx -4@%ecx ..."
+    std::string args;  // "-8@%rax 8@%rdx -4@%ecx ..." (x86-64), "-8@x0 8@x1 -4@x2 ..." (arm64)
 };
-
-// x86-64 register numbers the BPF program understands (enum jmt_reg), or
-// nullopt when an argument is not a plain register ("8@-16(%rbp)", "$5").
-std::optional<std::array<uint8_t, 7>> register_args(const std::string &args);
 
 struct LibjvmInfo {
     std::vector<UsdtNote> notes;               // of the requested provider only
+    uint16_t machine = 0;                      // e_machine: kMachineX86_64, kMachineAarch64, ...
     uint64_t first_load_vaddr = 0;             // p_vaddr of the first PT_LOAD
     // st_value of the symbols of kLibjvmSymbols that the file has (.symtab,
     // which a stripped libjvm lacks, or .dynsym, which it keeps).
@@ -42,7 +41,7 @@ extern const char *const kLibjvmSymbols[];
 LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
 
 // True when info has hotspot method__entry and method__return notes; regs gets
-// their argument registers when both share one plain-register layout.
+// their argument registers (for info.machine) when both share one plain-register layout.
 bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs);
 
 }  // namespace jmt

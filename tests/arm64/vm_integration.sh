@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# jmethodtime for arm64 in an emulated arm64 machine: qemu-system-aarch64 (TCG) boots Debian's
+# arm64 kernel (trixie's, with BTF) on an initramfs made from an arm64 Debian root (bookworm,
+# OpenJDK 17, busybox; mmdebstrap --variant=extract needs no emulation) plus the cross-built
+# static jmethodtime and the example classes. vm_init.sh, the machine's /init, runs the cases
+# and prints each report between markers; this script checks them: the classic DTrace script's
+# A/B/C flow attached mid-run and through the run-time switch (exact counts, and c()'s
+# exclusive time equal to its inclusive time: a ratio emulation keeps), launch mode (exact
+# counts from the first Java method), and bad input (one line, exit 1 and 2).
+#
+# usage: vm_integration.sh SOURCE_DIR ARM64_BUILD_DIR CLASSES_DIR [CACHE_DIR]
+#   CACHE_DIR (default /var/cache/jmethodtime/arm64-vm) keeps the root and the kernel between
+#   runs; each is made again when its record (suite, packages) differs.
+# Exit 77 (skip) when qemu-system-aarch64, mmdebstrap, cpio or jq is missing and CI is not true.
+set -euo pipefail
+# shellcheck source=../common/test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
+
+if (($# < 3 || $# > 4)); then
+  echo "usage: $0 SOURCE_DIR ARM64_BUILD_DIR CLASSES_DIR [CACHE_DIR]" >&2
+  exit 2
+fi
+src=$1 dir=$2 classes=$3 cache=${4:-/var/cache/jmethodtime/arm64-vm}
+[ "$(id -u)" = 0 ] || missing+=("root (run the tests as root)")
+need_tool qemu-system-aarch64 "qemu-system-aarch64 (apt-get install qemu-system-arm, or .ci/install-deps)"
+need_tool mmdebstrap "mmdebstrap (apt-get install mmdebstrap)"
+need_tool cpio "cpio (apt-get install cpio)"
+need_tool jq "jq (apt-get install jq)"
+skip_or_fail_if_missing
+bin=$dir/jmethodtime
+[ -x "$bin" ] || fail "no $bin: the arm64 build (ctest -R arm64.cross_build) did not make it"
+[ -d "$classes/demo/abc" ] || fail "no compiled examples in $classes"
+mirror=http://deb.debian.org/debian
+
+# make_tree DIR RECORD SUITE PACKAGES [KEEP]: DIR made by mmdebstrap unless its record is RECORD;
+# with KEEP, only that top directory of it is kept (the kernel's boot/, not its 400 MB of modules).
+make_tree() {
+  local tree=$1 record=$2 suite=$3 packages=$4 keep=${5:-}
+  if [ -f "$tree/.jmethodtime-root" ] && [ "$(cat "$tree/.jmethodtime-root")" = "$record" ]; then
+    return 0
+  fi
+  rm -rf --one-file-system "$tree" "$tree.new"
+  mkdir -p "$(dirname "$tree")"
+  nice -n 19 mmdebstrap --architectures=arm64 --variant=extract --include="$packages" "$suite" "$tree.new" "$mirror" \
+    >"$tree.log" 2>&1 || { tail -n 20 "$tree.log" >&2; fail "mmdebstrap $suite ($packages) failed"; }
+  if [ -n "$keep" ]; then
+    find "$tree.new" -mindepth 1 -maxdepth 1 ! -name "$keep" -exec rm -rf --one-file-system {} +
+  fi
+  echo "$record" >"$tree.new/.jmethodtime-root"
+  mv "$tree.new" "$tree"
+}
+t0=$SECONDS
+make_tree "$cache/root" "bookworm arm64 extract openjdk-17-jre-headless,busybox-static" bookworm \
+  openjdk-17-jre-headless,busybox-static
+make_tree "$cache/kernel" "trixie arm64 extract linux-image-arm64, boot only" trixie linux-image-arm64 boot
+kernel=$(ls "$cache"/kernel/boot/vmlinuz-*-arm64 | head -n 1)
+[ -f "$kernel" ] || fail "no arm64 kernel image in $cache/kernel/boot"
+note "root and kernel ready in $((SECONDS - t0)) s ($(basename "$kernel"))"
+
+work=$(mktemp -d /tmp/jmt-arm64-vm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# The root's archive, then one with /init, /jmethodtime and /cls: the kernel unpacks both.
+(cd "$cache/root" && find . -path ./usr/share/doc -prune -o -path ./usr/share/man -prune -o \
+  -path ./usr/share/locale -prune -o ! -name .jmethodtime-root -print | cpio -o -H newc --quiet) >"$work/initrd"
+mkdir "$work/extra"
+install -m 0755 "$src/tests/arm64/vm_init.sh" "$work/extra/init"
+aarch64-linux-gnu-strip -o "$work/extra/jmethodtime" "$bin" 2>/dev/null || cp "$bin" "$work/extra/jmethodtime"
+cp -r "$classes" "$work/extra/cls"
+(cd "$work/extra" && find . | cpio -o -H newc --quiet) >>"$work/initrd"
+
+t1=$SECONDS
+timeout 1500 nice -n 19 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 2048 -nographic -nic none \
+  -no-reboot -kernel "$kernel" -initrd "$work/initrd" -append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
+  </dev/null >"$work/console.log" 2>&1 || true
+tr -d '\r' <"$work/console.log" >"$work/console.txt"
+note "the emulated machine ran $((SECONDS - t1)) s"
+grep -a '^JMT-\|^jmethodtime\|^Tracing\|^Traced\|^Switched\|^Probe events' "$work/console.txt" |
+  grep -v '^JMT-BEGIN\|^JMT-END' || true
+grep -q '^JMT-DONE' "$work/console.txt" || { tail -n 60 "$work/console.txt" >&2; fail "the machine did not finish its cases"; }
+
+# report NAME: the text between JMT-BEGIN NAME and JMT-END NAME RC; rc NAME: RC.
+report() { awk -v n="$1" '$0 == "JMT-BEGIN " n { on = 1; next } $1 == "JMT-END" && $2 == n { on = 0 } on' "$work/console.txt"; }
+rc() { awk -v n="$1" '$1 == "JMT-END" && $2 == n { print $3 }' "$work/console.txt"; }
+# calls NAME METHOD: the calls of demo/abc/FixedWork.METHOD in NAME's JSON report.
+calls() { report "$1" | jq -r --arg m "$2" '[.methods[] | select(.class == "demo/abc/FixedWork" and .method == $m) | .calls] | add // 0'; }
+expect_calls() {  # NAME METHOD WANT
+  local got
+  got=$(calls "$1" "$2") || fail "$1: the report is not JSON: $(report "$1" | head -c 300)"
+  [ "$got" = "$3" ] || fail "$1: $2() $got calls, expected $3"
+}
+leaf_excl_is_incl() {  # NAME: c() calls nothing traced, so its exclusive time is its inclusive time
+  local v
+  v=$(report "$1" | jq -r '.methods[] | select(.method == "c") | "\(.wall_excl_ns) \(.wall_incl_ns)"')
+  [ -n "$v" ] && [ "${v% *}" = "${v#* }" ] || fail "$1: c()'s exclusive and inclusive times differ: $v"
+}
+
+[ "$(rc launch)" = 0 ] || fail "launch mode exited $(rc launch)"
+report launch | jq -e '[.methods[] | select(.class == "demo/launch/Startup") | {(.method): .calls}] | add |
+  .step == 1000 and .leaf == 1000 and .main == 1' >/dev/null ||
+  fail "launch mode: not step 1000, leaf 1000, main 1: $(report launch | jq -c '[.methods[] | {(.method): .calls}]')"
+for name in switch attach; do
+  [ "$(rc $name)" = 0 ] || fail "$name: jmethodtime exited $(rc $name)"
+  expect_calls $name a 200
+  expect_calls $name b 400
+  expect_calls $name c 1000
+  expect_calls $name run 1
+  leaf_excl_is_incl $name
+done
+[ "$(rc bad_pid)" = 1 ] || fail "-p 999999 exited $(rc bad_pid), expected 1"
+[ "$(report bad_pid | wc -l)" = 1 ] || fail "-p 999999 printed more than one line"
+report bad_pid | grep -q 'no process with pid 999999' || fail "-p 999999: $(report bad_pid)"
+[ "$(rc bad_duration)" = 2 ] || fail "-d -3 exited $(rc bad_duration), expected 2"
+note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time, launch mode (exact counts) and bad input pass ($((SECONDS - t0)) s)"
