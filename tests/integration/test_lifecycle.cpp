@@ -41,7 +41,6 @@ void expect_flow_tree(const nlohmann::json &report)
     EXPECT_LE(b, 2 * a + 4) << "a " << a << " c " << c;
     EXPECT_GE(c, 5 * a);
     EXPECT_LE(c, 5 * a + 10) << "a " << a << " b " << b;
-    EXPECT_EQ(report["diagnostics"]["dropped_frames"].get<uint64_t>(), 0u);
 }
 
 class Lifecycle : public jmt_it::BpfTest {};
