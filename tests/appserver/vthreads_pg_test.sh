@@ -83,20 +83,18 @@ server() {  # PROBES: start the server, warm it with 2,000 requests
 # trace NAME FILTER...: quiet until "Tracing", then n requests; checks the counts and that no
 # frame was lost; sets per_call_ns (the servlet's), events_per_request; the report in $work/NAME.json.
 trace() {
-  local name=$1 out=$work/$1.json before after calls ns virtual
+  local name=$1 out=$work/$1.json c0 ns0 v0 calls ns virtual
   shift
   "$jmt" -p "$TC_PID" --json -o "$out" "$@" 2>"$out.err" &
   jmt_pid=$!
   wait_tracing "$out.err"
-  read -r calls ns virtual < <(servlet_stats)
-  before="$calls $ns $virtual"
+  read -r c0 ns0 v0 < <(servlet_stats)
   load "$n" "$clients"
   read -r calls ns virtual < <(servlet_stats)
   kill -INT "$jmt_pid"
   wait "$jmt_pid" || { cat "$out.err" >&2; fail "$name: jmethodtime exited with $?"; }
   jmt_pid=""
   sed 's/^/   /' "$out.err"
-  read -r c0 ns0 v0 <<<"$before"
   calls=$((calls - c0)) ns=$((ns - ns0)) virtual=$((virtual - v0))
   ((calls == n)) || fail "$name: the servlet counted $calls queries for $n requests"
   ((virtual == n)) || fail "$name: $virtual of the $n queries ran on a virtual thread"
