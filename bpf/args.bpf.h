@@ -2,10 +2,13 @@
 /*
  * The probes' arguments: USDT arguments read straight from pt_regs registers
  * (fast_args) or through libbpf's bpf_usdt_arg, packed into a method key.
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_ARGS_BPF_H
 #define JMT_ARGS_BPF_H
+
+#include "globals.bpf.h"
+#include "helpers.bpf.h"
+#include "counters.bpf.h"
 
 /* One load at a constant pt_regs offset. Inline asm keeps clang from merging
  * the cases into a computed offset, which the verifier rejects for ctx. */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The per-CPU record (diagnostic counters, slice_events) and its increments.
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_COUNTERS_BPF_H
 #define JMT_COUNTERS_BPF_H
+
+#include "globals.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

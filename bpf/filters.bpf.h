@@ -3,10 +3,12 @@
  * The filters that decide whether a method is traced: --package prefixes
  * (class_kept) and --class / --method globs (globs_kept, stepping glob.h).
  * Run once per method, on the method table's slow path (methods.bpf.h).
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_FILTERS_BPF_H
 #define JMT_FILTERS_BPF_H
+
+#include "globals.bpf.h"
+#include "glob.h"
 
 /* Whole-segment prefix match of a class name against --package prefixes. */
 static __always_inline int class_kept(const char *cls, __u32 len)

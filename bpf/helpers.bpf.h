@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Small helpers the program's parts share: the per-CPU caches' slot
- * sequence and min_u32. Part of jmethodtime.bpf.c, included before the parts.
+ * sequence and min_u32.
  */
 #ifndef JMT_HELPERS_BPF_H
 #define JMT_HELPERS_BPF_H
+
+#include "globals.bpf.h"
 
 static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
 

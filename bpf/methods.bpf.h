@@ -2,10 +2,15 @@
 /*
  * The method table: method key -> (id, verdict), with a per-CPU cache in
  * front, and the names of each traced method, read once at first sight.
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_METHODS_BPF_H
 #define JMT_METHODS_BPF_H
+
+#include "globals.bpf.h"
+#include "helpers.bpf.h"
+#include "counters.bpf.h"
+#include "filters.bpf.h"
+#include "args.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -2,10 +2,13 @@
 /*
  * Call path ids (--folded, --tree, --flamegraph, --pprof): (parent path,
  * method) -> path id, handed out at first sight, with a per-CPU cache in front.
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_PATHS_BPF_H
 #define JMT_PATHS_BPF_H
+
+#include "globals.bpf.h"
+#include "helpers.bpf.h"
+#include "counters.bpf.h"
 
 /* Call paths: (parent path, method) -> path id; the paths' totals are
  * path_stats (totals.bpf.h). The loader shrinks it (and path_cache,

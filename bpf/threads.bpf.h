@@ -3,10 +3,14 @@
  * Per-thread state (task storage) and its on-CPU clock: created at a
  * thread's first traced event, kept by the sched_switch program, freed by
  * the sched_process_exit one. --per-thread: the threads' names.
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_THREADS_BPF_H
 #define JMT_THREADS_BPF_H
+
+#include "globals.bpf.h"
+#include "counters.bpf.h"
+#include "gaps.h"
+#include "frames.h"
 
 /* task_struct.__state of a runnable task (the kernel's TASK_RUNNING, a macro BTF does not carry). */
 #define JMT_TASK_RUNNING 0

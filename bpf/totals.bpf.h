@@ -2,10 +2,14 @@
 /*
  * Totals of closed frames: per method (stats), per call path (path_stats)
  * and, under --per-thread, per (thread, method) row (row_stats).
- * Part of jmethodtime.bpf.c, which includes it after its tunables.
  */
 #ifndef JMT_TOTALS_BPF_H
 #define JMT_TOTALS_BPF_H
+
+#include "globals.bpf.h"
+#include "helpers.bpf.h"
+#include "counters.bpf.h"
+#include "frames.h"
 
 /* One chunk of totals: ids chunk * JMT_TOTALS_CHUNK and up, per CPU, values
  * struct jmt_method_stats (sizes, not types: clang leaves a type reached only

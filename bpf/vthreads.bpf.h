@@ -5,11 +5,15 @@
  * stack and back, parked under its id meanwhile (callstack.h says which
  * frames and how their clocks move). Each hook reads at its entry which
  * virtual thread and which continuation entry, and acts at its return, once
- * HotSpot says the frames moved. Part of jmethodtime.bpf.c, which includes it
- * after threads.bpf.h.
+ * HotSpot says the frames moved (vthread_frames.h moves them; this file is
+ * its adapter: the hooks' parked frames are two maps).
  */
 #ifndef JMT_VTHREADS_BPF_H
 #define JMT_VTHREADS_BPF_H
+
+#include "globals.bpf.h"
+#include "sink.bpf.h"
+#include "vthread_frames.h"
 
 /* freeze_ok: freeze<Config> and freeze_preempt's result when the frames left the carrier. */
 #define JMT_FREEZE_OK 0
@@ -42,15 +46,36 @@ struct {
 /* The running JVM's layout, 0 when not traced or not read yet. */
 static __always_inline const struct jmt_vt_layout *vt_layout(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	int i = target_index(bpf_get_current_pid_tgid() >> 32);
 
-	for (__u32 i = 0; i < JMT_MAX_TARGETS; i++) {
-		if (i >= n_targets)
-			break;
-		if (target_tgids[i] == tgid)
-			return vt_layouts[i].cont_entry_offset ? &vt_layouts[i] : 0;
-	}
-	return 0;
+	if (i < 0 || i >= JMT_MAX_TARGETS)
+		return 0;
+	return vt_layouts[i].cont_entry_offset ? &vt_layouts[i] : 0;
+}
+
+/* vthread_frames.h's hooks: a virtual thread's parked frames, under sink->key. */
+static __always_inline int jmt_park_frame(struct jmt_sink *sink, __u32 idx, const struct jmt_frame *f)
+{
+	sink->key.idx = idx;
+	return bpf_map_update_elem(&parked_frames, &sink->key, f, BPF_ANY) ? 1 : 0;
+}
+
+static __always_inline int jmt_park_header(struct jmt_sink *sink, const struct jmt_parked *p)
+{
+	sink->key.idx = JMT_PARKED_HEADER;
+	return bpf_map_update_elem(&parked_vthreads, &sink->key, p, BPF_ANY) ? 1 : 0;
+}
+
+static __always_inline struct jmt_frame *jmt_parked_frame(struct jmt_sink *sink, __u32 idx)
+{
+	sink->key.idx = idx;
+	return bpf_map_lookup_elem(&parked_frames, &sink->key);
+}
+
+static __always_inline void jmt_forget_frame(struct jmt_sink *sink, __u32 idx)
+{
+	sink->key.idx = idx;
+	bpf_map_delete_elem(&parked_frames, &sink->key);
 }
 
 /* The mounted virtual thread's id and its continuation entry, read through
@@ -128,98 +153,27 @@ int handle_freeze(struct pt_regs *ctx)
 	return 0;
 }
 
-struct vt_park_ctx {
-	struct jmt_thread *t;
-	struct jmt_clock now;
-	struct jmt_parked_key key;
-	__u32 base;   /* stored depth below the frames parked */
-	__u32 failed; /* frames whose park failed */
-};
-
-static long vt_park_one(__u32 i, void *data)
-{
-	struct vt_park_ctx *pc = (struct vt_park_ctx *)data;
-	struct jmt_frame *f;
-	__u32 d = pc->base + i;
-
-	if (d >= pc->t->depth || d >= JMT_MAX_DEPTH)
-		return 1;
-	f = &pc->t->frames[JMT_IDX(d)];
-	jmt_vt_park(f, &pc->now, pc->key.vtid);
-	pc->key.idx = i;
-	if (bpf_map_update_elem(&parked_frames, &pc->key, f, BPF_ANY))
-		pc->failed += 1;
-	return 0;
-}
-
-struct vt_drop_ctx {
-	struct jmt_thread *t;
-	__u32 base;
-	struct jmt_parked_key key;
-};
-
-/* Loop step: drops the top frame down to base, and its parked copy (frames
- * of a virtual thread that could not all be parked). */
-static long vt_drop_one(__u32 i, void *data)
-{
-	struct vt_drop_ctx *dc = (struct vt_drop_ctx *)data;
-	struct jmt_closed closed = {};
-
-	if (dc->t->depth <= dc->base || dc->t->depth > JMT_MAX_DEPTH)
-		return 1;
-	dc->key.idx = dc->t->depth - 1 - dc->base;
-	bpf_map_delete_elem(&parked_frames, &dc->key);
-	jmt_drop_top(dc->t, &closed, foreign);
-	jmt_dropped(0, dc->t, &closed);
-	count(JMT_CNT_VT_FRAMES_LOST);
-	return 0;
-}
-
 SEC("uretprobe")
 int handle_freeze_ret(struct pt_regs *ctx)
 {
-	struct vt_park_ctx pc = {};
-	struct jmt_parked parked = {};
-	struct jmt_cpu *cpu = this_cpu();
+	struct jmt_sink sink = { .cpu = this_cpu() };
+	struct jmt_thread *t;
 	__u64 entry = 0;
-	__u32 n, beyond;
 
-	pc.t = vt_take_pending(&pc.key.vtid, &entry);
-	if (!pc.t || !cpu)
+	t = vt_take_pending(&sink.key.vtid, &entry);
+	if (!t || !sink.cpu)
 		return 0;
 	if ((int)PT_REGS_RC(ctx) != JMT_FREEZE_OK) {
 		/* pinned: the virtual thread stays on this carrier, which blocks next */
-		pc.t->pin_reason = (__u32)PT_REGS_RC(ctx);
-		pc.t->pin_counted = 0;
-		pc.t->pin_block_ns = 0;
+		t->pin_reason = (__u32)PT_REGS_RC(ctx);
+		t->pin_counted = 0;
+		t->pin_block_ns = 0;
 		return 0;
 	}
-	pc.t->pin_reason = 0;
-	n = jmt_vt_split(pc.t, entry);
-	if (!n)
-		return 0;
-	beyond = jmt_vt_beyond(pc.t);
-	pc.t->depth -= beyond;
-	pc.base = pc.t->depth - n;
-	pc.key.tgid = bpf_get_current_pid_tgid() >> 32;
-	thread_clock_now(pc.t, cpu, &pc.now);
-	parked.n = n;
-	parked.beyond = beyond;
-	if (foreign) {
-		parked.foreign_start = pc.t->foreign_start;
-		jmt_vt_park_clock(&parked.foreign_start, &pc.now);
-	}
-	jmt_loop(JMT_MAX_DEPTH, vt_park_one, &pc);
-	pc.key.idx = JMT_PARKED_HEADER;
-	if (pc.failed || bpf_map_update_elem(&parked_vthreads, &pc.key, &parked, BPF_ANY)) {
-		struct vt_drop_ctx dc = { .t = pc.t, .base = pc.base, .key = pc.key };
-
-		bump_by(cpu, JMT_CNT_VT_FRAMES_LOST, beyond);
-		jmt_loop(JMT_MAX_DEPTH, vt_drop_one, &dc);
-		return 0;
-	}
-	pc.t->depth = pc.base;
-	bump(cpu, JMT_CNT_VT_UNMOUNTS);
+	t->pin_reason = 0;
+	sink.key.tgid = bpf_get_current_pid_tgid() >> 32;
+	if (jmt_vt_unmount(t, &sink, entry, sink.key.vtid, foreign) > 0)
+		bump(sink.cpu, JMT_CNT_VT_UNMOUNTS);
 	return 0;
 }
 
@@ -258,63 +212,29 @@ int handle_thaw(struct pt_regs *ctx)
 	return 0;
 }
 
-struct vt_unpark_ctx {
-	struct jmt_thread *t;
-	struct jmt_clock now;
-	struct jmt_parked_key key;
-	__u32 n;
-};
-
-static long vt_unpark_one(__u32 i, void *data)
-{
-	struct vt_unpark_ctx *uc = (struct vt_unpark_ctx *)data;
-	struct jmt_frame *f;
-
-	if (i >= uc->n)
-		return 1;
-	uc->key.idx = i;
-	f = bpf_map_lookup_elem(&parked_frames, &uc->key);
-	if (!f) {
-		count(JMT_CNT_VT_FRAMES_LOST);
-		return 0;
-	}
-	jmt_vt_unpark(f, &uc->now);
-	if (jmt_vt_push(uc->t, f))
-		count(JMT_CNT_DEPTH_OVERFLOW);
-	bpf_map_delete_elem(&parked_frames, &uc->key);
-	return 0;
-}
-
 /* The thaw's result is the top thawed frame's sp, or the continuation entry
  * itself when nothing was thawed (JDK 24+: a virtual thread blocked on a
  * monitor that is still taken goes back to wait, its frames stay parked). */
 SEC("uretprobe")
 int handle_thaw_ret(struct pt_regs *ctx)
 {
-	struct vt_unpark_ctx uc = {};
+	struct jmt_sink sink = { .cpu = this_cpu() };
 	struct jmt_parked *parked;
-	struct jmt_cpu *cpu = this_cpu();
+	struct jmt_thread *t;
 	__u64 entry = 0;
 
-	uc.t = vt_take_pending(&uc.key.vtid, &entry);
-	if (!uc.t || !cpu || PT_REGS_RC(ctx) == entry)
+	t = vt_take_pending(&sink.key.vtid, &entry);
+	if (!t || !sink.cpu || PT_REGS_RC(ctx) == entry)
 		return 0;
-	uc.key.tgid = bpf_get_current_pid_tgid() >> 32;
-	uc.key.idx = JMT_PARKED_HEADER;
-	parked = bpf_map_lookup_elem(&parked_vthreads, &uc.key);
+	sink.key.tgid = bpf_get_current_pid_tgid() >> 32;
+	sink.key.idx = JMT_PARKED_HEADER;
+	parked = bpf_map_lookup_elem(&parked_vthreads, &sink.key);
 	if (!parked)
 		return 0;
-	uc.n = parked->n;
-	thread_clock_now(uc.t, cpu, &uc.now);
-	if (foreign) {
-		uc.t->foreign_start = parked->foreign_start;
-		jmt_vt_unpark_clock(&uc.t->foreign_start, &uc.now);
-	}
-	jmt_loop(JMT_MAX_DEPTH, vt_unpark_one, &uc);
-	uc.t->depth += parked->beyond;
-	uc.key.idx = JMT_PARKED_HEADER; /* the loop left a frame's index there */
-	bpf_map_delete_elem(&parked_vthreads, &uc.key);
-	bump(cpu, JMT_CNT_VT_MOUNTS);
+	jmt_vt_mount(t, &sink, parked, foreign);
+	sink.key.idx = JMT_PARKED_HEADER;
+	bpf_map_delete_elem(&parked_vthreads, &sink.key);
+	bump(sink.cpu, JMT_CNT_VT_MOUNTS);
 	return 0;
 }
 

@@ -135,13 +135,7 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
     EXPECT_EQ(r.report["diagnostics"]["dropped_frames"], 0);
 
-    // The seed's proportions, totals over all calls: 135/45, 80/40, 50/50. Spins
-    // stretched by load stretch all methods alike, so these hold loaded too (3 points).
     const double a_incl = u64(a, "wall_incl_ns");
-    EXPECT_NEAR(u64(a, "wall_excl_ns") / a_incl, 45.0 / 135, 0.03);
-    EXPECT_NEAR(u64(b, "wall_incl_ns") / a_incl, 80.0 / 135, 0.03);
-    EXPECT_NEAR(u64(b, "wall_excl_ns") / a_incl, 40.0 / 135, 0.03);
-    EXPECT_NEAR(u64(c, "wall_incl_ns") / a_incl, 50.0 / 135, 0.03);
 
     // 2. Per call, in units: a 135/45, b 40/20, c 10/10; and a's sum N * 135 units.
     if (workload_ran_nominally({{"a inclusive", a_body / n / 1e3, 135 * unit_us},
@@ -156,6 +150,14 @@ TEST_F(Core, SeedFlowCountsAndTimes)
         expect_near_rel(per_call_us(c, "wall_incl_ns"), 10 * unit_us, kTimeTolerance, "c inclusive");
         expect_near_rel(per_call_us(c, "wall_excl_ns"), 10 * unit_us, kTimeTolerance, "c exclusive");
         expect_near_rel(a_incl / 1e3, n * 135 * unit_us, kTimeTolerance, "a inclusive, all calls");
+        // The proportions, totals over all calls: 135/45, 80/40, 50/50 (3 points). Only on a
+        // workload that ran nominally: load stretches one spin more than another (under 8 us
+        // traps on a busy host b's exclusive share once read 0.328, within the JVM's own
+        // bracket of 0.304 to 0.371, against a nominal 0.296).
+        EXPECT_NEAR(u64(a, "wall_excl_ns") / a_incl, 45.0 / 135, 0.03);
+        EXPECT_NEAR(u64(b, "wall_incl_ns") / a_incl, 80.0 / 135, 0.03);
+        EXPECT_NEAR(u64(b, "wall_excl_ns") / a_incl, 40.0 / 135, 0.03);
+        EXPECT_NEAR(u64(c, "wall_incl_ns") / a_incl, 50.0 / 135, 0.03);
     }
 
     // The rest of the contract: pid, normalized packages, every field, one Tracing line.

@@ -442,14 +442,15 @@ TEST(CallSite, ReadOnceThenCached)
     Thread th;
     th.sp = 0x5000;
     ASSERT_EQ(th.enter(A, 1), 0);  // A's frame at sp 0x5000
+    EXPECT_EQ(th.sink.call_site_reads, 1u) << "an outermost entry reads its own (jmt_enter)";
     jmt_thread *t = th.t.get();
     EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x4000, 0x3000), 0u) << "another sp: not needed, not read";
-    EXPECT_EQ(th.sink.call_site_reads, 0u);
+    EXPECT_EQ(th.sink.call_site_reads, 1u);
     EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x5000, 0x3000), 0x4000u);
     EXPECT_EQ(jmt_call_site(t, &th.sink, B, 0x5000, 0x3000), 0x4000u);
-    EXPECT_EQ(th.sink.call_site_reads, 1u) << "the second entry of B from A's frame hits the cache";
+    EXPECT_EQ(th.sink.call_site_reads, 2u) << "the second entry of B from A's frame hits the cache";
     EXPECT_EQ(jmt_call_site(t, &th.sink, C, 0x5000, 0x3100), 0x4100u);
-    EXPECT_EQ(th.sink.call_site_reads, 2u) << "another method: another slot";
+    EXPECT_EQ(th.sink.call_site_reads, 3u) << "another method: another slot";
 }
 
 // The top frame's own method entering at its sp is a stale frame or inlined recursion, which
@@ -459,8 +460,78 @@ TEST(CallSite, AnAmbiguousTopIsReadEveryTime)
     Thread th;
     th.sp = 0x5000;
     ASSERT_EQ(th.enter(A, 1), 0);
+    th.sink.call_site_reads = 0;  // the entry's own read
     jmt_thread *t = th.t.get();
     EXPECT_EQ(jmt_call_site(t, &th.sink, A, 0x5000, 0x3000), 0x4000u);
     EXPECT_EQ(jmt_call_site(t, &th.sink, A, 0x5000, 0x3000), 0x4000u);
     EXPECT_EQ(th.sink.call_site_reads, 2u);
 }
+
+namespace {
+
+using callstack_driver::Thread;
+
+enum : uint32_t { Outer = 11, Inlined = 12 };
+
+// The entry path (jmt_enter): a C1-inlined callee that exited by throwing fired no return;
+// entered again from the same site of the same compiled frame, its dead frame is dropped
+// first. Its call counts, unreturned, with no time; the live call's time is its own.
+TEST(Entry, ADeadInlinedFrameIsDroppedWhenItsSiteEntersAgain)
+{
+    Thread th;
+    th.bp = 0x3000;  // every entry from one call site (0x4000)
+    th.sp = 0x5000;
+    ASSERT_EQ(th.enter(Outer, 0), 0);
+    th.sp = 0x5000;  // inlined: the same Java frame
+    ASSERT_EQ(th.enter(Inlined, 10), 0);
+    th.sp = 0x5000;
+    ASSERT_EQ(th.enter(Inlined, 20), 0);  // the first one threw
+    EXPECT_EQ(th.t->depth, 2u) << "the dead frame was dropped before the push";
+    EXPECT_EQ(th.sink.dropped, 1u);
+    ASSERT_TRUE(th.leave(Inlined, 50));
+    ASSERT_TRUE(th.leave(Outer, 60));
+    EXPECT_EQ(th.totals[Inlined].calls, 2u);
+    EXPECT_EQ(th.totals[Inlined].unreturned, 1u);
+    EXPECT_EQ(th.totals[Inlined].wall_incl_ns, 30u) << "the live call alone";
+    EXPECT_EQ(th.totals[Outer].wall_excl_ns, 30u) << "the dead call's 10 ns stay with its caller";
+    EXPECT_EQ(th.totals[Outer].traced_incl, 4u) << "three entries after its own, and its return";
+}
+
+// The same method from another call site of the same frame is inlined recursion: both live.
+TEST(Entry, InlinedRecursionFromAnotherSiteKeepsBothFrames)
+{
+    Thread th;
+    th.sp = 0x5000;
+    th.bp = 0x3000;
+    ASSERT_EQ(th.enter(Outer, 0), 0);
+    EXPECT_EQ(jmt_parent_path(th.t.get()), Outer + 100u) << "the frame holds the path the lookup gave";
+    th.sp = 0x5000;
+    ASSERT_EQ(th.enter(Inlined, 10), 0);
+    th.sp = 0x5000;
+    th.bp = 0x3100;  // another call site inside the inlined body
+    ASSERT_EQ(th.enter(Inlined, 20), 0);
+    EXPECT_EQ(th.t->depth, 3u);
+    EXPECT_EQ(th.sink.dropped, 0u);
+    ASSERT_TRUE(th.leave(Inlined, 30));
+    ASSERT_TRUE(th.leave(Inlined, 40));
+    EXPECT_EQ(th.totals[Inlined].calls, 2u);
+    EXPECT_EQ(th.totals[Inlined].wall_incl_ns, 30u) << "the outermost frame's, recursion counted once";
+}
+
+// The return path (jmt_leave): on a thread with nothing open a return is unmatched and
+// leaves the thread's traced count alone; an entry counts one traced event.
+TEST(Return, WithNothingOpenAReturnIsUnmatched)
+{
+    Thread th;
+    EXPECT_FALSE(th.leave(Outer, 5));
+    EXPECT_EQ(th.t->traced_total, 0u);
+    ASSERT_EQ(th.enter(Outer, 10), 0);
+    EXPECT_EQ(th.t->traced_total, 1u);
+    EXPECT_FALSE(th.leave(Inlined, 20)) << "a method with no frame open";
+    EXPECT_EQ(th.t->depth, 1u);
+    ASSERT_TRUE(th.leave(Outer, 30));
+    EXPECT_EQ(th.totals[Outer].wall_incl_ns, 20u);
+    EXPECT_EQ(th.totals[Outer].events_incl, 2u) << "the unmatched return inside it, and its own";
+}
+
+}  // namespace

@@ -1,6 +1,6 @@
-// Virtual threads in the kernel's frame arithmetic (bpf/callstack.h): which
-// frames leave a carrier at an unmount, and how their clocks go on on another.
-#include <vector>
+// Virtual threads in the kernel's frame logic (bpf/vthread_frames.h), run as the
+// programs run it: which frames leave a carrier at an unmount, and how their clocks
+// go on on another.
 
 #include "../common/callstack_driver.h"
 
@@ -10,44 +10,6 @@ using callstack_driver::Thread;
 
 enum : uint32_t { CarrierRun = 1, Task = 2, Step = 3, Work = 4 };
 constexpr uint64_t kVthread = 77;  // the virtual thread's id
-
-// A virtual thread's frames while unmounted, as vthreads.bpf.h parks them.
-struct Parked {
-    std::vector<jmt_frame> frames;  // bottom first
-    uint32_t beyond = 0;
-};
-
-// Carrier th's clocks now, read as the hooks read them (no probe event).
-jmt_clock hook_clock(const Thread &th, uint64_t now) { return {now, th.cpu, th.events, th.traced, th.runq}; }
-
-// handle_freeze_ret: the frames above the continuation entry at entry leave th.
-Parked unmount(Thread &th, uint64_t entry, uint64_t now)
-{
-    Parked p;
-    const uint32_t n = jmt_vt_split(th.t.get(), entry);
-    if (n == 0)
-        return p;
-    p.beyond = jmt_vt_beyond(th.t.get());
-    th.t->depth -= p.beyond;
-    const jmt_clock c = hook_clock(th, now);
-    for (uint32_t d = th.t->depth - n; d < th.t->depth; d++) {
-        jmt_vt_park(&th.t->frames[d], &c, kVthread);
-        p.frames.push_back(th.t->frames[d]);
-    }
-    th.t->depth -= n;
-    return p;
-}
-
-// handle_thaw_ret: the parked frames go on on carrier th.
-void mount(Thread &th, Parked p, uint64_t now)
-{
-    const jmt_clock c = hook_clock(th, now);
-    for (jmt_frame &f : p.frames) {
-        jmt_vt_unpark(&f, &c);
-        jmt_vt_push(th.t.get(), &f);
-    }
-    th.t->depth += p.beyond;
-}
 
 // Two carriers with clocks of their own. The carrier's run() is entered above the
 // continuation entry (its Java frame at sp 0x9000, the entry at 0x8000); the
@@ -61,9 +23,11 @@ struct TwoCarriers : ::testing::Test {
             k->exact_cpu = true;
         k2.cpu = 5'000'000;  // k2 has run other work before: none of it is the virtual thread's
         k2.events = 900;
-        k2.traced = 300;
+        k2.t->traced_total = 300;
         k2.runq = 70'000;
+        k2.sink.store = k1.sink.store;  // one pair of maps for the JVM
     }
+    ParkedStore &store() { return *k1.sink.store; }
     static void enter_at(Thread &k, uint32_t id, uint64_t now, uint64_t sp)
     {
         k.sp = sp;
@@ -81,8 +45,9 @@ TEST_F(TwoCarriers, FramesFollowTheVirtualThreadWithItsOwnCpuAndEvents)
     enter_at(k1, Step, 10, 0x6f00);
     k1.cpu += 20;
     EXPECT_EQ(jmt_vt_split(k1.t.get(), kEntry), 2u) << "task() and step(), not the carrier's run()";
-    Parked p = unmount(k1, kEntry, 30);
-    ASSERT_EQ(p.frames.size(), 2u);
+    ASSERT_EQ(k1.unmount(kVthread, kEntry, 30), 2);
+    ASSERT_EQ(store().frames.size(), 2u);
+    EXPECT_EQ(store().headers.at(kVthread).n, 2u);
     EXPECT_EQ(k1.t->depth, 1u);
     k1.cpu += 300;
     ASSERT_TRUE(k1.leave(CarrierRun, 500)) << "the carrier's own frame returns on k1";
@@ -90,8 +55,9 @@ TEST_F(TwoCarriers, FramesFollowTheVirtualThreadWithItsOwnCpuAndEvents)
     EXPECT_EQ(k1.totals[CarrierRun].wall_incl_ns, 500u);
 
     k2.cpu += 400;
-    mount(k2, p, 1030);
+    ASSERT_TRUE(k2.mount(kVthread, 1030));
     EXPECT_EQ(k2.t->depth, 2u);
+    EXPECT_TRUE(store().frames.empty()) << "mounted frames leave the parked map";
     k2.cpu += 30;
     ASSERT_TRUE(k2.leave(Step, 1060));
     ASSERT_TRUE(k2.leave(Task, 1060));
@@ -122,8 +88,8 @@ TEST_F(TwoCarriers, ACallThatNeverUnmountedIsItsCarriers)
     enter_at(k1, Task, 0, 0x7000);
     enter_at(k1, Work, 1, 0x6000);
     ASSERT_TRUE(k1.leave(Work, 2));
-    Parked p = unmount(k1, kEntry, 3);
-    mount(k2, p, 10);
+    ASSERT_EQ(k1.unmount(kVthread, kEntry, 3), 1);
+    ASSERT_TRUE(k2.mount(kVthread, 10));
     ASSERT_TRUE(k2.leave(Task, 11));
     EXPECT_EQ(k1.sink.vthread[Work], 0u);
     EXPECT_EQ(k2.sink.vthread[Task], kVthread);
@@ -134,16 +100,16 @@ TEST_F(TwoCarriers, ACallThatNeverUnmountedIsItsCarriers)
 TEST_F(TwoCarriers, FramesBackFromAParkLeaveAgainWithTheNewOnes)
 {
     enter_at(k1, Task, 0, 0x7000);
-    Parked p = unmount(k1, kEntry, 5);
+    ASSERT_EQ(k1.unmount(kVthread, kEntry, 5), 1);
     enter_at(k2, CarrierRun, 10, 0x3000);
-    mount(k2, p, 20);
+    ASSERT_TRUE(k2.mount(kVthread, 20));
     enter_at(k2, Step, 30, 0x1f00);
     constexpr uint64_t kEntry2 = 0x2000;
     EXPECT_EQ(jmt_vt_split(k2.t.get(), kEntry2), 2u);
-    Parked again = unmount(k2, kEntry2, 40);
-    ASSERT_EQ(again.frames.size(), 2u);
-    EXPECT_EQ(again.frames[0].id, static_cast<uint32_t>(Task));
-    EXPECT_EQ(again.frames[1].id, static_cast<uint32_t>(Step));
+    ASSERT_EQ(k2.unmount(kVthread, kEntry2, 40), 2);
+    ASSERT_EQ(store().frames.size(), 2u);
+    EXPECT_EQ(store().frames.at({kVthread, 0}).id, static_cast<uint32_t>(Task)) << "bottom first";
+    EXPECT_EQ(store().frames.at({kVthread, 1}).id, static_cast<uint32_t>(Step));
     EXPECT_EQ(k2.t->depth, 1u) << "the carrier's run() stays";
 }
 
@@ -152,7 +118,8 @@ TEST_F(TwoCarriers, ACarrierWithOnlyItsOwnFramesKeepsThem)
 {
     enter_at(k1, CarrierRun, 0, 0x9000);
     EXPECT_EQ(jmt_vt_split(k1.t.get(), kEntry), 0u);
-    EXPECT_TRUE(unmount(k1, kEntry, 10).frames.empty());
+    EXPECT_EQ(k1.unmount(kVthread, kEntry, 10), JMT_VT_NOTHING_PARKED);
+    EXPECT_TRUE(store().headers.empty());
     EXPECT_EQ(k1.t->depth, 1u);
 }
 
@@ -165,11 +132,11 @@ TEST_F(TwoCarriers, FramesBeyondTheStackBoundMoveAsACount)
         EXPECT_EQ(k1.enter(Work, i), i < JMT_MAX_DEPTH ? 0 : 1);
     }
     EXPECT_EQ(jmt_vt_beyond(k1.t.get()), 3u);
-    Parked p = unmount(k1, kEntry, 1000);
-    EXPECT_EQ(p.frames.size(), static_cast<size_t>(JMT_MAX_DEPTH));
-    EXPECT_EQ(p.beyond, 3u);
+    EXPECT_EQ(k1.unmount(kVthread, kEntry, 1000), JMT_MAX_DEPTH);
+    EXPECT_EQ(store().frames.size(), static_cast<size_t>(JMT_MAX_DEPTH));
+    EXPECT_EQ(store().headers.at(kVthread).beyond, 3u);
     EXPECT_EQ(k1.t->depth, 0u);
-    mount(k2, p, 2000);
+    ASSERT_TRUE(k2.mount(kVthread, 2000));
     for (uint32_t i = 0; i < JMT_MAX_DEPTH + 3; i++)
         ASSERT_TRUE(k2.leave(Work, 3000 + i));
     EXPECT_EQ(k2.totals[Work].calls, JMT_MAX_DEPTH + 3u);
@@ -177,14 +144,69 @@ TEST_F(TwoCarriers, FramesBeyondTheStackBoundMoveAsACount)
     EXPECT_EQ(k2.t->depth, 0u);
 }
 
+// A park that fails (the parked maps full): the virtual thread's frames are dropped and
+// counted lost, the carrier's own frames stay, and nothing is left parked.
+TEST_F(TwoCarriers, AFailedParkDropsTheVirtualThreadsFramesAndCountsThem)
+{
+    enter_at(k1, CarrierRun, 0, 0x9000);
+    enter_at(k1, Task, 10, 0x7000);
+    enter_at(k1, Step, 20, 0x6f00);
+    store().refuse = true;
+    EXPECT_EQ(k1.unmount(kVthread, kEntry, 30), JMT_VT_PARK_FAILED);
+    EXPECT_EQ(k1.t->depth, 1u) << "the carrier's run() stays";
+    EXPECT_EQ(k1.sink.counters[JMT_CNT_VT_FRAMES_LOST], 2u);
+    EXPECT_EQ(k1.sink.dropped, 2u);
+    EXPECT_EQ(k1.totals[Task].unreturned, 1u);
+    EXPECT_EQ(k1.totals[Step].unreturned, 1u);
+    EXPECT_TRUE(store().frames.empty());
+    EXPECT_FALSE(k2.mount(kVthread, 40)) << "nothing parked to mount";
+}
+
+// A parked frame that is gone at the mount is counted lost; the others come back in order.
+TEST_F(TwoCarriers, AParkedFrameLostBeforeTheMountIsCounted)
+{
+    enter_at(k1, Task, 0, 0x7000);
+    enter_at(k1, Step, 10, 0x6f00);
+    ASSERT_EQ(k1.unmount(kVthread, kEntry, 20), 2);
+    store().frames.erase({kVthread, 1});
+    ASSERT_TRUE(k2.mount(kVthread, 100));
+    EXPECT_EQ(k2.sink.counters[JMT_CNT_VT_FRAMES_LOST], 1u);
+    EXPECT_EQ(k2.t->depth, 1u);
+    ASSERT_TRUE(k2.leave(Task, 110));
+    EXPECT_EQ(k2.totals[Task].wall_incl_ns, 110u);
+}
+
+// --foreign: an untraced call open across the unmount goes on on the new carrier, and its
+// on-CPU time is the virtual thread's (20 on k1, 5 on k2), not k2's earlier work.
+TEST_F(TwoCarriers, AnOpenForeignSegmentFollowsTheVirtualThread)
+{
+    k1.foreign = k2.foreign = 1;
+    enter_at(k1, Task, 0, 0x7000);
+    k1.cpu += 10;
+    k1.untraced_enter(10);
+    k1.cpu += 20;
+    ASSERT_EQ(k1.unmount(kVthread, kEntry, 30), 1);
+    k2.cpu += 400;
+    ASSERT_TRUE(k2.mount(kVthread, 1030));
+    k2.cpu += 5;
+    k2.untraced_leave(1035);
+    k2.cpu += 2;
+    ASSERT_TRUE(k2.leave(Task, 1040));
+    const Totals &task = k2.totals[Task];
+    EXPECT_EQ(task.cpu_excl_ns, 37u);
+    EXPECT_EQ(task.cpu_foreign_ns, 25u);
+    EXPECT_EQ(task.wall_foreign_ns, 1025u) << "elapsed runs on while unmounted";
+    EXPECT_EQ(task.events_foreign, 1u) << "the untraced return (its entry opened the segment)";
+}
+
 // --foreign: the open segment's start parks like a frame's clocks.
 TEST(VthreadClock, AParkedClockGoesOnFromWhatItHadUsed)
 {
     jmt_clock start{100, 40, 7, 3, 5};
     const jmt_clock at_unmount{200, 90, 12, 4, 9};
-    jmt_vt_park_clock(&start, &at_unmount);
+    jmt_clock_park(&start, &at_unmount);
     const jmt_clock at_mount{900, 10'000, 500, 60, 1'000};
-    jmt_vt_unpark_clock(&start, &at_mount);
+    jmt_clock_unpark(&start, &at_mount);
     EXPECT_EQ(start.wall_ns, 100u) << "elapsed runs on";
     EXPECT_EQ(at_mount.cpu_ns - start.cpu_ns, 50u);
     EXPECT_EQ(at_mount.events - start.events, 5u);
