@@ -29,7 +29,7 @@
  * limits below JMT_MAX_METHODS / JMT_MAX_PATHS to stay within it. */
 #define JMT_PERCPU_BUDGET (128ULL << 20)
 /* Totals (stats, path_stats) are per-CPU arrays of JMT_TOTALS_CHUNK ids each,
- * created by userspace ahead of the ids handed out (kernel/totals_chunks.h):
+ * created by userspace ahead of the ids handed out (loader/totals_chunks.h):
  * their memory follows the methods and paths traced, not the limits. */
 #define JMT_TOTALS_CHUNK_SHIFT 8
 #define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)

@@ -22,7 +22,7 @@ struct jmt_totals_chunk {
 };
 
 /* Method totals by id, chunk by chunk: userspace creates each chunk before
- * the method ids in it are handed out (kernel/totals_chunks.h). */
+ * the method ids in it are handed out (loader/totals_chunks.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, JMT_MAX_METHODS / JMT_TOTALS_CHUNK);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seed's A/B/C call flow (a() calls b() twice and c() once, b() calls c() twice)
+# The DTrace example's A/B/C call flow (a() calls b() twice and c() once, b() calls c() twice)
 # doing fixed work in a JVM started with -XX:+DTraceMethodProbes, traced by
 # jmethodtime -p PID --package demo/abc. The JVM first times its own calls
 # untraced; the script prints those times next to the report. Needs root and a build.

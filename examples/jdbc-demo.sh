@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seed's investigation in one command: the PostgreSQL JDBC driver against a real PostgreSQL
+# The DTrace example's investigation in one command: the PostgreSQL JDBC driver against a real PostgreSQL
 # server. Starts a throwaway server (examples/jdbc/pg.sh), runs the JDBC workload
 # (examples/jdbc: threads with a connection each, prepared statements, every column of every
 # row read with getString/getInt, and SELECT pg_sleep(0.05) calls that wait on the server) in a

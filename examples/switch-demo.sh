@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The probes switched on at run time: a JVM started WITHOUT -XX:+DTraceMethodProbes runs the
-# seed's call flow (demo.warm.Rounds: a() calls b() twice and c() once, b() calls c() twice;
+# DTrace example's call flow (demo.warm.Rounds: a() calls b() twice and c() once, b() calls c() twice;
 # work unit 100: about 5.6 us per a()), JIT-compiled before anything attaches. jmethodtime -p PID --package demo/warm/tree switches the
 # probes on for that package only, counts a round of calls exactly and switches them off again;
 # --list shows the JVM's state before, during and after. Needs root and a build.

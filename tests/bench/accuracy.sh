@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Accuracy benchmark: the seed's A/B/C flow doing fixed work (FixedWork: a() makes 16
+# Accuracy benchmark: the DTrace example's A/B/C flow doing fixed work (FixedWork: a() makes 16
 # probe events per call, its body is 135 units), traced with --package demo/abc. FixedWork times
 # its own calls untraced, then runs ITERATIONS traced calls of a(); the benchmark compares a()'s
 # corrected inclusive time per call with that untraced time, at two sizes of work chosen from the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Overhead benchmark: the seed's A/B/C flow timed inside the JVM under
+# Overhead benchmark: the DTrace example's A/B/C flow timed inside the JVM under
 #   noflag      no probe flag
 #   flag        -XX:+DTraceMethodProbes, nothing attached (the untraced reference)
 #   floor       jmt-floor: empty BPF programs on the two probes (the trap alone)

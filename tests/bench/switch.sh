@@ -2,7 +2,7 @@
 # What the probes cost a JVM in each state, and what the runtime switch saves: CPU per request
 # (the JVM's own CPU time, /proc/PID/stat, per request or per call) and probe events per request,
 # for Debian's Tomcat 10 (examples webapp, HelloWorldExample, ab with one client) and for the
-# seed flow (examples/java/demo/warm: a() calls b() twice and c() once, b() calls c() twice; its
+# A/B/C flow (examples/java/demo/warm: a() calls b() twice and c() once, b() calls c() twice; its
 # work scaled by UNIT), on the system's JDK 17 and on Temurin 25 where the machine has it:
 #
 #   flag off           started without -XX:+DTraceMethodProbes, nothing attached
@@ -15,14 +15,14 @@
 #                      own per-method timing), with JFR's average for the method
 #
 # Traces: Tomcat with --class 'org.apache.catalina.*' (wide) and with --class
-# org.apache.catalina.connector.CoyoteAdapter --method service (narrow); the seed flow with
+# org.apache.catalina.connector.CoyoteAdapter --method service (narrow); the A/B/C flow with
 # --package demo/warm/tree. Each trace switches on while the same load runs in the background
 # (compiles settle under traffic, as on a server), then measures the requests alone. The
 # adapter's (or a()'s) corrected time per call is printed with its bounds. No figure is asserted:
 # this machine's figures go to docs/performance.md with the probe event cost of the run.
 #
 # usage: tests/bench/switch.sh [REQUESTS] [UNIT] [CALLS]   (root; a build in build/; defaults: 2000
-#        Tomcat requests, the seed flow's work unit 100, 50000 calls of a() per seed figure)
+#        Tomcat requests, the A/B/C flow's work unit 100, 50000 calls of a() per A/B/C figure)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -30,7 +30,7 @@ jmt=$build/jmethodtime
 classes=$build/examples/classes
 n=${1:-2000}
 unit=${2:-100}
-seed_n=${3:-50000}
+abc_n=${3:-50000}
 warm=${WARM:-20000}
 jdk17=$(readlink -f "$(command -v java)")
 jdk25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
@@ -38,10 +38,10 @@ work=$(mktemp -d /tmp/jmt-switch-bench.XXXXXX)
 chmod 755 "$work"
 # shellcheck source=../../examples/tomcat/tomcat.sh
 source "$root/examples/tomcat/tomcat.sh"
-seed_pid="" bg=""
+abc_pid="" bg=""
 cleanup() {
   [ -n "$bg" ] && kill "$bg" 2>/dev/null
-  [ -n "$seed_pid" ] && kill "$seed_pid" 2>/dev/null
+  [ -n "$abc_pid" ] && kill "$abc_pid" 2>/dev/null
   tc_stop
   exec 7>&- 2>/dev/null
   rm -rf "$work"
@@ -56,16 +56,16 @@ row() { printf '%-5s %-10s %-20s %14s %12s  %s\n' "$@"; }
 # --- the two workloads: PID, load N, and what a trace's report says of the measured method --------
 tomcat_load() { ab -n "$1" -c 1 "$TC_URL" >"$work/ab.txt" 2>&1 || echo "ab failed" >&2; }
 tomcat_bg() { ab -t 3600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 & bg=$!; }
-seed_load() {
+abc_load() {
   echo "$1" >&7
-  while ! grep -q "DONE calls=$1\$" <(tail -n 1 "$work/seed.out" 2>/dev/null); do sleep 0.02; done
-  : >"$work/seed.out"
+  while ! grep -q "DONE calls=$1\$" <(tail -n 1 "$work/abc.out" 2>/dev/null); do sleep 0.02; done
+  : >"$work/abc.out"
 }
-seed_bg() { (while true; do seed_load 2000 || break; done) & bg=$!; }
+abc_bg() { (while true; do abc_load 2000 || break; done) & bg=$!; }
 # (the background rounds are killed between two: a round in flight ends before the next request)
 
 # count WORKLOAD: requests (calls of a()) per figure.
-count() { if [ "$1" = seed ]; then echo "$seed_n"; else echo "$n"; fi; }
+count() { if [ "$1" = abc ]; then echo "$abc_n"; else echo "$n"; fi; }
 
 # cpu_per WORKLOAD PID: the median over 5 runs of N requests (calls) of the JVM's CPU per one, us.
 cpu_per() {
@@ -174,39 +174,39 @@ for jdk in "${jdks[@]}"; do
   tc_stop
 done
 
-# --- the seed flow ----------------------------------------------------------------------------------
-seed() {  # JDK PROBE_FLAG...
+# --- the A/B/C flow ----------------------------------------------------------------------------------
+abc() {  # JDK PROBE_FLAG...
   local jdk=$1
   shift
-  rm -f "$work/seed.in"
-  mkfifo "$work/seed.in"
-  "${jdk_java[$jdk]}" "$@" -cp "$classes" demo.warm.Rounds "$warm" "$unit" <"$work/seed.in" >>"$work/seed.out" 2>&1 &
-  seed_pid=$!
-  exec 7>"$work/seed.in"
-  while ! grep -q READY "$work/seed.out"; do sleep 0.05; done
-  : >"$work/seed.out"
+  rm -f "$work/abc.in"
+  mkfifo "$work/abc.in"
+  "${jdk_java[$jdk]}" "$@" -cp "$classes" demo.warm.Rounds "$warm" "$unit" <"$work/abc.in" >>"$work/abc.out" 2>&1 &
+  abc_pid=$!
+  exec 7>"$work/abc.in"
+  while ! grep -q READY "$work/abc.out"; do sleep 0.05; done
+  : >"$work/abc.out"
 }
-seed_stop() { echo quit >&7; exec 7>&-; wait "$seed_pid" 2>/dev/null; seed_pid=""; }
+abc_stop() { echo quit >&7; exec 7>&-; wait "$abc_pid" 2>/dev/null; abc_pid=""; }
 tree=demo/warm/tree/Tree
 echo
-echo "The seed flow (a() 1, b() 2, c() 5 calls each, work unit $unit), $seed_n calls of a() per figure; CPU per a()"
+echo "The A/B/C flow (a() 1, b() 2, c() 5 calls each, work unit $unit), $abc_n calls of a() per figure; CPU per a()"
 row JDK Workload State "CPU/a() us" "events/a()" "corrected a() us/call [bounds]"
 for jdk in "${jdks[@]}"; do
-  seed "$jdk"
-  row "$jdk" seed "flag off" "$(cpu_per seed "$seed_pid")" - -
+  abc "$jdk"
+  row "$jdk" abc "flag off" "$(cpu_per abc "$abc_pid")" - -
   if [ "$jdk" = 17 ]; then
-    traced_rows "$jdk" seed "$seed_pid" s17sw switched $tree a --package demo/warm/tree
+    traced_rows "$jdk" abc "$abc_pid" s17sw switched $tree a --package demo/warm/tree
   else
-    jfr_row "$jdk" seed "$seed_pid" demo.warm.tree.Tree::a "$work/seed.jfr"
+    jfr_row "$jdk" abc "$abc_pid" demo.warm.tree.Tree::a "$work/abc.jfr"
   fi
-  seed_stop
-  seed "$jdk" -XX:+DTraceMethodProbes
-  row "$jdk" seed "flag on" "$(cpu_per seed "$seed_pid")" - -
-  read -r c e rest < <(trace seed "$seed_pid" s${jdk}at $tree a --package demo/warm/tree)
-  row "$jdk" seed "traced at start" "$c" "$e" "$rest"
-  "$jmt" standby -p "$seed_pid" | sed 's/^/      /' >&2
-  seed_load "$warm"
-  row "$jdk" seed "standby" "$(cpu_per seed "$seed_pid")" - -
-  traced_rows "$jdk" seed "$seed_pid" s${jdk}sb "standby, traced" $tree a --package demo/warm/tree
-  seed_stop
+  abc_stop
+  abc "$jdk" -XX:+DTraceMethodProbes
+  row "$jdk" abc "flag on" "$(cpu_per abc "$abc_pid")" - -
+  read -r c e rest < <(trace abc "$abc_pid" s${jdk}at $tree a --package demo/warm/tree)
+  row "$jdk" abc "traced at start" "$c" "$e" "$rest"
+  "$jmt" standby -p "$abc_pid" | sed 's/^/      /' >&2
+  abc_load "$warm"
+  row "$jdk" abc "standby" "$(cpu_per abc "$abc_pid")" - -
+  traced_rows "$jdk" abc "$abc_pid" s${jdk}sb "standby, traced" $tree a --package demo/warm/tree
+  abc_stop
 done

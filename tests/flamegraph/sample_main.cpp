@@ -1,5 +1,5 @@
 // jmt_flamegraph_sample OUT.html [calls|wall|cpu]: writes the flame graph page of a known
-// tree, the seed's A/B/C flow as jmethodtime traces it (demo.abc.FixedWork, N = 5000 calls of
+// tree, the DTrace example's A/B/C flow as jmethodtime traces it (demo.abc.FixedWork, N = 5000 calls of
 // a(); per call a 66 us inclusive / 21 us exclusive, b 20/10, c 5/5; on-CPU 96% of elapsed):
 //   a        N calls     a;b    2N calls     a;b;c  4N calls     a;c    N calls
 // The page is what tests/flamegraph/screenshot.sh renders in a browser, and docs/flamegraph.png.

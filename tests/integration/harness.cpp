@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "target/jvm.h"
+#include "jvm/jvm.h"
 #include "util/procfs.h"
 
 #include <dirent.h>

@@ -43,7 +43,7 @@ void expect_between(double tool_ns, double lo_ns, double hi_ns, double calls, co
         << what << ": tracer " << tool_ns / 1e6 << " ms > JVM's upper bound " << hi_ns / 1e6 << " ms";
 }
 
-// 2. Against the nominal spin times (the seed's units). Why 15%: a spin ends at most
+// 2. Against the nominal spin times (the flow's units). Why 15%: a spin ends at most
 //    one loop iteration (about 1-2 us, more while the first calls are interpreted)
 //    after its deadline; every probe event inside a frame adds about 1 us of trap
 //    time to these raw times (a() encloses 16 traced events: ~16 us of 2700 us;

@@ -106,7 +106,7 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
         std::printf("%s: one event cost the JVM %.0f ns, calibrated at %.0f ns (%s samples)\n",
                     raw ? "raw" : "corrected", paid, cost,
                     r.report["probe_cost"]["calibration_samples"].dump().c_str());
-        // The seed's flow: a() encloses 2 b() and 1 c(), b() encloses 2 c(); a frame holds the
+        // The A/B/C flow: a() encloses 2 b() and 1 c(), b() encloses 2 c(); a frame holds the
         // events of its callees and its own return.
         EXPECT_EQ(m[0].events, 15);
         EXPECT_EQ(m[1].events, 5);

@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "harness.h"
-#include "target/jvm.h"
+#include "jvm/jvm.h"
 #include "util/procfs.h"
 #include "warm_jvm.h"
 

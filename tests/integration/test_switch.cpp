@@ -17,9 +17,9 @@
 #include <sstream>
 
 #include "harness.h"
-#include "target/hotspot_flags.h"
-#include "target/jvm.h"
-#include "target/lifecycle.h"
+#include "jvm/hotspot_flags.h"
+#include "jvm/jvm.h"
+#include "jvm/lifecycle.h"
 #include "util/procfs.h"
 #include "warm_jvm.h"
 

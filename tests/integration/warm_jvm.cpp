@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "floor.skel.h"
-#include "kernel/programs.h"
+#include "loader/programs.h"
 #include "util/procfs.h"
 
 namespace jmt_it {

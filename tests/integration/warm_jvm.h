@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness.h"
-#include "target/jvm.h"
+#include "jvm/jvm.h"
 
 namespace jmt_it {
 

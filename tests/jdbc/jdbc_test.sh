@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seed's investigation as a test: a real PostgreSQL server, the JDBC workload and jmethodtime,
+# The DTrace example's investigation as a test: a real PostgreSQL server, the JDBC workload and jmethodtime,
 # through examples/jdbc-demo.sh (which starts the server with examples/jdbc/pg.sh).
 #
 #  1. attach mode (--json, times corrected), 4 threads: the driver's call counts equal the ones the

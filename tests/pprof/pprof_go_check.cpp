@@ -30,7 +30,7 @@ struct Case {
     std::vector<std::string> expected;  // check_pprof.sh's arguments after the file
 };
 
-// The seed's flow, N = 1000 calls of a(): a() calls b() twice and c() once,
+// The A/B/C flow, N = 1000 calls of a(): a() calls b() twice and c() once,
 // b() calls c() twice; per call exclusive a 1 us, b 2 us, c 5 us, 90% on CPU.
 //   path    calls  wall excl   cpu excl
 //   a        1000    1000000     900000

@@ -12,7 +12,7 @@
 #include "report/merge_report.h"
 #include "report/report.h"
 #include "report/report_json.h"
-#include "target/source.h"
+#include "jvm/source.h"
 
 namespace {
 

@@ -61,7 +61,7 @@ TEST(CallStack, RunQueueWaitStaysWithinTheTimeOffACpu)
     EXPECT_LE(a.runq_excl_ns + a.cpu_excl_ns, a.wall_excl_ns);
 }
 
-// The seed's flow with consume(n) = n ns: A 135/45, B 80/40 (two calls), C 50/50 (five calls).
+// The A/B/C flow with consume(n) = n ns: A 135/45, B 80/40 (two calls), C 50/50 (five calls).
 TEST(CallStack, SeedFlowInclusiveExclusive)
 {
     Thread th;

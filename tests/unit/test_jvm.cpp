@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "jmethodtime.h"
-#include "kernel/attach_plan.h"
-#include "target/jvm.h"
+#include "loader/attach_plan.h"
+#include "jvm/jvm.h"
 #include "util/error.h"
 #include "util/procfs.h"
 #include "report/report.h"

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "util/error.h"
-#include "target/jvm.h"
+#include "jvm/jvm.h"
 #include "report/jvm_list.h"
-#include "target/launch.h"
+#include "jvm/launch.h"
 
 namespace {
 

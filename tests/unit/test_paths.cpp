@@ -18,7 +18,7 @@ jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &method, uint
                                {incl, excl, incl / 2, excl / 2});
 }
 
-// The seed's flow, N = 10: A (N), A;B (2N), A;B;C (4N), A;C (N); ns: a 670/220, b 400/200, c 5 per call.
+// The A/B/C flow, N = 10: A (N), A;B (2N), A;B;C (4N), A;C (N); ns: a 670/220, b 400/200, c 5 per call.
 jmt::CallTree seed_tree()
 {
     jmt::CallTree t;
@@ -124,7 +124,7 @@ TEST(Tree, MinPercentPrunesSmallSubtrees)
 }  // namespace
 
 #include "jmethodtime.h"
-#include "kernel/tracer.h"
+#include "loader/tracer.h"
 
 namespace {
 

@@ -232,7 +232,7 @@ jmt::PathNode node(uint32_t id, uint32_t parent, const std::string &method, uint
     return jmt_test::path_node(id, parent, klass, method, sig, calls, {0, wall_excl, 0, cpu_excl});
 }
 
-// The seed's flow, N = 1000 calls of a(): a() calls b() twice and c() once,
+// The A/B/C flow, N = 1000 calls of a(): a() calls b() twice and c() once,
 // b() calls c() twice. Per call exclusive: a 1000 ns, b 2000 ns, c 5000 ns of
 // elapsed time, 90% of it on CPU. Inclusive times are filled bottom-up.
 jmt::CallTree abc_tree()

@@ -1,8 +1,8 @@
-// Which other tracer traces our JVM (kernel/probe_holders.h): a uprobe link
+// Which other tracer traces our JVM (loader/probe_holders.h): a uprobe link
 // does not say its process, so the holder's command line must name the pid.
 #include <gtest/gtest.h>
 
-#include "kernel/probe_holders.h"
+#include "loader/probe_holders.h"
 
 namespace {
 

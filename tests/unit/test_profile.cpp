@@ -54,7 +54,7 @@ TEST(MethodStats, PlusEqualsSumsEveryField)
     EXPECT_EQ(b.calls, 10u);
 }
 
-// The seed's a(): 15 events inside (all traced), 4 of them exclusive; with a 100 ns
+// The A/B/C flow's a(): 15 events inside (all traced), 4 of them exclusive; with a 100 ns
 // traced and 60 ns rejected event cost.
 TEST(WithoutProbeCost, SubtractsEachKindOfEventAtItsCost)
 {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "target/agent.h"
-#include "target/agent/agent_request.h"
-#include "target/attach.h"
-#include "target/hotspot_flags.h"
-#include "target/probe_switch.h"
+#include "jvm/agent.h"
+#include "jvm/agent/agent_request.h"
+#include "jvm/attach.h"
+#include "jvm/hotspot_flags.h"
+#include "jvm/probe_switch.h"
 #include "util/error.h"
 
 namespace {

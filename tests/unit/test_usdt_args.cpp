@@ -5,8 +5,8 @@
 
 #include "cost/calibrate.h"
 #include "jmethodtime.h"
-#include "target/usdt_args.h"
-#include "target/usdt_notes.h"
+#include "jvm/usdt_args.h"
+#include "jvm/usdt_notes.h"
 
 namespace {
 

@@ -10,11 +10,11 @@
 
 #include "cost/correction.h"
 #include "cost/cost_range.h"
-#include "kernel/privileges.h"
+#include "loader/privileges.h"
 #include "model/merge.h"
 #include "report/report.h"
 #include "report/summary.h"
-#include "target/source.h"
+#include "jvm/source.h"
 #include "util/error.h"
 
 namespace jmt {

@@ -16,16 +16,16 @@
 #include "cli/switched_jvms.h"
 #include "cli/tracer_config.h"
 #include "cost/window.h"
-#include "target/jvm_set.h"
+#include "jvm/jvm_set.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
-#include "kernel/probe_holders.h"
-#include "kernel/tracer.h"
+#include "loader/probe_holders.h"
+#include "loader/tracer.h"
 #include "model/profile.h"
 #include "report/dispatch.h"
-#include "target/jvm.h"
-#include "target/launch.h"
-#include "target/lifecycle.h"
+#include "jvm/jvm.h"
+#include "jvm/launch.h"
+#include "jvm/lifecycle.h"
 
 namespace jmt {
 

@@ -9,10 +9,10 @@
 #include "cli/option_checks.h"
 #include "cli/subcommand.h"
 #include "jmethodtime.h"
-#include "kernel/probe_holders.h"
-#include "target/jvm.h"
-#include "target/lifecycle.h"
-#include "target/probe_switch.h"
+#include "loader/probe_holders.h"
+#include "jvm/jvm.h"
+#include "jvm/lifecycle.h"
+#include "jvm/probe_switch.h"
 #include "util/error.h"
 
 namespace jmt {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/tracer.h"
+#include "loader/tracer.h"
 #include "model/profile.h"
 
 namespace jmt {

@@ -1,6 +1,6 @@
 #include "cli/tracer_config.h"
 
-#include "kernel/attach_plan.h"
+#include "loader/attach_plan.h"
 
 namespace jmt {
 

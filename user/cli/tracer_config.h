@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "cli/options.h"
-#include "kernel/tracer.h"
-#include "target/jvm.h"
+#include "loader/tracer.h"
+#include "jvm/jvm.h"
 
 namespace jmt {
 

@@ -16,9 +16,9 @@
 
 #include "util/error.h"
 #include "jmethodtime.skel.h"
-#include "target/jvm.h"
-#include "target/lifecycle.h"
-#include "kernel/tracer.h"
+#include "jvm/jvm.h"
+#include "jvm/lifecycle.h"
+#include "loader/tracer.h"
 
 // Every probe argument in a register, as in HotSpot's probes, so the
 // programs read them the same way (fast_args).

@@ -140,7 +140,7 @@ struct CostRange {
     CostBasis basis = CostBasis::Calibration;
 };
 
-// How the traced JVMs' method probes were had (target/probe_switch.h).
+// How the traced JVMs' method probes were had (jvm/probe_switch.h).
 struct ProbesInfo {
     // "at_start": -XX:+DTraceMethodProbes from the JVM's start, every compiled
     // method calls them; "switched": on at run time for the filter's classes

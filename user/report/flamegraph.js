@@ -258,7 +258,7 @@
   function moveTip(event) {
     var tw = tip.offsetWidth, th = tip.offsetHeight;
     var x = event.clientX + 14, y = event.clientY + 16;
-    // Left of or above the pointer when it does not fit right of or below it, and there is room.
+    // Left of or above the pointer when it does not fit right of or below it, and there is space.
     if (x + tw > window.innerWidth - 4 && event.clientX - tw - 14 >= 4) x = event.clientX - tw - 14;
     if (y + th > window.innerHeight - 4 && event.clientY - th - 12 >= 4) y = event.clientY - th - 12;
     tip.style.left = x + "px";

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <vector>
 
-#include "target/jvm.h"
+#include "jvm/jvm.h"
 
 namespace jmt {
 

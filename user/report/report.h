@@ -67,7 +67,7 @@ std::string traced_text(const Profile &profile);
 // (report/why_empty.h has the parts).
 std::string nothing_traced_text(const Profile &profile);
 
-// The seed-style table: header with total elapsed time, aligned columns,
+// The DTrace-style table: header with total elapsed time, aligned columns,
 // top N rows by the sort key, then the diagnostic lines that are non-zero.
 void write_table(std::ostream &out, const Profile &profile, const TableOptions &opts);
 

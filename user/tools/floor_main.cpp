@@ -10,9 +10,9 @@
 
 #include "util/error.h"
 #include "floor.skel.h"
-#include "target/jvm.h"
-#include "target/lifecycle.h"
-#include "kernel/tracer.h"
+#include "jvm/jvm.h"
+#include "jvm/lifecycle.h"
+#include "loader/tracer.h"
 
 namespace {
 

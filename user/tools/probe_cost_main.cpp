@@ -24,9 +24,9 @@
 #include "util/error.h"
 #include "floor.skel.h"
 #include "jmethodtime.skel.h"
-#include "target/lifecycle.h"
-#include "kernel/totals_chunks.h"
-#include "kernel/tracer.h"
+#include "jvm/lifecycle.h"
+#include "loader/totals_chunks.h"
+#include "loader/tracer.h"
 
 namespace {
 

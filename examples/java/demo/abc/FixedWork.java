@@ -3,7 +3,7 @@ package demo.abc;
 import demo.util.Harness;
 
 /**
- * The seed's call flow doing fixed work (arithmetic, no clock reads inside, so tracing
+ * The DTrace example's call flow doing fixed work (arithmetic, no clock reads inside, so tracing
  * cannot shorten or lengthen the work): a() calls b() twice and c() once, b() calls c()
  * twice. Work per call in units: a 135 inclusive / 45 exclusive, b 40/20, c 10/10.
  *

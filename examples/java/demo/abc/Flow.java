@@ -4,7 +4,7 @@ import demo.util.Harness;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The seed's call flow: a() calls b() twice and c() once, b() calls c() twice,
+ * The DTrace example's call flow: a() calls b() twice and c() once, b() calls c() twice,
  * with consume(n) work between, n in units of UNIT_NS. Per call of a():
  * inclusive/exclusive a 135/45, b 40/20 (two calls), c 10/10 (five calls).
  * consume is written inline: a method call here would itself be traced.

@@ -3,7 +3,7 @@ package demo.bench;
 import demo.util.Harness;
 
 /**
- * The seed's A/B/C flow with fixed work (no clock reads inside): 16 probe events per a().
+ * The DTrace example's A/B/C flow with fixed work (no clock reads inside): 16 probe events per a().
  * usage: AbcBench ITERATIONS WORK [hold]. Warms up with ITERATIONS calls of a(), prints READY,
  * waits for the tracer, then times ITERATIONS calls of a(): DONE ns_per_a=... events_per_a=16.
  * With "hold" it then waits for one more line before exiting (the benchmark reads the

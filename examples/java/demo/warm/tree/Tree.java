@@ -1,7 +1,7 @@
 package demo.warm.tree;
 
 /**
- * The seed's call flow: a() calls b() twice and c() once, b() calls c() twice.
+ * The DTrace example's call flow: a() calls b() twice and c() once, b() calls c() twice.
  * Per a(): 1 a, 2 b, 5 c. Work per call in loop iterations, times unit: a 20, b
  * 10, c 5 (exclusive); with unit 1 the JIT compiles and inlines it all.
  */

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The seed's investigation as a workload: the PostgreSQL JDBC driver (pgjdbc) against a real
+ * The DTrace example's investigation as a workload: the PostgreSQL JDBC driver (pgjdbc) against a real
  * server, several threads with a connection each, prepared statements, queries returning many
  * rows, and getString/getInt over every column of every row; plus a query that waits on the
  * server (SELECT pg_sleep), so that the driver's methods that read the socket show elapsed time

@@ -1,0 +1,370 @@
+#include "jvm/agent.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "agent_image.h"
+#include "util/error.h"
+#include "util/mapped_path.h"
+#include "util/procfs.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr char kAgentFile[] = "libjmtagent.so";
+constexpr char kWatchFifo[] = "owner";
+constexpr char kDirPrefix[] = ".jmethodtime-";
+constexpr size_t kDirRandomHex = 16;
+
+std::string who(int pid) { return "pid " + std::to_string(pid); }
+
+// Where jmt_agent_state is in the agent's image: its st_value in .dynsym, and
+// the first PT_LOAD's vaddr, which the mapping at offset 0 starts at.
+struct StateSymbol {
+    uint64_t value = 0;
+    uint64_t first_load = 0;
+};
+
+const StateSymbol &state_symbol()
+{
+    static const StateSymbol sym = [] {
+        StateSymbol out;
+        if (elf_version(EV_CURRENT) == EV_NONE)
+            throw Error("libelf initialisation failed");
+        Elf *elf = elf_memory(const_cast<char *>(reinterpret_cast<const char *>(kAgentImage)), sizeof(kAgentImage));
+        bool found = false;
+        size_t phnum = 0;
+        elf_getphdrnum(elf, &phnum);
+        for (size_t i = 0; i < phnum; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD) {
+                out.first_load = ph.p_vaddr;
+                break;
+            }
+        }
+        for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn && !found; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+                continue;
+            Elf_Data *data = elf_getdata(scn, nullptr);
+            const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; data && i < count && !found; i++) {
+                GElf_Sym s;
+                const char *name = gelf_getsym(data, static_cast<int>(i), &s) ? elf_strptr(elf, sh.sh_link, s.st_name)
+                                                                             : nullptr;
+                if (name && strcmp(name, JMT_AGENT_STATE_SYMBOL) == 0) {
+                    out.value = s.st_value;
+                    found = true;
+                }
+            }
+        }
+        elf_end(elf);
+        if (!found)
+            throw Error("the embedded agent has no " JMT_AGENT_STATE_SYMBOL " symbol: a broken build");
+        return out;
+    }();
+    return sym;
+}
+
+std::string random_hex(size_t digits)
+{
+    unsigned char bytes[16] = {};
+    if (getrandom(bytes, sizeof(bytes), 0) != static_cast<ssize_t>(sizeof(bytes)))
+        throw Error("getrandom failed: " + std::string(strerror(errno)), errno);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; out.size() < digits; i++) {
+        out += hex[bytes[i % sizeof(bytes)] >> 4];
+        out += hex[bytes[i % sizeof(bytes)] & 15];
+    }
+    return out.substr(0, digits);
+}
+
+// A directory of the JVM's mount namespace (path absolute there) opened so that nobody but root
+// can change what is under it: each component, from the JVM's root down, is a directory (no
+// link followed) that is root's (or the owner's of that root: a user namespace's root) and
+// either writable by its owner alone or sticky (as /tmp is, where nobody may move another
+// user's entries). -1 (errno set) otherwise.
+int open_trusted_dir(int pid, const std::string &path)
+{
+    int fd = open(("/proc/" + std::to_string(pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat root_st = {};
+    if (fd >= 0 && fstat(fd, &root_st) != 0) {
+        close(fd);
+        return -1;
+    }
+    size_t at = 1;
+    while (fd >= 0) {
+        struct stat st = {};
+        if (fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != root_st.st_uid) ||
+            ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+            close(fd);
+            errno = EPERM;
+            return -1;
+        }
+        if (at >= path.size())
+            return fd;
+        const size_t end = std::min(path.find('/', at), path.size());
+        const std::string name = path.substr(at, end - at);
+        at = end + 1;
+        if (name.empty() || name == "." || name == "..") {
+            close(fd);
+            errno = EINVAL;
+            return -1;
+        }
+        const int next = openat(fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+    }
+    return -1;
+}
+
+// The agent's file in a private directory made in parent (a directory of the JVM's mount
+// namespace that only root can change, open_trusted_dir), removed (file and directory) when
+// this goes. The directory is root's (0711), made with mkdir (which fails on anything already
+// there) and opened without following links; the file is created with O_EXCL in it and is
+// root's (0644): nobody but root can change what the JVM loads.
+class PlacedAgent {
+public:
+    // dir_in_jvm: "PARENT/.jmethodtime-HEX": that name again (an agent the JVM loaded from it); empty: a
+    // new name in parent.
+    PlacedAgent(int pid, const std::string &parent, std::string dir_in_jvm)
+    {
+        if (dir_in_jvm.empty())
+            dir_in_jvm = (parent == "/" ? "" : parent) + "/" + kDirPrefix + random_hex(kDirRandomHex);
+        const size_t slash = dir_in_jvm.rfind('/');
+        parent_fd_ = open_trusted_dir(pid, slash == 0 ? "/" : dir_in_jvm.substr(0, slash));
+        if (parent_fd_ < 0)
+            fail("cannot use " + dir_in_jvm.substr(0, slash) + " in " + who(pid) +
+                     "'s mount namespace for the agent: it must be a directory only root can change",
+                 errno);
+        dir_name_ = dir_in_jvm.substr(slash + 1);
+        if (mkdirat(parent_fd_, dir_name_.c_str(), 0711) != 0)
+            fail("cannot create " + dir_in_jvm + " in " + who(pid) + "'s mount namespace" +
+                     (errno == EEXIST ? " (it exists and is not this jmethodtime's: remove it)" : ""),
+                 errno);
+        made_dir_ = true;
+        dir_fd_ = openat(parent_fd_, dir_name_.c_str(), O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st = {};
+        if (dir_fd_ < 0 || fstat(dir_fd_, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022))
+            fail("cannot use " + dir_in_jvm + " in " + who(pid) + "'s mount namespace: not the directory just made",
+                 EPERM);
+        fchmod(dir_fd_, 0711);  // whatever the umask
+        const int fd = openat(dir_fd_, kAgentFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+            fail("cannot create the agent in " + dir_in_jvm, errno);
+        made_file_ = true;
+        size_t written = 0;
+        while (written < sizeof(kAgentImage)) {
+            const ssize_t n = write(fd, kAgentImage + written, sizeof(kAgentImage) - written);
+            if (n <= 0) {
+                const int err = errno;
+                close(fd);
+                fail("cannot write the agent to " + dir_in_jvm, err);
+            }
+            written += static_cast<size_t>(n);
+        }
+        fchmod(fd, 0644);
+        close(fd);
+        path_ = dir_in_jvm + "/" + kAgentFile;
+    }
+    ~PlacedAgent() { cleanup(); }
+    PlacedAgent(const PlacedAgent &) = delete;
+    PlacedAgent &operator=(const PlacedAgent &) = delete;
+    const std::string &path() const { return path_; }
+    // A FIFO beside the agent (root's, 0644: the JVM's user may read it), opened read-write
+    // so that the agent's read end sees a writer; its path as the JVM sees it goes to *path.
+    UniqueFd make_fifo(std::string *path)
+    {
+        if (mknodat(dir_fd_, kWatchFifo, S_IFIFO | 0600, 0) != 0)
+            fail("cannot create the owner's FIFO in " + path_.substr(0, path_.rfind('/')), errno);
+        made_fifo_ = true;
+        UniqueFd fd(openat(dir_fd_, kWatchFifo, O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+        if (fd.get() < 0 || fchmod(fd.get(), 0644) != 0)
+            fail("cannot open the owner's FIFO in " + path_.substr(0, path_.rfind('/')), errno);
+        *path = path_.substr(0, path_.rfind('/') + 1) + kWatchFifo;
+        return fd;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string &what, int err)
+    {
+        cleanup();
+        throw Error(what + ": " + strerror(err), err);
+    }
+    void cleanup()
+    {
+        if (made_file_ && dir_fd_ >= 0)
+            unlinkat(dir_fd_, kAgentFile, 0);
+        if (made_fifo_ && dir_fd_ >= 0)
+            unlinkat(dir_fd_, kWatchFifo, 0);
+        if (made_dir_ && parent_fd_ >= 0)
+            unlinkat(parent_fd_, dir_name_.c_str(), AT_REMOVEDIR);
+        made_file_ = made_dir_ = made_fifo_ = false;
+        for (int *fd : {&dir_fd_, &parent_fd_})
+            if (*fd >= 0) {
+                close(*fd);
+                *fd = -1;
+            }
+    }
+    int parent_fd_ = -1, dir_fd_ = -1;
+    bool made_dir_ = false, made_file_ = false, made_fifo_ = false;
+    std::string dir_name_, path_;
+};
+
+std::string op_name(uint32_t op)
+{
+    switch (op) {
+    case JMT_OP_BEGIN: return "begin";
+    case JMT_OP_ARM: return "arm";
+    case JMT_OP_SWITCH: return "switch";
+    case JMT_OP_RESTORE: return "restore";
+    case JMT_OP_STANDBY: return "standby";
+    default: return "request";
+    }
+}
+
+// The reply to "load": HotSpot ran Agent_OnAttach and it returned 0 ("return
+// code: 0" from JDK 11 on, "0" on JDK 8), or the reason it did not.
+void check_load_reply(int pid, const AttachReply &reply)
+{
+    std::string text = reply.text;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    if (reply.status == 0 && (text == "return code: 0" || text == "0"))
+        return;
+    if (text.find("Dynamic agent loading is not enabled") != std::string::npos)
+        throw Error(who(pid) + " runs with -XX:-EnableDynamicAgentLoading, and jmethodtime switches the probes on "
+                               "through a small agent: restart it without that flag (or with "
+                               "-XX:+EnableDynamicAgentLoading), or with -XX:+DTraceMethodProbes",
+                    EPERM);
+    for (char &c : text)
+        if (c == '\n')
+            c = ' ';
+    // "... was not loaded. ...: failed to map segment from shared object": a filesystem mounted noexec.
+    const bool unmappable = text.find("was not loaded") != std::string::npos;
+    throw Error(who(pid) + " did not load jmethodtime's agent (attach status " + std::to_string(reply.status) +
+                    (text.empty() ? "" : ": " + text) + ")",
+                unmappable ? ENOEXEC : EPROTO);
+}
+
+}  // namespace
+
+bool is_agent_dir(const std::string &dir)
+{
+    const size_t slash = dir.rfind('/');
+    if (dir.empty() || dir[0] != '/' || slash == std::string::npos)
+        return false;
+    const std::string name = dir.substr(slash + 1);
+    const size_t prefix = sizeof(kDirPrefix) - 1;
+    return name.size() == prefix + kDirRandomHex && name.compare(0, prefix, kDirPrefix) == 0 &&
+           name.find_first_not_of("0123456789abcdef", prefix) == std::string::npos &&
+           dir.find("/../") == std::string::npos && dir.find("/./") == std::string::npos;
+}
+
+std::optional<LoadedAgent> find_agent(int pid)
+{
+    const std::vector<MapsEntry> maps = parse_maps(read_file("/proc/" + std::to_string(pid) + "/maps"));
+    // The loaded agent has code mapped: a dlopen that failed (a /tmp mounted noexec) may
+    // leave the file's first mapping behind, without it.
+    auto executable = [&maps](const MapsEntry &file) {
+        for (const MapsEntry &e : maps)
+            if (e.dev == file.dev && e.inode == file.inode && e.perms.find('x') != std::string::npos)
+                return true;
+        return false;
+    };
+    for (const MapsEntry &e : maps) {
+        const size_t slash = e.path.rfind('/');
+        if (e.offset != 0 || slash == std::string::npos || e.path.substr(slash + 1) != kAgentFile ||
+            !is_agent_dir(e.path.substr(0, slash)) || !executable(e))
+            continue;
+        const StateSymbol &sym = state_symbol();
+        const std::string bytes =
+            read_target_memory(pid, e.start - sym.first_load + sym.value, sizeof(jmt_agent_state));
+        if (bytes.size() != sizeof(jmt_agent_state))
+            return std::nullopt;
+        LoadedAgent agent;
+        memcpy(&agent.state, bytes.data(), sizeof(agent.state));
+        // The path the JVM loaded it by, which later requests name again (a chroot's maps show ours).
+        const std::string own = process_view(pid, maps).own(e.path);
+        agent.path = own.empty() ? e.path : own;
+        if (agent.state.magic != JMT_AGENT_MAGIC || agent.state.abi != JMT_AGENT_ABI_VERSION)
+            throw Error(who(pid) + " holds a jmethodtime agent of another version (" + e.path +
+                            "): use the jmethodtime that loaded it, or restart the JVM",
+                        EPROTO);
+        return agent;
+    }
+    return std::nullopt;
+}
+
+std::string agent_error_text(const jmt_agent_state &state)
+{
+    switch (state.last_error) {
+    case JMT_AGENT_OK: return "no error";
+    case JMT_AGENT_BAD_REQUEST: return "a request it could not read";
+    case JMT_AGENT_NO_JVMTI: return "the JVM gave it no JVMTI environment";
+    case JMT_AGENT_NO_CAPABILITY: return "the JVM refused it the capability to retransform classes";
+    default: return "JVMTI error " + std::to_string(state.last_jvmti_error) + " in its " + op_name(state.last_op);
+    }
+}
+
+jmt_agent_state agent_request(int pid, const std::string &options, const AgentPlace &place, const AttachLimits &limits,
+                              UniqueFd *watch)
+{
+    if (options.size() > JMT_AGENT_OPTIONS_MAX)
+        throw Error("an agent request of " + std::to_string(options.size()) + " bytes, over the " +
+                        std::to_string(JMT_AGENT_OPTIONS_MAX) + " HotSpot takes",
+                    E2BIG);
+    const std::optional<LoadedAgent> before = find_agent(pid);
+    // A JVM loads the agent once: later requests name the same path, which its dynamic linker
+    // finds among the objects it has loaded (the file is placed again all the same, in a
+    // directory of that name made anew). The first load tries /tmp, then place.fallback_dir
+    // (a /tmp mounted noexec cannot hold code to map).
+    std::vector<std::string> parents = {"/tmp"};
+    if (!place.fallback_dir.empty())
+        parents.push_back(place.fallback_dir);
+    std::string first_error;
+    for (const std::string &parent : parents) {
+        const std::string dir = before ? before->path.substr(0, before->path.rfind('/')) : std::string();
+        try {
+            PlacedAgent placed(pid, parent, dir);
+            std::string fifo;
+            UniqueFd held = watch ? placed.make_fifo(&fifo) : UniqueFd();
+            check_load_reply(pid, attach_request(pid, "load",
+                                                 {placed.path(), "true", options + (watch ? ";watch=" + fifo : "")},
+                                                 place.attach_disabled, limits));
+            if (watch)
+                *watch = std::move(held);
+            first_error.clear();
+            break;
+        } catch (const Error &e) {
+            // Only a JVM that could not map the file is asked again, elsewhere.
+            if (before || e.error_number() != ENOEXEC)
+                throw;
+            if (first_error.empty())
+                first_error = e.what();
+        }
+    }
+    if (!first_error.empty())
+        throw Error(first_error, ENOEXEC);
+    const std::optional<LoadedAgent> after = find_agent(pid);
+    if (!after || (before && after->state.requests == before->state.requests))
+        throw Error(who(pid) + " answered the agent request, but its agent did not run it: restart the JVM "
+                               "to trace it with this jmethodtime",
+                    EPROTO);
+    if (after->state.last_error != JMT_AGENT_OK)
+        throw Error(who(pid) + ": jmethodtime's agent failed: " + agent_error_text(after->state), EPROTO);
+    return after->state;
+}
+
+}  // namespace jmt

@@ -1,0 +1,263 @@
+#include "jvm/attach.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "jvm/lifecycle.h"
+#include "util/error.h"
+#include "util/procfs.h"
+
+namespace jmt {
+
+namespace {
+
+constexpr int kProtocolVersion = 1;
+constexpr size_t kMaxArgs = 3;
+constexpr uint64_t kPollStepNs = 20'000'000;  // while waiting for the socket to appear
+constexpr size_t kMaxReplyBytes = 1 << 20;
+
+std::string who(int pid) { return "pid " + std::to_string(pid); }
+
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd()
+    {
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+bool is_socket(const std::string &path)
+{
+    struct stat st = {};
+    return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// The trigger file, removed whatever happens.
+class Trigger {
+public:
+    Trigger(const std::string &path, const AttachIdentity &id) : path_(path)
+    {
+        // O_EXCL and O_NOFOLLOW: never a file or link someone else placed; owned
+        // by the JVM's user, as JDK 8 requires (later JDKs also take root's).
+        const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            err_ = errno;
+            return;
+        }
+        created_ = true;
+        if (fchown(fd, id.uid, id.gid) != 0)
+            err_ = errno;
+        close(fd);
+    }
+    ~Trigger()
+    {
+        if (created_)
+            unlink(path_.c_str());
+    }
+    Trigger(const Trigger &) = delete;
+    Trigger &operator=(const Trigger &) = delete;
+    bool created() const { return created_; }
+    int error() const { return err_; }
+
+private:
+    std::string path_;
+    bool created_ = false;
+    int err_ = 0;
+};
+
+// Starts the JVM's attach listener: trigger file, SIGQUIT, wait for the socket.
+void start_listener(const AttachIdentity &id, const std::string &tmp, const std::string &socket_path,
+                    bool attach_disabled, const AttachLimits &limits)
+{
+    const std::string disabled_fix =
+        "it runs with -XX:+DisableAttachMechanism, which jmethodtime needs off to switch the probes on: "
+        "restart it without that flag, or with -XX:+DTraceMethodProbes";
+    if (attach_disabled)
+        throw Error(who(id.pid) + " does not accept attach requests: " + disabled_fix, EPERM);
+    if (!id.handles_sigquit)
+        throw Error(who(id.pid) +
+                        " has no attach socket and does not handle SIGQUIT (started with -Xrs?), which would "
+                        "end it: restart it without -Xrs, or with -XX:+DTraceMethodProbes",
+                    ENOTSUP);
+    Trigger trigger(tmp + "/.attach_pid" + std::to_string(id.ns_pid), id);
+    if (!trigger.created())
+        throw Error("cannot create the attach trigger in " + tmp + " (" + strerror(trigger.error()) +
+                        "): jmethodtime needs to write the JVM's /tmp as root",
+                    trigger.error());
+    if (kill(id.pid, SIGQUIT) != 0) {
+        const int err = errno;
+        throw Error("cannot signal " + who(id.pid) + ": " + strerror(err), err);
+    }
+    const uint64_t deadline = monotonic_ns() + limits.listener_ns;
+    while (!is_socket(socket_path)) {
+        if (kill(id.pid, 0) != 0)
+            throw Error(who(id.pid) + " exited", ESRCH);
+        if (monotonic_ns() >= deadline)
+            throw Error(who(id.pid) + " did not open its attach socket within " +
+                            std::to_string(limits.listener_ns / 1'000'000'000ULL) +
+                            " s of SIGQUIT: it may run with -XX:+DisableAttachMechanism, or be too busy to "
+                            "answer; restart it without that flag, or with -XX:+DTraceMethodProbes",
+                        ETIMEDOUT);
+        const struct timespec step = {0, static_cast<long>(kPollStepNs)};
+        nanosleep(&step, nullptr);
+    }
+}
+
+// A connected socket to the JVM's listener, checked to be that JVM's.
+int connect_listener(const AttachIdentity &id, const std::string &socket_path)
+{
+    struct sockaddr_un addr = {};
+    addr.sun_family = AF_UNIX;
+    if (socket_path.size() >= sizeof(addr.sun_path))
+        throw Error("the attach socket's path " + socket_path + " is too long", ENAMETOOLONG);
+    memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+    const int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0 || connect(s, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)) != 0) {
+        const int err = errno;
+        if (s >= 0)
+            close(s);
+        throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err),
+                    err);
+    }
+    struct ucred peer = {};
+    socklen_t len = sizeof(peer);
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid != id.pid) {
+        close(s);
+        throw Error("the attach socket " + socket_path + " does not belong to " + who(id.pid) +
+                        " (its listener is pid " + std::to_string(peer.pid) + "): remove it and try again",
+                    EPERM);
+    }
+    return s;
+}
+
+void send_all(int s, const std::string &data, int pid)
+{
+    size_t sent = 0;
+    while (sent < data.size()) {
+        const ssize_t n = send(s, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int err = errno;
+            throw Error("cannot send the attach request to " + who(pid) + ": " + strerror(err), err);
+        }
+        sent += static_cast<size_t>(n);
+    }
+}
+
+std::string read_reply(int s, int pid, uint64_t limit_ns)
+{
+    const uint64_t deadline = monotonic_ns() + limit_ns;
+    std::string reply;
+    char buf[4096];
+    for (;;) {
+        const uint64_t now = monotonic_ns();
+        if (now >= deadline)
+            throw Error(who(pid) + " did not answer its attach request within " +
+                            std::to_string(limit_ns / 1'000'000'000ULL) + " s",
+                        ETIMEDOUT);
+        struct pollfd p = {s, POLLIN, 0};
+        const int ms = static_cast<int>(std::min<uint64_t>((deadline - now) / 1'000'000 + 1, 1000));
+        const int r = poll(&p, 1, ms);
+        if (r < 0 && errno != EINTR)
+            throw Error("waiting for " + who(pid) + "'s attach reply: " + strerror(errno), errno);
+        if (r <= 0)
+            continue;
+        const ssize_t n = recv(s, buf, sizeof(buf), 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw Error("reading " + who(pid) + "'s attach reply: " + strerror(errno), errno);
+        if (n == 0)
+            return reply;
+        reply.append(buf, static_cast<size_t>(n));
+        if (reply.size() > kMaxReplyBytes)
+            return reply;
+    }
+}
+
+}  // namespace
+
+AttachIdentity parse_attach_identity(int pid, const std::string &status_text)
+{
+    AttachIdentity id;
+    id.pid = pid;
+    bool have_ns = false, have_uid = false, have_gid = false;
+    std::istringstream in(status_text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string key;
+        fields >> key;
+        if (key == "NSpid:") {
+            int v = 0;
+            while (fields >> v)
+                id.ns_pid = v;
+            have_ns = id.ns_pid > 0;
+        } else if (key == "Uid:" || key == "Gid:") {
+            unsigned long real = 0, effective = 0;
+            if (fields >> real >> effective) {
+                (key == "Uid:" ? id.uid : id.gid) = static_cast<uid_t>(effective);
+                (key == "Uid:" ? have_uid : have_gid) = true;
+            }
+        } else if (key == "SigCgt:") {
+            std::string mask;
+            fields >> mask;
+            id.handles_sigquit = !mask.empty() && ((std::stoull(mask, nullptr, 16) >> (SIGQUIT - 1)) & 1);
+        }
+    }
+    if (!have_uid || !have_gid)
+        throw Error("cannot read " + who(pid) + "'s owner from /proc/" + std::to_string(pid) + "/status", EINVAL);
+    if (!have_ns)
+        id.ns_pid = pid;  // kernels before 4.1 have no NSpid line: one pid namespace
+    return id;
+}
+
+AttachReply attach_request(int pid, const std::string &command, const std::vector<std::string> &args,
+                           bool attach_disabled, const AttachLimits &limits)
+{
+    const std::string proc = "/proc/" + std::to_string(pid);
+    const std::string status = read_file(proc + "/status");
+    if (status.empty())
+        throw Error("no process with pid " + std::to_string(pid), ESRCH);
+    const AttachIdentity id = parse_attach_identity(pid, status);
+    // Through the JVM's root: its /tmp, in its mount namespace.
+    const std::string tmp = proc + "/root/tmp";
+    const std::string socket_path = tmp + "/.java_pid" + std::to_string(id.ns_pid);
+    if (!is_socket(socket_path))
+        start_listener(id, tmp, socket_path, attach_disabled, limits);
+    Fd s(connect_listener(id, socket_path));
+    std::string request = std::to_string(kProtocolVersion) + '\0' + command + '\0';
+    for (size_t i = 0; i < kMaxArgs; i++)
+        request += (i < args.size() ? args[i] : std::string()) + '\0';
+    send_all(s.get(), request, pid);
+    const std::string reply = read_reply(s.get(), pid, limits.reply_ns);
+    AttachReply out;
+    const size_t nl = reply.find('\n');
+    const std::string first = reply.substr(0, nl);
+    if (first.empty() || first.find_first_not_of("-0123456789") != std::string::npos)
+        throw Error(who(pid) + " answered its attach request with '" + first + "': not HotSpot's attach protocol",
+                    EPROTO);
+    out.status = std::stoi(first);
+    out.text = nl == std::string::npos ? std::string() : reply.substr(nl + 1);
+    return out;
+}
+
+}  // namespace jmt

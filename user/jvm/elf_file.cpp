@@ -1,0 +1,38 @@
+#include "jvm/elf_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace jmt {
+
+ElfFile::ElfFile(const std::string &path)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        throw Error("libelf initialisation failed: " + std::string(elf_errmsg(-1)));
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        const int err = errno;
+        throw Error("cannot open " + path + ": " + strerror(err), err);
+    }
+    elf_ = elf_begin(fd_, ELF_C_READ, nullptr);
+    if (!elf_ || elf_kind(elf_) != ELF_K_ELF) {
+        const std::string why = elf_errmsg(-1);
+        if (elf_)
+            elf_end(elf_);
+        close(fd_);
+        throw Error(path + " is not an ELF file: " + why);
+    }
+}
+
+ElfFile::~ElfFile()
+{
+    elf_end(elf_);
+    close(fd_);
+}
+
+}  // namespace jmt
