@@ -1,7 +1,7 @@
 // The per-method values a report carries, by their key (JSON key, CSV column),
 // written once for the JSON writer and reader and the CSV writer: the fields
-// of the kernel's record (JMT_METHOD_STATS) and the blocked times derived from
-// them. Times in ns.
+// of the kernel's record (JMT_METHOD_STATS, checked below at compile time) and
+// the blocked times derived from them. Times in ns.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +43,33 @@ inline constexpr StatKey kStatKeys[] = {
     {"events_foreign", &MethodStats::events_foreign, nullptr, true, false},
     {"traced_events_foreign", &MethodStats::traced_foreign, nullptr, true, false},
 };
+
+// The contract with the kernel's record, kept by the build: every field of
+// JMT_METHOD_STATS has exactly one key here, and no key reads anything else.
+constexpr int keys_reading(uint64_t MethodStats::*field)
+{
+    int n = 0;
+    for (const StatKey &k : kStatKeys)
+        n += k.field == field;
+    return n;
+}
+
+constexpr int fields_keyed()
+{
+    int n = 0;
+    for (const StatKey &k : kStatKeys)
+        n += k.field != nullptr;
+    return n;
+}
+
+#define JMT_ONE_KEY(name) \
+    static_assert(keys_reading(&MethodStats::name) == 1, "kStatKeys: one key for MethodStats::" #name);
+JMT_METHOD_STATS(JMT_ONE_KEY, JMT_ONE_KEY, JMT_ONE_KEY)
+#undef JMT_ONE_KEY
+#define JMT_COUNT_FIELD(name) +1
+static_assert(fields_keyed() == 0 JMT_METHOD_STATS(JMT_COUNT_FIELD, JMT_COUNT_FIELD, JMT_COUNT_FIELD),
+              "kStatKeys: a key per field of JMT_METHOD_STATS, and no other field");
+#undef JMT_COUNT_FIELD
 
 inline uint64_t stat_value(const MethodStats &s, const StatKey &k)
 {
