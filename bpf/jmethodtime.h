@@ -230,126 +230,88 @@ struct jmt_thread_key {
 
 /*
  * The diagnostic counters, written once, in the order of the JSON report:
- * JMT_DIAGNOSTICS(K, U) calls K(NAME, name, n, text) for each counter the
- * kernel keeps (enum jmt_counter: JMT_CNT_NAME, one u64 each in the per-CPU
- * record below) and U(name, n, text) for each one userspace adds. text (0 for
- * the counters that are not problems) follows "name: count " in the report's
- * diagnostic lines, with n in place of its "{}". Expanded by the enum,
- * userspace's Diagnostics, its copy of the kernel's counters, and the reports.
+ * JMT_DIAGNOSTICS(K, U) calls K(NAME, name) for each counter the kernel keeps
+ * (enum jmt_counter: JMT_CNT_NAME, one u64 each in the per-CPU record below)
+ * and U(name) for each one userspace adds. Expanded by the enum, userspace's
+ * Diagnostics, its copy of the kernel's counters, and the reports (what a
+ * count means, in words, is userspace's: user/report/diagnostic_texts.h).
  */
-#define JMT_DIAGNOSTICS(K, U)                                                              \
-	/* method__entry events seen */                                                    \
-	K(ENTRIES, entries, 0, 0)                                                          \
-	/* method__return events seen */                                                   \
-	K(RETURNS, returns, 0, 0)                                                          \
-	/* traced frames pushed */                                                         \
-	K(TRACED_CALLS, traced_calls, 0, 0)                                                \
+#define JMT_DIAGNOSTICS(K, U)                                                          \
+	/* method__entry events seen */                                                \
+	K(ENTRIES, entries)                                                            \
+	/* method__return events seen */                                               \
+	K(RETURNS, returns)                                                            \
+	/* traced frames pushed */                                                     \
+	K(TRACED_CALLS, traced_calls)                                                  \
 	/* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */ \
-	K(DEPTH_OVERFLOW, depth_overflow, JMT_MAX_DEPTH,                                   \
-	  "calls ran deeper than the {}-frame stack bound; they are counted, their time is charged to " \
-	  "the deepest recorded caller")                                                   \
-	/* returns of traced methods with no open frame (entered before attach) */         \
-	K(UNMATCHED_RETURNS, unmatched_returns, 0,                                         \
-	  "returns of traced methods entered before tracing started were ignored")         \
-	/* frames whose return never fired, closed at the next matching return */          \
-	K(DROPPED_FRAMES, dropped_frames, 0,                                               \
-	  "calls ended without a return event (an exception thrown out of a C1-inlined method); they are " \
-	  "counted, their own time is charged to their caller")                            \
-	/* per-thread state could not be allocated: event ignored */                       \
-	K(THREAD_STATE_FAIL, thread_state_fail, 0,                                         \
-	  "events were ignored: per-thread state could not be allocated (kernel memory); some calls are " \
-	  "missing")                                                                       \
-	/* method table or id space full: method not traced */                             \
-	K(METHOD_TABLE_FULL, method_table_full, 0,                                         \
-	  "times a method was not traced because the method table was full; its calls are missing (narrow " \
-	  "--package)")                                                                    \
-	/* names of a traced method could not be stored or read */                         \
-	K(NAMES_FAIL, names_fail, 0,                                                       \
-	  "method names could not be read in the kernel; events of a class not yet readable were skipped, " \
-	  "other names were read from the JVM's memory instead")                           \
-	/* probe arguments could not be read */                                            \
-	K(ARG_FAIL, arg_fail, 0, "probe events had unreadable arguments and were ignored") \
+	K(DEPTH_OVERFLOW, depth_overflow)                                              \
+	/* returns of traced methods with no open frame (entered before attach) */     \
+	K(UNMATCHED_RETURNS, unmatched_returns)                                        \
+	/* frames whose return never fired, closed at the next matching return */      \
+	K(DROPPED_FRAMES, dropped_frames)                                              \
+	/* per-thread state could not be allocated: event ignored */                   \
+	K(THREAD_STATE_FAIL, thread_state_fail)                                        \
+	/* method table or id space full: method not traced */                         \
+	K(METHOD_TABLE_FULL, method_table_full)                                        \
+	/* names of a traced method could not be stored or read */                     \
+	K(NAMES_FAIL, names_fail)                                                      \
+	/* probe arguments could not be read */                                        \
+	K(ARG_FAIL, arg_fail)                                                          \
 	/* userspace: names longer than the kernel buffer (or unreadable), not completed from the JVM's memory */ \
-	U(truncated_names, 0,                                                              \
-	  "names were longer than the kernel buffer (or unreadable) and could not be completed from the " \
-	  "JVM's memory; they are shown truncated, ending in \"...\"")                     \
-	/* per-thread states created */                                                    \
-	K(THREADS_TRACED, threads_traced, 0, 0)                                            \
-	/* per-thread states freed when their thread exited */                             \
-	K(THREADS_ENDED, threads_ended, 0, 0)                                              \
+	U(truncated_names)                                                             \
+	/* per-thread states created */                                                \
+	K(THREADS_TRACED, threads_traced)                                              \
+	/* per-thread states freed when their thread exited */                         \
+	K(THREADS_ENDED, threads_ended)                                                \
 	/* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */ \
-	K(GLOB_BUDGET_OUT, glob_budget_out, JMT_GLOB_STEPS,                                \
-	  "methods were not traced because a --class or --method pattern took more than {} steps to " \
-	  "match their name; use fewer '*' or a literal part")                             \
+	K(GLOB_BUDGET_OUT, glob_budget_out)                                            \
 	/* --per-thread: closed frames not split by thread (table full); global totals still have them */ \
-	K(THREAD_ROWS_FULL, thread_rows_full, JMT_MAX_THREAD_ROWS,                         \
-	  "calls could not be split by thread (the per-thread table of {} rows was full); they are in " \
-	  "the row of thread \"[not split: thread table full]\"")                          \
-	/* call paths not stored (path table full): counted under [truncated] */           \
-	K(PATHS_FULL, paths_full, JMT_MAX_PATHS,                                           \
-	  "frames were counted under the call path [truncated] (the table of {} call paths was full); " \
-	  "per-method totals are exact")                                                   \
-	/* frames whose on-CPU time ran ahead of elapsed time: clamped to it */            \
-	K(CPU_CLAMPED, cpu_clamped, 0,                                                     \
-	  "frames measured more on-CPU time than elapsed time (a clock error seen under heavy load); " \
-	  "their on-CPU time was cut to their elapsed time")                               \
+	K(THREAD_ROWS_FULL, thread_rows_full)                                          \
+	/* call paths not stored (path table full): counted under [truncated] */       \
+	K(PATHS_FULL, paths_full)                                                      \
+	/* frames whose on-CPU time ran ahead of elapsed time: clamped to it */        \
+	K(CPU_CLAMPED, cpu_clamped)                                                    \
 	/* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */ \
-	K(SWITCH_UNSEEN, switch_unseen, 0,                                                 \
-	  "context switches of traced threads were not seen by the kernel program; the on-CPU clock of " \
-	  "each such thread restarted at its next probe event (on-CPU time may be a little low)") \
+	K(SWITCH_UNSEEN, switch_unseen)                                                \
 	/* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */ \
-	K(FOREIGN_LOST, foreign_lost, 0,                                                   \
-	  "calls had an untraced callee whose return never fired (an exception out of a C1-inlined " \
-	  "method): their time after it counts as foreign") \
+	K(FOREIGN_LOST, foreign_lost)                                                  \
 	/* ns the target's threads, traced or not, waited runnable for a CPU (sched_switch, sched_wakeup) */ \
-	K(RUNQ_NS, runq_ns, 0, 0)                                                          \
-	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */              \
-	K(CLASSES_UNLOADED, classes_unloaded, 0, 0)                                        \
+	K(RUNQ_NS, runq_ns)                                                            \
+	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */          \
+	K(CLASSES_UNLOADED, classes_unloaded)                                          \
 	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \
-	K(METHODS_FORGOTTEN, methods_forgotten, 0, 0)                                      \
-	/* methods met for the first time (one per method table entry made) */            \
-	K(METHODS_SEEN, methods_seen, 0, 0)                                                \
+	K(METHODS_FORGOTTEN, methods_forgotten)                                        \
+	/* methods met for the first time (one per method table entry made) */         \
+	K(METHODS_SEEN, methods_seen)                                                  \
 	/* of them, left untraced by --package, by --class, by --method (filters run in that order) */ \
-	K(REJECTED_BY_PACKAGE, rejected_by_package, 0, 0)                                  \
-	K(REJECTED_BY_CLASS, rejected_by_class, 0, 0)                                      \
-	K(REJECTED_BY_METHOD, rejected_by_method, 0, 0)                                    \
+	K(REJECTED_BY_PACKAGE, rejected_by_package)                                    \
+	K(REJECTED_BY_CLASS, rejected_by_class)                                        \
+	K(REJECTED_BY_METHOD, rejected_by_method)                                      \
 	/* classes with a method that --package let through and --class/--method rejected */ \
-	K(CLASSES_REJECTED_BY_GLOBS, classes_rejected_by_globs, 0, 0)                      \
+	K(CLASSES_REJECTED_BY_GLOBS, classes_rejected_by_globs)                        \
 	/* first sights of a method deferred: programs preempted inside each other held every scratch level */ \
-	K(SCRATCH_BUSY, scratch_busy, JMT_SCRATCH_LEVELS,                                  \
-	  "first sights of methods were deferred to a later event because {} probe programs were " \
-	  "preempted inside each other on one CPU; those events were not traced")         \
+	K(SCRATCH_BUSY, scratch_busy)                                                  \
 	/* closed frames whose totals chunk did not exist yet and totals_overflow was full: not counted */ \
-	K(TOTALS_NOT_READY, totals_not_ready, JMT_TOTALS_OVERFLOW,                         \
-	  "calls were not counted: more than {} new methods or call paths came before jmethodtime could " \
-	  "add kernel memory for their totals; trace a narrower --package")                \
-	/* virtual threads unmounted with traced frames open: their frames parked */      \
-	K(VT_UNMOUNTS, vt_unmounts, 0, 0)                                                  \
-	/* virtual threads mounted again: their parked frames back on a carrier */        \
-	K(VT_MOUNTS, vt_mounts, 0, 0)                                                      \
-	/* traced frames of an unmounting virtual thread that could not be parked */      \
-	K(VT_FRAMES_LOST, vt_frames_lost, JMT_MAX_PARKED_FRAMES,                           \
-	  "traced frames of unmounting virtual threads could not be parked (more than {} parked frames, " \
-	  "or the virtual thread's id was unreadable); they are counted, their own time is charged to " \
-	  "their caller")                                                                  \
+	K(TOTALS_NOT_READY, totals_not_ready)                                          \
+	/* virtual threads unmounted with traced frames open: their frames parked */   \
+	K(VT_UNMOUNTS, vt_unmounts)                                                    \
+	/* virtual threads mounted again: their parked frames back on a carrier */     \
+	K(VT_MOUNTS, vt_mounts)                                                        \
+	/* traced frames of an unmounting virtual thread that could not be parked */   \
+	K(VT_FRAMES_LOST, vt_frames_lost)                                              \
 	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */ \
-	K(VT_UNFOLLOWED, vt_unfollowed, 0,                                                 \
-	  "unmounts or mounts of virtual threads were not followed (the JVM's thread layout was not " \
-	  "read yet, or the header says why); frames open across them stayed on their carrier thread") \
+	K(VT_UNFOLLOWED, vt_unfollowed)                                                \
 	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */ \
-	/* pinned blocks inside traced frames by freeze's reason, and their ns */    \
-	K(PINNED_CRITICAL, pinned_critical, 0, 0)                                          \
-	K(PINNED_NATIVE, pinned_native, 0, 0)                                              \
-	K(PINNED_MONITOR, pinned_monitor, 0, 0)                                            \
-	K(PINNED_OTHER, pinned_other, 0, 0)                                                \
-	K(PINNED_NS, pinned_ns, 0, 0)                                                      \
-	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch, 0,                                       \
-	  "unmounts or mounts of virtual threads read a continuation entry outside the carrier's stack " \
-	  "(the JVM's thread layout is not the one jmethodtime read); frames open across them stayed " \
-	  "on their carrier thread")
+	/* pinned blocks inside traced frames by freeze's reason, and their ns */      \
+	K(PINNED_CRITICAL, pinned_critical)                                            \
+	K(PINNED_NATIVE, pinned_native)                                                \
+	K(PINNED_MONITOR, pinned_monitor)                                              \
+	K(PINNED_OTHER, pinned_other)                                                  \
+	K(PINNED_NS, pinned_ns)                                                        \
+	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)
 
-#define JMT_CNT_ENUM(NAME, name, n, text) JMT_CNT_##NAME,
-#define JMT_CNT_NONE(name, n, text)
+#define JMT_CNT_ENUM(NAME, name) JMT_CNT_##NAME,
+#define JMT_CNT_NONE(name)
 
 enum jmt_counter {
 	JMT_DIAGNOSTICS(JMT_CNT_ENUM, JMT_CNT_NONE)

@@ -244,7 +244,7 @@ namespace {
 Diagnostics diagnostics_of(const std::array<uint64_t, JMT_CNT_NR> &counters)
 {
     Diagnostics d;
-#define JMT_KERNEL_COUNTER(NAME, name, n, text) d.name = counters[JMT_CNT_##NAME];
+#define JMT_KERNEL_COUNTER(NAME, name) d.name = counters[JMT_CNT_##NAME];
     JMT_DIAGNOSTICS(JMT_KERNEL_COUNTER, JMT_CNT_NONE)
 #undef JMT_KERNEL_COUNTER
     return d;

@@ -29,8 +29,8 @@ void add_bounds(TimeBounds &to, const TimeBounds &b)
 void add_diagnostics(Diagnostics &to, const Diagnostics &d)
 {
 #define JMT_SUM_DIAG(name) to.name += d.name;
-#define JMT_SUM_DIAG_KERNEL(NAME, name, n, text) JMT_SUM_DIAG(name)
-#define JMT_SUM_DIAG_USER(name, n, text) JMT_SUM_DIAG(name)
+#define JMT_SUM_DIAG_KERNEL(NAME, name) JMT_SUM_DIAG(name)
+#define JMT_SUM_DIAG_USER(name) JMT_SUM_DIAG(name)
     JMT_DIAGNOSTICS(JMT_SUM_DIAG_KERNEL, JMT_SUM_DIAG_USER)
 #undef JMT_SUM_DIAG
 #undef JMT_SUM_DIAG_KERNEL

@@ -66,8 +66,8 @@ std::string qualified_name(const MethodRow &r);
 // Counters the tracer keeps for what it could not measure exactly.
 struct Diagnostics {
     // Every counter of JMT_DIAGNOSTICS (jmethodtime.h): the kernel's and userspace's.
-#define JMT_DIAG_FIELD(NAME, name, n, text) uint64_t name = 0;
-#define JMT_DIAG_USER_FIELD(name, n, text) uint64_t name = 0;
+#define JMT_DIAG_FIELD(NAME, name) uint64_t name = 0;
+#define JMT_DIAG_USER_FIELD(name) uint64_t name = 0;
     JMT_DIAGNOSTICS(JMT_DIAG_FIELD, JMT_DIAG_USER_FIELD)
 #undef JMT_DIAG_FIELD
 #undef JMT_DIAG_USER_FIELD

@@ -6,6 +6,7 @@
 
 #include "cost/overhead.h"
 #include "jmethodtime.h"
+#include "report/diagnostic_texts.h"
 #include "report/report.h"
 
 namespace jmt {
@@ -192,26 +193,15 @@ struct DiagnosticCounter {
 // Every diagnostic counter a user is told about, zero or not.
 std::vector<DiagnosticCounter> diagnostic_counters(const Diagnostics &d)
 {
-    // The counters of JMT_DIAGNOSTICS that have a text, the kernel's first, then userspace's;
-    // "{}" in a text stands for n.
+    // The counters that have a text (diagnostic_texts.h), in its order; "{}" in a text stands for n.
     std::vector<DiagnosticCounter> lines;
-    auto add = [&lines](const char *name, uint64_t count, uint64_t n, const char *text) {
-        if (!text)
-            return;
-        std::string line = text;
+    for (const DiagnosticText &t : kDiagnosticTexts) {
+        std::string line = t.text;
         const size_t at = line.find("{}");
         if (at != std::string::npos)
-            line.replace(at, 2, std::to_string(n));
-        lines.push_back({name, count, line});
-    };
-#define JMT_LINE_KERNEL(NAME, name, n, text) add(#name, d.name, n, text);
-#define JMT_LINE_USER(name, n, text) add(#name, d.name, n, text);
-#define JMT_SKIP_KERNEL(NAME, name, n, text)
-    JMT_DIAGNOSTICS(JMT_LINE_KERNEL, JMT_CNT_NONE)
-    JMT_DIAGNOSTICS(JMT_SKIP_KERNEL, JMT_LINE_USER)
-#undef JMT_LINE_KERNEL
-#undef JMT_LINE_USER
-#undef JMT_SKIP_KERNEL
+            line.replace(at, 2, std::to_string(t.n));
+        lines.push_back({t.name, d.*t.count, line});
+    }
     return lines;
 }
 

@@ -64,8 +64,8 @@ json diagnostics_json(const Diagnostics &d)
 {
     json j = json::object();
 #define JMT_DIAG_KEY(name) j[#name] = d.name;
-#define JMT_DIAG_KERNEL(NAME, name, n, text) JMT_DIAG_KEY(name)
-#define JMT_DIAG_USER(name, n, text) JMT_DIAG_KEY(name)
+#define JMT_DIAG_KERNEL(NAME, name) JMT_DIAG_KEY(name)
+#define JMT_DIAG_USER(name) JMT_DIAG_KEY(name)
     JMT_DIAGNOSTICS(JMT_DIAG_KERNEL, JMT_DIAG_USER)
 #undef JMT_DIAG_KEY
 #undef JMT_DIAG_KERNEL

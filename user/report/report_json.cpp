@@ -260,8 +260,8 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
         if (d.contains("diagnostics")) {
             const json &g = d.at("diagnostics");
 #define JMT_READ_DIAG(name) p.diag.name = value_or<uint64_t>(g, #name, 0);
-#define JMT_READ_DIAG_KERNEL(NAME, name, n, text) JMT_READ_DIAG(name)
-#define JMT_READ_DIAG_USER(name, n, text) JMT_READ_DIAG(name)
+#define JMT_READ_DIAG_KERNEL(NAME, name) JMT_READ_DIAG(name)
+#define JMT_READ_DIAG_USER(name) JMT_READ_DIAG(name)
             JMT_DIAGNOSTICS(JMT_READ_DIAG_KERNEL, JMT_READ_DIAG_USER)
 #undef JMT_READ_DIAG
 #undef JMT_READ_DIAG_KERNEL
