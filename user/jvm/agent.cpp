@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent_image.h"
+#include "jvm/elf_file.h"
 #include "util/error.h"
 #include "util/mapped_path.h"
 #include "util/procfs.h"
@@ -43,15 +44,9 @@ const StateSymbol &state_symbol()
             throw Error("libelf initialisation failed");
         Elf *elf = elf_memory(const_cast<char *>(reinterpret_cast<const char *>(kAgentImage)), sizeof(kAgentImage));
         bool found = false;
-        size_t phnum = 0;
-        elf_getphdrnum(elf, &phnum);
-        for (size_t i = 0; i < phnum; i++) {
-            GElf_Phdr ph;
-            if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD) {
-                out.first_load = ph.p_vaddr;
-                break;
-            }
-        }
+        const std::vector<GElf_Phdr> loads = elf_loads(elf);
+        if (!loads.empty())
+            out.first_load = loads.front().p_vaddr;
         for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn && !found; scn = elf_nextscn(elf, scn)) {
             GElf_Shdr sh;
             if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)

@@ -63,13 +63,7 @@ ContinuationHooks find_continuation_hooks(const std::string &libjvm)
     const ElfFile file(libjvm);
     Elf *elf = file.elf();
     LibjvmScan s;
-    size_t phnum = 0;
-    elf_getphdrnum(elf, &phnum);
-    for (size_t i = 0; i < phnum; i++) {
-        GElf_Phdr ph;
-        if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
-            s.loads.push_back(ph);
-    }
+    s.loads = elf_loads(elf);
     for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)

@@ -1,6 +1,6 @@
 // Where a libjvm.so freezes and thaws virtual threads' continuations (JDK 21+),
-// read from the file: the functions the tracer hooks and the HotSpot layout the
-// hooks read a virtual thread's id through.
+// read from the file: the functions the tracer hooks. (What the hooks read a
+// virtual thread's id through is the running JVM's: vthread_layout.h.)
 #pragma once
 
 #include <cstdint>

@@ -35,4 +35,24 @@ ElfFile::~ElfFile()
     close(fd_);
 }
 
+std::vector<GElf_Phdr> elf_loads(Elf *elf)
+{
+    std::vector<GElf_Phdr> loads;
+    size_t phnum = 0;
+    if (elf_getphdrnum(elf, &phnum) != 0)
+        return loads;
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD)
+            loads.push_back(ph);
+    }
+    return loads;
+}
+
+uint64_t load_bias(uint64_t mapping_start, uint64_t first_load_vaddr)
+{
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    return mapping_start - (first_load_vaddr & ~(page - 1));
+}
+
 }  // namespace jmt

@@ -1,11 +1,13 @@
-// An ELF file opened read-only with libelf (RAII), and the section walk both
-// readers of libjvm.so use.
+// An ELF file opened read-only with libelf (RAII), the one walk of its
+// loadable segments, and where a mapped file's addresses lie in a process.
 #pragma once
 
 #include <gelf.h>
 #include <libelf.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace jmt {
 
@@ -23,5 +25,13 @@ private:
     int fd_ = -1;
     Elf *elf_ = nullptr;
 };
+
+// The PT_LOAD program headers of elf, in file order.
+std::vector<GElf_Phdr> elf_loads(Elf *elf);
+
+// Where a file's vaddr 0 lies in a process that maps the file's offset 0 at
+// mapping_start, its first PT_LOAD being at first_load_vaddr: a vaddr plus
+// this is the address in that process.
+uint64_t load_bias(uint64_t mapping_start, uint64_t first_load_vaddr);
 
 }  // namespace jmt

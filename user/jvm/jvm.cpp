@@ -16,6 +16,7 @@
 
 #include "jmethodtime.h"
 #include "jvm/agent.h"
+#include "jvm/elf_file.h"
 #include "jvm/hotspot_flags.h"
 #include "util/error.h"
 #include "util/mapped_path.h"
@@ -285,8 +286,7 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
     }
     t.has_probes = true;
-    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    t.libjvm_bias = m.start - (info.first_load_vaddr & ~(page - 1));
+    t.libjvm_bias = load_bias(m.start, info.first_load_vaddr);
     t.libjvm_symbols = info.symbols;
     const JvmMemory memory(pid, t.libjvm_bias, t.libjvm_symbols);
     t.probes_on = probes_enabled(pid, memory);

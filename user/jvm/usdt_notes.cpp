@@ -122,15 +122,9 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
     GElf_Ehdr ehdr;
     if (gelf_getehdr(elf, &ehdr))
         info.machine = ehdr.e_machine;
-    size_t phnum = 0;
-    elf_getphdrnum(elf, &phnum);
-    for (size_t i = 0; i < phnum; i++) {
-        GElf_Phdr ph;
-        if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD) {
-            info.first_load_vaddr = ph.p_vaddr;
-            break;
-        }
-    }
+    const std::vector<GElf_Phdr> loads = elf_loads(elf);
+    if (!loads.empty())
+        info.first_load_vaddr = loads.front().p_vaddr;
     size_t shstrndx = 0;
     elf_getshdrstrndx(elf, &shstrndx);
     for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "jvm/elf_file.h"
 #include "jvm/hotspot_flags.h"
 #include "jvm/jvm.h"
 #include "util/procfs.h"
@@ -152,8 +153,7 @@ VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t>
     const LibjvmMapping m = find_libjvm(read_file("/proc/" + std::to_string(pid) + "/maps"));
     if (!m.found)
         return {};
-    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t bias = m.start - (first_load_vaddr & ~(page - 1));  // the address of the file's vaddr 0
+    const uint64_t bias = load_bias(m.start, first_load_vaddr);  // the address of the file's vaddr 0
     const JvmMemory memory(pid, bias, symbols);
     // java.lang.Thread's offsets are computed as the JVM starts, after libjvm's
     // static data (the VMStructs table) is initialised: one read while pending.

@@ -192,6 +192,94 @@ CallTree paths_from_json(const json &paths)
     return tree;
 }
 
+namespace {
+
+// The checks that make a document a report this version reads; throws naming file.
+void check_report(const json &d, const std::string &file)
+{
+    if (!d.is_object() || !d.contains("methods") || !d.at("methods").is_array())
+        throw Error(file + " is not a jmethodtime report: no \"methods\" list (write it with jmethodtime --json)");
+    if (!d.contains("schema_version"))
+        throw Error(file + " has no schema_version: not a jmethodtime report, or one from a version before "
+                           "schema 1 (trace again with this jmethodtime --json)");
+    if (!d.at("schema_version").is_number_integer() || d.at("schema_version").get<int64_t>() != kReportSchemaVersion)
+        throw Error(file + " has schema_version " + d.at("schema_version").dump() + ", this jmethodtime reads " +
+                    std::to_string(kReportSchemaVersion) + ": use the jmethodtime version that wrote it");
+}
+
+// probe_cost and overhead: what the probes cost, as the report says.
+void cost_from_json(const json &d, Profile &p)
+{
+    if (d.contains("probe_cost")) {
+        const json &c = d.at("probe_cost");
+        p.probe_cost.traced_event_ns = value_or<uint64_t>(c, "traced_event_ns", 0);
+        p.probe_cost.rejected_event_ns = value_or<uint64_t>(c, "rejected_event_ns", 0);
+        p.calibrated_cost.traced_event_ns = value_or<uint64_t>(c, "calibrated_traced_event_ns", 0);
+        p.calibrated_cost.rejected_event_ns = value_or<uint64_t>(c, "calibrated_rejected_event_ns", 0);
+        p.cost_samples = value_or<size_t>(c, "calibration_samples", 0);
+        p.cost_source = cost_source_of(value_or<std::string>(c, "source", ""));
+        p.cost_method = value_or<std::string>(c, "decided_by", "");
+    }
+    if (d.contains("overhead")) {
+        const json &o = d.at("overhead");
+        p.overhead.events = value_or<uint64_t>(o, "events", 0);
+        p.overhead.traced_events = value_or<uint64_t>(o, "traced_events", 0);
+        p.overhead.jvm_cpu_ns = value_or<uint64_t>(o, "jvm_cpu_ns", 0);
+        p.overhead.jvm_cpu_early = value_or<bool>(o, "jvm_cpu_early", false);
+        p.overhead.jvm_runq_ns = optional_of<uint64_t>(o, "jvm_runq_ns");
+        p.overhead.trap_ns = value_or<uint64_t>(o, "trap_ns", 0);
+        p.overhead.trap_share = optional_of<double>(o, "share");
+        p.overhead.runq_share = optional_of<double>(o, "runq_share");
+        p.overhead.saturated = value_or<bool>(o, "saturated", false);
+    }
+}
+
+MethodRow method_from_json(const json &m)
+{
+    MethodRow row;
+    row.klass = value_or<std::string>(m, "class", "");
+    row.method = value_or<std::string>(m, "method", "");
+    row.signature = value_or<std::string>(m, "signature", "");
+    row.probe_dominated = value_or<bool>(m, "probe_dominated", false);
+    row.tid = value_or<uint32_t>(m, "tid", 0);
+    row.vthread = value_or<uint64_t>(m, "vthread", 0);
+    row.pid = value_or<int>(m, "pid", 0);
+    row.thread = value_or<std::string>(m, "thread", "");
+    row.stats = stats_from_json(m);
+    if (m.contains("bounds"))
+        bounds_from_json(m.at("bounds"), row.bounds);
+    return row;
+}
+
+void diagnostics_from_json(const json &g, Diagnostics &diag)
+{
+#define JMT_READ_DIAG(name) diag.name = value_or<uint64_t>(g, #name, 0);
+#define JMT_READ_DIAG_KERNEL(NAME, name) JMT_READ_DIAG(name)
+#define JMT_READ_DIAG_USER(name) JMT_READ_DIAG(name)
+    JMT_DIAGNOSTICS(JMT_READ_DIAG_KERNEL, JMT_READ_DIAG_USER)
+#undef JMT_READ_DIAG
+#undef JMT_READ_DIAG_KERNEL
+#undef JMT_READ_DIAG_USER
+}
+
+// Where the report's traces ran: its sources, or its pid at least.
+void sources_from_json(const json &d, Profile &p)
+{
+    if (d.contains("source"))
+        p.sources.push_back(source_from_json(d.at("source")));
+    if (d.contains("sources"))
+        for (const json &s : d.at("sources"))
+            p.sources.push_back(source_from_json(s));
+    if (p.sources.empty()) {
+        ReportSource s;
+        s.pid = p.pid;
+        s.duration_ns = p.duration_ns;
+        p.sources.push_back(s);
+    }
+}
+
+}  // namespace
+
 LoadedReport parse_report(const std::string &text, const std::string &file)
 {
     LoadedReport r;
@@ -202,14 +290,7 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
         throw Error(file + " is not a jmethodtime report: not one JSON document (write it with jmethodtime --json)");
     }
     const json &d = r.doc;
-    if (!d.is_object() || !d.contains("methods") || !d.at("methods").is_array())
-        throw Error(file + " is not a jmethodtime report: no \"methods\" list (write it with jmethodtime --json)");
-    if (!d.contains("schema_version"))
-        throw Error(file + " has no schema_version: not a jmethodtime report, or one from a version before "
-                           "schema 1 (trace again with this jmethodtime --json)");
-    if (!d.at("schema_version").is_number_integer() || d.at("schema_version").get<int64_t>() != kReportSchemaVersion)
-        throw Error(file + " has schema_version " + d.at("schema_version").dump() + ", this jmethodtime reads " +
-                    std::to_string(kReportSchemaVersion) + ": use the jmethodtime version that wrote it");
+    check_report(d, file);
     try {
         Profile &p = r.profile;
         p.pid = value_or<int>(d, "pid", 0);
@@ -219,65 +300,14 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
         p.method_globs = value_or<std::vector<std::string>>(d, "method_globs", {});
         p.corrected = value_or<std::string>(d, "times", "raw") == "corrected";
         p.foreign = value_or<bool>(d, "foreign", false);
-        if (d.contains("probe_cost")) {
-            const json &c = d.at("probe_cost");
-            p.probe_cost.traced_event_ns = value_or<uint64_t>(c, "traced_event_ns", 0);
-            p.probe_cost.rejected_event_ns = value_or<uint64_t>(c, "rejected_event_ns", 0);
-            p.calibrated_cost.traced_event_ns = value_or<uint64_t>(c, "calibrated_traced_event_ns", 0);
-            p.calibrated_cost.rejected_event_ns = value_or<uint64_t>(c, "calibrated_rejected_event_ns", 0);
-            p.cost_samples = value_or<size_t>(c, "calibration_samples", 0);
-            p.cost_source = cost_source_of(value_or<std::string>(c, "source", ""));
-            p.cost_method = value_or<std::string>(c, "decided_by", "");
-        }
-        if (d.contains("overhead")) {
-            const json &o = d.at("overhead");
-            p.overhead.events = value_or<uint64_t>(o, "events", 0);
-            p.overhead.traced_events = value_or<uint64_t>(o, "traced_events", 0);
-            p.overhead.jvm_cpu_ns = value_or<uint64_t>(o, "jvm_cpu_ns", 0);
-            p.overhead.jvm_cpu_early = value_or<bool>(o, "jvm_cpu_early", false);
-            p.overhead.jvm_runq_ns = optional_of<uint64_t>(o, "jvm_runq_ns");
-            p.overhead.trap_ns = value_or<uint64_t>(o, "trap_ns", 0);
-            p.overhead.trap_share = optional_of<double>(o, "share");
-            p.overhead.runq_share = optional_of<double>(o, "runq_share");
-            p.overhead.saturated = value_or<bool>(o, "saturated", false);
-        }
+        cost_from_json(d, p);
         for (const json &m : d.at("methods")) {
-            MethodRow row;
-            row.klass = value_or<std::string>(m, "class", "");
-            row.method = value_or<std::string>(m, "method", "");
-            row.signature = value_or<std::string>(m, "signature", "");
-            row.probe_dominated = value_or<bool>(m, "probe_dominated", false);
-            row.tid = value_or<uint32_t>(m, "tid", 0);
-            row.vthread = value_or<uint64_t>(m, "vthread", 0);
-            row.pid = value_or<int>(m, "pid", 0);
-            row.thread = value_or<std::string>(m, "thread", "");
-            row.stats = stats_from_json(m);
-            if (m.contains("bounds"))
-                bounds_from_json(m.at("bounds"), row.bounds);
+            p.methods.push_back(method_from_json(m));
             p.per_thread = p.per_thread || m.contains("tid");
-            p.methods.push_back(std::move(row));
         }
-        if (d.contains("diagnostics")) {
-            const json &g = d.at("diagnostics");
-#define JMT_READ_DIAG(name) p.diag.name = value_or<uint64_t>(g, #name, 0);
-#define JMT_READ_DIAG_KERNEL(NAME, name) JMT_READ_DIAG(name)
-#define JMT_READ_DIAG_USER(name) JMT_READ_DIAG(name)
-            JMT_DIAGNOSTICS(JMT_READ_DIAG_KERNEL, JMT_READ_DIAG_USER)
-#undef JMT_READ_DIAG
-#undef JMT_READ_DIAG_KERNEL
-#undef JMT_READ_DIAG_USER
-        }
-        if (d.contains("source"))
-            p.sources.push_back(source_from_json(d.at("source")));
-        if (d.contains("sources"))
-            for (const json &s : d.at("sources"))
-                p.sources.push_back(source_from_json(s));
-        if (p.sources.empty()) {  // a report without a source: its pid at least
-            ReportSource s;
-            s.pid = p.pid;
-            s.duration_ns = p.duration_ns;
-            p.sources.push_back(s);
-        }
+        if (d.contains("diagnostics"))
+            diagnostics_from_json(d.at("diagnostics"), p.diag);
+        sources_from_json(d, p);
         if (d.contains("paths"))
             r.tree = paths_from_json(d.at("paths"));
     } catch (const json::exception &e) {
