@@ -15,10 +15,11 @@
 #include "callstack.h"
 
 /* The event's CPU record; at a virtual thread's unmount or mount, the key of
- * its parked frames (idx set per frame). */
+ * its parked frames (idx set per frame; 0 at a probe event, which parks
+ * nothing: two words to set up per event). */
 struct jmt_sink {
 	struct jmt_cpu *cpu;
-	struct jmt_parked_key key;
+	struct jmt_parked_key *key;
 };
 
 static __always_inline void jmt_event_clock(struct jmt_sink *sink, struct jmt_thread *t, struct jmt_clock *now)

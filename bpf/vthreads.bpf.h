@@ -56,26 +56,26 @@ static __always_inline const struct jmt_vt_layout *vt_layout(void)
 /* vthread_frames.h's hooks: a virtual thread's parked frames, under sink->key. */
 static __always_inline int jmt_park_frame(struct jmt_sink *sink, __u32 idx, const struct jmt_frame *f)
 {
-	sink->key.idx = idx;
-	return bpf_map_update_elem(&parked_frames, &sink->key, f, BPF_ANY) ? 1 : 0;
+	sink->key->idx = idx;
+	return bpf_map_update_elem(&parked_frames, sink->key, f, BPF_ANY) ? 1 : 0;
 }
 
 static __always_inline int jmt_park_header(struct jmt_sink *sink, const struct jmt_parked *p)
 {
-	sink->key.idx = JMT_PARKED_HEADER;
-	return bpf_map_update_elem(&parked_vthreads, &sink->key, p, BPF_ANY) ? 1 : 0;
+	sink->key->idx = JMT_PARKED_HEADER;
+	return bpf_map_update_elem(&parked_vthreads, sink->key, p, BPF_ANY) ? 1 : 0;
 }
 
 static __always_inline struct jmt_frame *jmt_parked_frame(struct jmt_sink *sink, __u32 idx)
 {
-	sink->key.idx = idx;
-	return bpf_map_lookup_elem(&parked_frames, &sink->key);
+	sink->key->idx = idx;
+	return bpf_map_lookup_elem(&parked_frames, sink->key);
 }
 
 static __always_inline void jmt_forget_frame(struct jmt_sink *sink, __u32 idx)
 {
-	sink->key.idx = idx;
-	bpf_map_delete_elem(&parked_frames, &sink->key);
+	sink->key->idx = idx;
+	bpf_map_delete_elem(&parked_frames, sink->key);
 }
 
 /* The mounted virtual thread's id and its continuation entry, read through
@@ -156,11 +156,12 @@ int handle_freeze(struct pt_regs *ctx)
 SEC("uretprobe")
 int handle_freeze_ret(struct pt_regs *ctx)
 {
-	struct jmt_sink sink = { .cpu = this_cpu() };
+	struct jmt_parked_key key = {};
+	struct jmt_sink sink = { .cpu = this_cpu(), .key = &key };
 	struct jmt_thread *t;
 	__u64 entry = 0;
 
-	t = vt_take_pending(&sink.key.vtid, &entry);
+	t = vt_take_pending(&key.vtid, &entry);
 	if (!t || !sink.cpu)
 		return 0;
 	if ((int)PT_REGS_RC(ctx) != JMT_FREEZE_OK) {
@@ -171,8 +172,8 @@ int handle_freeze_ret(struct pt_regs *ctx)
 		return 0;
 	}
 	t->pin_reason = 0;
-	sink.key.tgid = bpf_get_current_pid_tgid() >> 32;
-	if (jmt_vt_unmount(t, &sink, entry, sink.key.vtid, foreign) > 0)
+	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	if (jmt_vt_unmount(t, &sink, entry, key.vtid, foreign) > 0)
 		bump(sink.cpu, JMT_CNT_VT_UNMOUNTS);
 	return 0;
 }
@@ -218,22 +219,23 @@ int handle_thaw(struct pt_regs *ctx)
 SEC("uretprobe")
 int handle_thaw_ret(struct pt_regs *ctx)
 {
-	struct jmt_sink sink = { .cpu = this_cpu() };
+	struct jmt_parked_key key = {};
+	struct jmt_sink sink = { .cpu = this_cpu(), .key = &key };
 	struct jmt_parked *parked;
 	struct jmt_thread *t;
 	__u64 entry = 0;
 
-	t = vt_take_pending(&sink.key.vtid, &entry);
+	t = vt_take_pending(&key.vtid, &entry);
 	if (!t || !sink.cpu || PT_REGS_RC(ctx) == entry)
 		return 0;
-	sink.key.tgid = bpf_get_current_pid_tgid() >> 32;
-	sink.key.idx = JMT_PARKED_HEADER;
-	parked = bpf_map_lookup_elem(&parked_vthreads, &sink.key);
+	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.idx = JMT_PARKED_HEADER;
+	parked = bpf_map_lookup_elem(&parked_vthreads, &key);
 	if (!parked)
 		return 0;
 	jmt_vt_mount(t, &sink, parked, foreign);
-	sink.key.idx = JMT_PARKED_HEADER;
-	bpf_map_delete_elem(&parked_vthreads, &sink.key);
+	key.idx = JMT_PARKED_HEADER;
+	bpf_map_delete_elem(&parked_vthreads, &key);
 	bump(sink.cpu, JMT_CNT_VT_MOUNTS);
 	return 0;
 }
