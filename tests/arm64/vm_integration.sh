@@ -98,6 +98,13 @@ leaf_excl_is_incl() {  # NAME: c() calls nothing traced, so its exclusive time i
 report launch | jq -e '[.methods[] | select(.class == "demo/launch/Startup") | {(.method): .calls}] | add |
   .step == 1000 and .leaf == 1000 and .main == 1' >/dev/null ||
   fail "launch mode: not step 1000, leaf 1000, main 1: $(report launch | jq -c '[.methods[] | {(.method): .calls}]')"
+# path_calls NAME FRAMES...: the calls of the call paths that end in these methods of FixedWork.
+path_calls() {
+  local name=$1
+  shift
+  report "$name" | jq -r --args '[.paths[] | select(.frames[-($ARGS.positional | length):] ==
+    [$ARGS.positional[] | "demo.abc.FixedWork.\(.)()"]) | .calls] | add // 0' "$@"
+}
 for name in switch attach; do
   [ "$(rc $name)" = 0 ] || fail "$name: jmethodtime exited $(rc $name)"
   expect_calls $name a 200
@@ -105,9 +112,24 @@ for name in switch attach; do
   expect_calls $name c 1000
   expect_calls $name run 1
   leaf_excl_is_incl $name
+  # Call paths: a() calls b() twice and c() once, b() calls c() twice.
+  for want in "a b c 800" "a c 200" "a b 400"; do
+    read -r -a w <<<"$want"
+    got=$(path_calls $name "${w[@]:0:${#w[@]}-1}")
+    [ "$got" = "${w[-1]}" ] || fail "$name: call path ${w[*]:0:${#w[@]}-1}: $got calls, expected ${w[-1]}"
+  done
 done
+# The cost range: from the gaps between the JVM's own probe events when at least 1,000 of them
+# fall under the histogram's top (2^17 ns), else from the calibration, and then the report says
+# so. Under TCG an event costs about 200 us, above that top: the calibration's range, honestly.
+report attach | jq -e '.probe_cost as $c | $c.calibration_samples > 0 and
+  ($c.range.traced_event_ns | .[0] > 0 and .[0] <= .[1]) and
+  $c.range.traced_event_ns[0] <= $c.traced_event_ns and $c.traced_event_ns <= $c.range.traced_event_ns[1] and
+  (if $c.range.basis == "gaps" then $c.gaps.samples >= 1000
+   else $c.range.basis == "calibration" and $c.gaps.samples < 1000 end)' >/dev/null ||
+  fail "attach: the cost range does not hold its likely cost or misnames its basis: $(report attach | jq -c '.probe_cost')"
 [ "$(rc bad_pid)" = 1 ] || fail "-p 999999 exited $(rc bad_pid), expected 1"
 [ "$(report bad_pid | wc -l)" = 1 ] || fail "-p 999999 printed more than one line"
 report bad_pid | grep -q 'no process with pid 999999' || fail "-p 999999: $(report bad_pid)"
 [ "$(rc bad_duration)" = 2 ] || fail "-d -3 exited $(rc bad_duration), expected 2"
-note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time, launch mode (exact counts) and bad input pass ($((SECONDS - t0)) s)"
+note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths, the cost range and its basis), launch mode (exact counts) and bad input pass ($((SECONDS - t0)) s)"
