@@ -117,7 +117,7 @@ struct jmt_names {
  * The fields, written once: JMT_METHOD_STATS(CALLS, VALUE, FOREIGN) names
  * each field of struct jmt_method_stats, in order, through the macro of its
  * kind: CALLS(calls), one per closed frame; VALUE(name), a value a closed
- * frame adds (struct jmt_closed, callstack.h, has the same field); FOREIGN(name),
+ * frame adds (struct jmt_closed, frames.h, has the same field); FOREIGN(name),
  * likewise, under --foreign only. Expanded by the record itself, the closed
  * frame, the kernel's adds and userspace's MethodStats (JMT_NO_FIELD: skip a kind). */
 #define JMT_METHOD_STATS(CALLS, VALUE, FOREIGN)                                         \
@@ -178,7 +178,7 @@ struct jmt_path_key {
 	__u32 id;     /* method id */
 };
 
-/* A thread's clocks at one probe event (callstack.h). */
+/* A thread's clocks at one probe event (clock.h). */
 struct jmt_clock {
 	__u64 wall_ns;
 	__u64 cpu_ns;
@@ -188,7 +188,7 @@ struct jmt_clock {
 };
 
 /* Virtual threads (JDK 21+): traced frames of unmounted virtual threads,
- * parked in the kernel until their next mount (callstack.h). */
+ * parked in the kernel until their next mount (vthread_frames.h). */
 #define JMT_MAX_PARKED_FRAMES 65536
 #define JMT_MAX_PARKED_VTHREADS 16384
 

@@ -2,7 +2,7 @@
 /*
  * Virtual threads (JDK 21+): uprobes on HotSpot's freeze (a virtual thread
  * unmounts) and thaw (it mounts) move its traced frames off its carrier's
- * stack and back, parked under its id meanwhile (callstack.h says which
+ * stack and back, parked under its id meanwhile (vthread_frames.h says which
  * frames and how their clocks move). Each hook reads at its entry which
  * virtual thread and which continuation entry, and acts at its return, once
  * HotSpot says the frames moved (vthread_frames.h moves them; this file is

@@ -1,4 +1,4 @@
-// The kernel's frame arithmetic (bpf/callstack.h), run in userspace.
+// The kernel's frame logic (bpf/callstack.h: entry, return, --foreign), run in userspace as the programs run it.
 #include "../common/callstack_driver.h"
 
 namespace {
