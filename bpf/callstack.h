@@ -136,13 +136,9 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
 static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp,
 					    __u64 call_site)
 {
-	__u32 d = t->depth;
-	const struct jmt_frame *f;
+	const struct jmt_frame *f = jmt_top_const(t);
 
-	if (d == 0 || d > JMT_MAX_DEPTH)
-		return 0;
-	f = &t->frames[JMT_IDX(d - 1)];
-	return sp == f->sp && f->id == id && call_site && call_site == f->call_site;
+	return f && sp == f->sp && f->id == id && call_site && call_site == f->call_site;
 }
 
 /* Whether an entry at sp needs its call site read (see jmt_top_is_stale). */
@@ -161,13 +157,9 @@ static __always_inline int jmt_needs_call_site(const struct jmt_thread *t, __u64
  * recursion, which only a freshly read call site tells apart. */
 static __always_inline int jmt_top_is_ambiguous(const struct jmt_thread *t, __u32 id, __u64 sp)
 {
-	__u32 d = t->depth;
-	const struct jmt_frame *f;
+	const struct jmt_frame *f = jmt_top_const(t);
 
-	if (d == 0 || d > JMT_MAX_DEPTH)
-		return 0;
-	f = &t->frames[JMT_IDX(d - 1)];
-	return f->sp == sp && f->id == id;
+	return f && f->sp == sp && f->id == id;
 }
 
 /*
@@ -220,22 +212,17 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
-	struct jmt_clock span;
-	__u64 wall, cpu, runq, events, traced, wall_excl, cpu_excl, runq_excl;
+	struct jmt_clock span; /* the frame's, as closed: on-CPU and run-queue time clamped */
+	__u64 wall_excl, cpu_excl, runq_excl;
 
 	jmt_clock_since(&span, now, &f->start);
-	wall = span.wall_ns;
-	events = span.events;
-	traced = span.traced;
-	cpu = span.cpu_ns;
-
 	/* A thread is on a CPU only while time passes: on-CPU time above elapsed
 	 * time is a clock error (seen under heavy load), clamped and counted. */
-	out->cpu_clamped = cpu > wall;
-	if (cpu > wall)
-		cpu = wall;
-	wall_excl = jmt_sat_sub(wall, f->child.wall_ns);
-	cpu_excl = jmt_sat_sub(cpu, f->child.cpu_ns);
+	out->cpu_clamped = span.cpu_ns > span.wall_ns;
+	if (span.cpu_ns > span.wall_ns)
+		span.cpu_ns = span.wall_ns;
+	wall_excl = jmt_sat_sub(span.wall_ns, f->child.wall_ns);
+	cpu_excl = jmt_sat_sub(span.cpu_ns, f->child.cpu_ns);
 	if (cpu_excl > wall_excl) {
 		out->cpu_clamped = 1;
 		cpu_excl = wall_excl;
@@ -243,28 +230,28 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	/* Off a CPU, a thread waits runnable or blocked: run-queue wait is at
 	 * most the time it was off a CPU (elapsed less on-CPU), so blocked time,
 	 * the rest, is never negative. */
-	runq = jmt_min(span.runq_ns, wall - cpu);
-	runq_excl = jmt_min(jmt_sat_sub(runq, f->child.runq_ns), wall_excl - cpu_excl);
+	span.runq_ns = jmt_min(span.runq_ns, span.wall_ns - span.cpu_ns);
+	runq_excl = jmt_min(jmt_sat_sub(span.runq_ns, f->child.runq_ns), wall_excl - cpu_excl);
 
 	out->id = f->id;
 	out->unreturned = 0;
 	out->path = f->path;
 	out->vthread = f->vthread;
-	out->frame_wall_ns = wall;
-	out->frame_cpu_ns = cpu;
-	out->frame_runq_ns = runq;
-	out->frame_events = events;
-	out->frame_traced = traced;
-	out->wall_incl_ns = f->recursive ? 0 : wall;
-	out->cpu_incl_ns = f->recursive ? 0 : cpu;
+	out->frame_wall_ns = span.wall_ns;
+	out->frame_cpu_ns = span.cpu_ns;
+	out->frame_runq_ns = span.runq_ns;
+	out->frame_events = span.events;
+	out->frame_traced = span.traced;
+	out->wall_incl_ns = f->recursive ? 0 : span.wall_ns;
+	out->cpu_incl_ns = f->recursive ? 0 : span.cpu_ns;
 	out->wall_excl_ns = wall_excl;
 	out->cpu_excl_ns = cpu_excl;
-	out->runq_incl_ns = f->recursive ? 0 : runq;
+	out->runq_incl_ns = f->recursive ? 0 : span.runq_ns;
 	out->runq_excl_ns = runq_excl;
-	out->events_incl = f->recursive ? 0 : events;
-	out->events_excl = jmt_sat_sub(events, f->child.events);
-	out->traced_incl = f->recursive ? 0 : traced;
-	out->traced_excl = jmt_sat_sub(traced, f->child.traced);
+	out->events_incl = f->recursive ? 0 : span.events;
+	out->events_excl = jmt_sat_sub(span.events, f->child.events);
+	out->traced_incl = f->recursive ? 0 : span.traced;
+	out->traced_excl = jmt_sat_sub(span.traced, f->child.traced);
 	out->pinned = f->recursive ? 0 : f->pinned;
 	out->pinned_ns = f->recursive ? 0 : f->pinned_ns;
 	out->pinned_monitor = f->recursive ? 0 : f->pinned_monitor;
@@ -282,9 +269,6 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
 	if (d >= 2) {
 		struct jmt_frame *p = &t->frames[JMT_IDX(d - 2)];
 
-		/* the span as closed: on-CPU and run-queue time clamped */
-		span.cpu_ns = cpu;
-		span.runq_ns = runq;
 		jmt_clock_add(&p->child, &span);
 		if (foreign && p->foreign_depth)
 			t->foreign_start = *now;

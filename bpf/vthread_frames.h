@@ -1,21 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Virtual threads' frames (JDK 21+): which of a carrier's traced frames leave
- * it at an unmount (jmt_vt_unmount), how they come back at a mount
- * (jmt_vt_mount), and a pinned virtual thread's blocks. Pure, the world behind
- * frames.h's hooks: vthreads.bpf.h is a thin adapter, the unit tests run the
- * same functions.
- */
-#ifndef JMT_VTHREAD_FRAMES_H
-#define JMT_VTHREAD_FRAMES_H
-
-#include "callstack.h"
-
-/*
- * Virtual threads (JDK 21+). A mounted virtual thread's traced frames sit on
- * top of its carrier's stack. At an unmount (freeze) the top frames that
- * belong to its continuation are parked under its id; at its next mount
- * (thaw), on any carrier, they are pushed back.
+ * it at an unmount (jmt_vt_unmount) and how they come back at a mount
+ * (jmt_vt_mount). Pure, the world behind frames.h's hooks: vthreads.bpf.h is a
+ * thin adapter, the unit tests run the same functions.
+ *
+ * A mounted virtual thread's traced frames sit on top of its carrier's stack.
+ * At an unmount (freeze) the top frames that belong to its continuation are
+ * parked under its id; at its next mount (thaw), on any carrier, they are
+ * pushed back.
  * - A frame belongs to the mounted continuation when its sp lies below the
  *   continuation's entry (HotSpot's ContinuationEntry, in the enterSpecial
  *   frame on the carrier's stack: every frame the continuation entered is
@@ -23,6 +16,10 @@
  *   (sp 0: its place on the new stack is not known).
  * - A parked frame's start clock is parked (clock.h: jmt_clock_park).
  */
+#ifndef JMT_VTHREAD_FRAMES_H
+#define JMT_VTHREAD_FRAMES_H
+
+#include "callstack.h"
 
 /* Stored frames, counted from the top, that belong to the continuation whose
  * entry is at entry (0 when none is stored). */

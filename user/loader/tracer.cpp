@@ -216,25 +216,17 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
 
 Tracer::~Tracer() = default;
 
-std::array<uint64_t, JMT_CNT_NR> Tracer::counters() const
+Tracer::CpuTotals Tracer::cpu_totals() const
 {
-    std::array<uint64_t, JMT_CNT_NR> sum{};
+    CpuTotals sum;
     std::vector<jmt_cpu> per_cpu;
     if (read_percpu(bpf_map__fd(skel_->maps.cpu_state), 0, per_cpu))
-        for (const jmt_cpu &cpu : per_cpu)
+        for (const jmt_cpu &cpu : per_cpu) {
             for (int c = 0; c < JMT_CNT_NR; c++)
-                sum[c] += cpu.counters[c];
-    return sum;
-}
-
-std::vector<uint64_t> Tracer::gap_histogram() const
-{
-    std::vector<uint64_t> sum(JMT_GAP_BUCKETS, 0);
-    std::vector<jmt_cpu> per_cpu;
-    if (read_percpu(bpf_map__fd(skel_->maps.cpu_state), 0, per_cpu))
-        for (const jmt_cpu &cpu : per_cpu)
+                sum.counters[c] += cpu.counters[c];
             for (int b = 0; b < JMT_GAP_BUCKETS; b++)
-                sum[b] += cpu.gap_hist[b];
+                sum.gap_hist[b] += cpu.gap_hist[b];
+        }
     return sum;
 }
 
@@ -254,7 +246,7 @@ Diagnostics diagnostics_of(const std::array<uint64_t, JMT_CNT_NR> &counters)
 
 Tracer::Progress Tracer::progress() const
 {
-    const std::array<uint64_t, JMT_CNT_NR> c = counters();
+    const std::array<uint64_t, JMT_CNT_NR> c = cpu_totals().counters;
     Progress p;
     p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
     p.methods = *program_globals(skel_.get()).ids.methods;
@@ -265,10 +257,10 @@ Tracer::Progress Tracer::progress() const
 Snapshot Tracer::snapshot() const
 {
     Snapshot snap;
-    const std::array<uint64_t, JMT_CNT_NR> counters = this->counters();
-    snap.diag = diagnostics_of(counters);
+    CpuTotals cpu = cpu_totals();
+    snap.diag = diagnostics_of(cpu.counters);
     Diagnostics &d = snap.diag;
-    snap.gap_hist = gap_histogram();
+    snap.gap_hist = std::move(cpu.gap_hist);
     snap.kernel_memory_bytes = bpf_memory_bytes();
     snap.method_ids = *program_globals(skel_.get()).ids.methods;
     rejected_examples(snap);

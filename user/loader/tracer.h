@@ -94,10 +94,13 @@ private:
     };
     // The names of id, or nullptr when the kernel stored none.
     const MethodNames *method_names(uint32_t id) const;
-    // The diagnostic counters (enum jmt_counter) summed over the CPUs.
-    std::array<uint64_t, JMT_CNT_NR> counters() const;
-    // The gap histogram (bpf/gaps.h) summed over the CPUs.
-    std::vector<uint64_t> gap_histogram() const;
+    // The per-CPU record summed over the CPUs, from one read of it: the
+    // diagnostic counters (enum jmt_counter) and the gap histogram (bpf/gaps.h).
+    struct CpuTotals {
+        std::array<uint64_t, JMT_CNT_NR> counters{};
+        std::vector<uint64_t> gap_hist = std::vector<uint64_t>(JMT_GAP_BUCKETS, 0);
+    };
+    CpuTotals cpu_totals() const;
     // Sets row's names to id's (or "[unknown method #id]"); adds its truncated names.
     void set_names(MethodRow &row, uint32_t id, uint64_t &truncated) const;
     // The kernel's examples of rejected methods into snap.
