@@ -18,7 +18,8 @@
 # events inside). No figure is asserted; every figure is printed with the event cost of its run.
 #
 # usage: tests/bench/traps.sh [WORKLOADS...]   (root; BUILD_DIR or build/; default: seed400 seed1000
-#        wide narrow; REQUESTS (default 2000) requests or calls of a() measured; KEEP=DIR keeps the
+#        wide narrow; REQUESTS (default 2000) requests and SEED_CALLS (default 20000) calls of a()
+#        measured; KEEP=DIR keeps the
 #        traces' JSON reports there)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +27,7 @@ build=${BUILD_DIR:-$root/build}
 jmt=$build/jmethodtime
 classes=$build/examples/classes
 n=${REQUESTS:-2000}
+seed_n=${SEED_CALLS:-20000}  # 0.5 s of a() at U=400: /proc/PID/stat counts 10 ms ticks
 jdk17=$(readlink -f "$(command -v java)")
 jdk25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 work=$(mktemp -d /tmp/jmt-traps-bench.XXXXXX)
@@ -67,17 +69,17 @@ cpu_per() {
   done | median
 }
 
-# traced WORKLOAD PID OUT ARGS...: switched on under background load, then K requests alone.
+# traced WORKLOAD PID OUT K ARGS...: switched on under background load, then K requests alone.
 traced() {
-  local w=$1 pid=$2 out=$3
-  shift 3
+  local w=$1 pid=$2 out=$3 k=$4
+  shift 4
   "${w}_bg"
   "$jmt" -p "$pid" --json -o "$out" "$@" 2>"$out.err" &
   jp=$!
   for _ in $(seq 1500); do grep -q '^Tracing' "$out.err" && break; sleep 0.1; done
   kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=""
   "${w}_load" 200
-  "${w}_load" "$n"
+  "${w}_load" "$k"
   kill -INT "$jp"; wait "$jp"; jp=""
 }
 
@@ -111,8 +113,8 @@ seed_stop() { echo quit >&7; exec 7>&-; wait "$seed_pid" 2>/dev/null; seed_pid="
 run_seed() {  # UNIT
   seed "$1" -XX:+DTraceMethodProbes
   local truth
-  truth=$(cpu_per seed "$seed_pid" "$n")
-  traced seed "$seed_pid" "$work/seed$1.json" --package demo/warm/tree
+  truth=$(cpu_per seed "$seed_pid" "$seed_n")
+  traced seed "$seed_pid" "$work/seed$1.json" "$seed_n" --package demo/warm/tree
   report "seed U=$1" "$work/seed$1.json" demo/warm/tree/Tree a cpu_incl_ns "$truth"
   seed_stop
 }
@@ -123,7 +125,7 @@ run_wide() {
   tomcat_load 3000
   local truth
   truth=$(cpu_per tomcat "$TC_PID" "$n")
-  traced tomcat "$TC_PID" "$work/wide.json" --class 'org.apache.catalina.*'
+  traced tomcat "$TC_PID" "$work/wide.json" "$n" --class 'org.apache.catalina.*'
   report "wide (JDK 17)" "$work/wide.json" $adapter service cpu_incl_ns "$truth"
   tc_stop
 }
@@ -143,7 +145,7 @@ run_narrow() {
   tomcat_load 3000
   "$jmt" standby -p "$TC_PID" >/dev/null
   tomcat_load 3000
-  traced tomcat "$TC_PID" "$work/narrow.json" --class org.apache.catalina.connector.CoyoteAdapter --method service
+  traced tomcat "$TC_PID" "$work/narrow.json" "$n" --class org.apache.catalina.connector.CoyoteAdapter --method service
   report "narrow (JDK 25, JFR)" "$work/narrow.json" $adapter service wall_incl_ns "$avg"
   tc_stop
 }

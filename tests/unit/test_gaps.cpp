@@ -146,13 +146,13 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     raw.cpu_excl_ns = raw.cpu_incl_ns;
     raw.events_excl = raw.events_incl;
     raw.traced_excl = raw.traced_incl;
-    const CostRange range = cost_range(evidence(5000, 5400, {5300, 5000}, 7000));
+    const CostRange range = cost_range(evidence(5000, 5400, {5300, 5000}, 6500));
     const TimeBounds b = time_bounds(raw, range);
     const uint64_t truth = 100 * 50'000;
     EXPECT_LE(b.wall_incl_ns[0], truth);
     EXPECT_GE(b.wall_incl_ns[1], truth);
     EXPECT_EQ(b.wall_incl_ns[1], raw.wall_incl_ns - 4600 * (5400 - 5400 / 32));
-    EXPECT_EQ(b.wall_incl_ns[0], raw.wall_incl_ns - 4600 * 7000);
+    EXPECT_EQ(b.wall_incl_ns[0], raw.wall_incl_ns - 4600 * 6500);
     EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
 }
 
