@@ -22,9 +22,10 @@ constexpr double kGapEdgeQuantile = 0.005;
 // The refill of caches, TLB and branch predictors after a trap, which the
 // Java code after it pays, as a share of the gaps' edge: the likely cost is
 // the edge this much higher. Not measured in the trace; what the JVM paid
-// above the edge on the seed flow, by its own timing, was 17 to 20% at about
-// 1 us per event (1.7 and 4.7 us of Java per event), 3 to 39% at 0.53 us and
-// 7 to 11% at 5.4 us (docs/accuracy.md). The range holds whatever it is.
+// above the edge on the seed flow, by its own timing, was mostly 20 to 31%
+// (5 to 57% in all) at about 1 us per event (1.7 and 4.7 us of Java per
+// event), 3 to 39% at 0.53 us and 7 to 11% at 5.4 us (docs/accuracy.md). The
+// range holds whatever it is.
 constexpr double kRefillShare = 0.20;
 // Where the trace cannot measure an end of the range, it widens by this
 // factor: the low end without gaps is the calibration divided by it (the tool's
