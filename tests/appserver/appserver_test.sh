@@ -16,7 +16,9 @@
 #     a first short trace under load takes the one-time deoptimization; then the same filter as in
 #     2 gives the same exact counts with fewer than half the probe events per request of the
 #     flag-at-start trace (printed beside it), and after each trace the flag is off again and
-#     --list says "switchable"; the CPU per request before and after is printed, not asserted.
+#     --list says "switchable"; the adapter's on-CPU lower bound per request is at most the
+#     process's untraced CPU per request (its likely figure printed against it); the CPU per
+#     request before and after is printed, not asserted.
 # The server is stopped and its directory removed whatever happens (EXIT trap).
 #
 # usage: appserver_test.sh JMETHODTIME SOURCE_DIR
@@ -140,6 +142,11 @@ trace "$work/switched.json" "$n" 1 --class 'org.apache.catalina.*' --class Hello
 expect_request_path "$work/switched.json" "$n" yes
 expect_time_split "$work/switched.json"
 [ "$(jq -r '.probes.access' "$work/switched.json")" = switched ] || fail "the report does not say the probes were switched"
+read -r lo likely < <(adapter "$work/switched.json" '"\(.bounds.cpu_incl_ns[0]) \(.cpu_incl_ns)"')
+edge=$(jq '.probe_cost.gaps.edge_ns' "$work/switched.json")
+top=$(jq '.probe_cost.range.jvm_cpu_ns_per_event' "$work/switched.json")
+note "switched: the adapter on a CPU per request at least $((lo / n / 1000)) us, likely $((likely / n / 1000)) us ($(awk -v l="$likely" -v n="$n" -v u="$off_cpu" 'BEGIN { printf "%.1f", l / n / u }')x the process's untraced $((off_cpu / 1000)) us); per event: the gaps' edge $edge ns, the JVM's CPU $top ns"
+((lo / n <= off_cpu)) || fail "switched: the adapter's CPU per request is at least $((lo / n)) ns: more than the whole process's untraced $off_cpu ns"
 switched_events=$(jq '.overhead.events' "$work/switched.json")
 note "probe events per request: $((switched_events / n)) switched at run time, $((at_start_events / n)) with the flag at start"
 ((switched_events * 2 < at_start_events)) ||

@@ -61,41 +61,77 @@ TEST(GapSummary, AnIntervalsGapsAreTheDifferenceOfTwoReadings)
     EXPECT_EQ(delta[jmt_gap_bucket(700)], 3u);
 }
 
-TEST(CostRange, StartsAtTheJvmsEdgeAndReachesTheRefillAboveIt)
+// Evidence of a window with these gaps, calibration and JVM CPU time per event.
+TrapEvidence evidence(uint64_t samples, uint64_t edge_ns, ProbeCost calibrated, uint64_t jvm_ns_per_event)
 {
-    GapSummary gaps;
-    gaps.samples = kMinGapSamples;
-    gaps.edge_ns = 5400;
-    const CostRange r = cost_range(gaps, {5000, 4000});
-    EXPECT_EQ(r.basis, CostBasis::Gaps);
-    EXPECT_EQ(r.lo.traced_event_ns, 5400u - 5400 / 32);  // a bucket's width below the edge
-    EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
-    EXPECT_EQ(r.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
-    // A filtered-out event is the same trap with less of the programs: at most a traced one's top.
-    EXPECT_EQ(r.hi.rejected_event_ns, r.hi.traced_event_ns);
-    EXPECT_EQ(likely_cost(r).traced_event_ns, r.lo.traced_event_ns + (r.hi.traced_event_ns - r.lo.traced_event_ns) / 10);
-    // A calibration above the edge (the tool's own process, not the JVM) moves neither end, so
-    // the range stays within half the cost it takes out (a CI host: edge 768 ns, calibration
-    // 1010 ns, the JVM paid 786 ns).
-    const CostRange high = cost_range(gaps, {6500, 6500});
-    EXPECT_EQ(high.lo.traced_event_ns, 5400u - 5400 / 32);
-    EXPECT_EQ(high.hi.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillMargin)));
-    EXPECT_EQ(high.hi.rejected_event_ns, high.hi.traced_event_ns);  // one top for both
-    EXPECT_LE(static_cast<double>(high.hi.traced_event_ns - high.lo.traced_event_ns),
-              0.5 * static_cast<double>(likely_cost(high).traced_event_ns));
+    TrapEvidence e;
+    e.gaps.samples = samples;
+    e.gaps.edge_ns = edge_ns;
+    e.calibrated = calibrated;
+    e.jvm_ns_per_event = jvm_ns_per_event;
+    return e;
 }
 
-TEST(CostRange, FallsBackOnTheCalibrationWithFewGaps)
+// The low end is the JVM's own edge, the top its whole CPU time per event (what no event costs
+// more than on average, wherever its refill lands), the likely cost the edge plus the refill share.
+TEST(CostRange, RunsFromTheJvmsEdgeToItsCpuTimePerEvent)
 {
-    GapSummary gaps;
-    gaps.samples = kMinGapSamples - 1;
-    gaps.edge_ns = 5400;
-    const CostRange r = cost_range(gaps, {1000, 800});
+    const CostRange r = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 9000));
+    EXPECT_EQ(r.basis, CostBasis::Gaps);
+    EXPECT_EQ(r.top, CostTop::JvmCpu);
+    EXPECT_EQ(r.lo.traced_event_ns, 5400u - 5400 / 32);  // a bucket's width below the edge
+    EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
+    EXPECT_EQ(r.hi.traced_event_ns, 9000u);
+    EXPECT_EQ(r.hi.rejected_event_ns, 9000u);  // the same trap and refill, less of the programs: one top
+    EXPECT_EQ(r.likely.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillShare)));
+    EXPECT_EQ(r.likely.rejected_event_ns, static_cast<uint64_t>(r.likely.traced_event_ns * 0.8));
+    EXPECT_EQ(r.jvm_ns_per_event, 9000u);
+    // A calibration above the edge (the tool's own process, not the JVM) moves no end.
+    const CostRange high = cost_range(evidence(kMinGapSamples, 5400, {6500, 6500}, 9000));
+    EXPECT_EQ(high.lo.traced_event_ns, r.lo.traced_event_ns);
+    EXPECT_EQ(high.hi.traced_event_ns, 9000u);
+    EXPECT_EQ(high.likely.rejected_event_ns, high.likely.traced_event_ns);  // ratio at most 1
+    // A JVM whose every CPU ns is traps: the likely cost stays within the top.
+    const CostRange tight = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 5500));
+    EXPECT_EQ(tight.likely.traced_event_ns, 5500u);
+    // A ceiling under the edge (a reading that missed CPU time) never puts the top under the low end.
+    const CostRange odd = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 3000));
+    EXPECT_EQ(odd.hi.traced_event_ns, odd.lo.traced_event_ns);
+}
+
+// What the trace cannot measure widens the range: without gaps the low end is half the
+// calibration, without the JVM's CPU time the top is twice the likely cost (four times with
+// another tracer's programs on the events).
+TEST(CostRange, WidensWhereTheTraceCannotMeasure)
+{
+    const CostRange r = cost_range(evidence(kMinGapSamples - 1, 5400, {1000, 800}, 2500));
     EXPECT_EQ(r.basis, CostBasis::Calibration);
-    EXPECT_LT(r.lo.traced_event_ns, 1000u);
-    EXPECT_GT(r.hi.traced_event_ns, 1000u);
-    EXPECT_LE(static_cast<double>(r.hi.traced_event_ns - r.lo.traced_event_ns),
-              0.5 * static_cast<double>(likely_cost(r).traced_event_ns));
+    EXPECT_EQ(r.lo.traced_event_ns, 500u);
+    EXPECT_EQ(r.lo.rejected_event_ns, 400u);
+    EXPECT_EQ(r.likely.traced_event_ns, 1000u);
+    EXPECT_EQ(r.likely.rejected_event_ns, 800u);
+    EXPECT_EQ(r.hi.traced_event_ns, 2500u);
+    const CostRange blind = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 0));
+    EXPECT_EQ(blind.top, CostTop::Unmeasured);
+    EXPECT_EQ(blind.hi.traced_event_ns, 2 * blind.likely.traced_event_ns);
+    TrapEvidence shared = evidence(kMinGapSamples, 5400, {5000, 4000}, 0);
+    shared.shared_probes = true;
+    EXPECT_EQ(cost_range(shared).hi.traced_event_ns, 4 * blind.likely.traced_event_ns);
+    EXPECT_EQ(cost_range(evidence(0, 0, {}, 0)).hi.traced_event_ns, 0u);  // nothing at all: no range
+}
+
+// The JVM's CPU time per event is rounded up with what its readings may have missed: a 10 ms tick
+// at either end, and every CPU's time after a last reading taken early (the JVM exited).
+TEST(TrapEvidence, TheJvmsCpuTimePerEventAllowsForItsReadings)
+{
+    Profile p;
+    p.overhead.events = 1'000'000;
+    p.overhead.jvm_cpu_ns = 2'000'000'000;
+    EXPECT_EQ(gather_evidence(p, 2).jvm_ns_per_event, 2020u);
+    p.overhead.jvm_cpu_early = true;
+    EXPECT_EQ(gather_evidence(p, 2).jvm_ns_per_event, 2070u);
+    p.overhead.jvm_cpu_ns = 0;
+    EXPECT_EQ(gather_evidence(p, 2).jvm_ns_per_event, 0u);
 }
 
 TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
@@ -110,60 +146,55 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     raw.cpu_excl_ns = raw.cpu_incl_ns;
     raw.events_excl = raw.events_incl;
     raw.traced_excl = raw.traced_incl;
-    GapSummary gaps;
-    gaps.samples = 5000;
-    gaps.edge_ns = 5400;
-    const CostRange range = cost_range(gaps, {5300, 5000});
+    const CostRange range = cost_range(evidence(5000, 5400, {5300, 5000}, 6500));
     const TimeBounds b = time_bounds(raw, range);
     const uint64_t truth = 100 * 50'000;
     EXPECT_LE(b.wall_incl_ns[0], truth);
     EXPECT_GE(b.wall_incl_ns[1], truth);
     EXPECT_EQ(b.wall_incl_ns[1], raw.wall_incl_ns - 4600 * (5400 - 5400 / 32));
+    EXPECT_EQ(b.wall_incl_ns[0], raw.wall_incl_ns - 4600 * 6500);
     EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
-    // The range's width is at most half the probe time taken out at its middle.
-    EXPECT_LE(static_cast<double>(b.wall_incl_ns[1] - b.wall_incl_ns[0]),
-              0.5 * 4600 * static_cast<double>(likely_cost(range).traced_event_ns));
 }
 
-// A row whose exclusive time holds fewer ns than its events at the range's top lowers the top,
-// but never under the gaps' edge: a row that says one event costs less than one trap measured its
-// own time short (an unseen switch took an on-CPU slice), so the bounds keep the low end.
-TEST(CostRange, ARowBoundsTheTopButNotBelowTheGapsEdge)
+// One pass: the rows take the range's likely cost out and carry its bounds, whatever a row says
+// of the cost: a row of one-event calls, or one whose time holds less than its events at the top
+// (the refill of its traps lands in the code after them), moves no end of the range.
+TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
 {
     Profile p;
     p.corrected = true;
     p.calibrated_cost = {5000, 4500};
     p.gap_hist = histogram({{5248, 20000}, {9000, 5000}});
-    MethodRow short_row;
-    short_row.klass = "a/B";
-    short_row.method = "m";
-    MethodStats &s = short_row.stats;
-    s.calls = 100;
-    s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
-    s.wall_incl_ns = s.wall_excl_ns = 20000ULL * 6000;  // 6 us per event of elapsed time
-    s.cpu_incl_ns = s.cpu_excl_ns = 1000000;            // but on-CPU time lost to unseen switches
-    p.methods.push_back(short_row);
-    correct_profile(p, {});
-    const uint64_t edge_lo = jmt_gap_bucket_low_ns(jmt_gap_bucket(5248)) -
-                             jmt_gap_bucket_low_ns(jmt_gap_bucket(5248)) / 32;
-    EXPECT_EQ(p.cost_range.basis, CostBasis::Gaps);
-    EXPECT_EQ(p.cost_source, CostSource::Gaps) << "the short row is not believed";
-    EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge_lo);
-    EXPECT_GT(p.cost_range.hi.traced_event_ns, p.cost_range.lo.traced_event_ns);
-    EXPECT_GE(p.probe_cost.traced_event_ns, edge_lo) << "the cost taken out stays at least one trap";
-    // A row that measured under its events at the likely cost, but over the edge, still lowers the top.
-    const uint64_t top = p.cost_range.hi.traced_event_ns;
-    Profile q;
-    q.corrected = true;
-    q.calibrated_cost = p.calibrated_cost;
-    q.gap_hist = p.gap_hist;
-    q.methods.push_back(short_row);
-    MethodStats &t = q.methods[0].stats;
-    t.wall_incl_ns = t.wall_excl_ns = t.cpu_incl_ns = t.cpu_excl_ns = 20000ULL * (edge_lo + 60);
-    correct_profile(q, {});
-    EXPECT_EQ(q.cost_source, CostSource::Bounded);
-    EXPECT_LT(q.cost_range.hi.traced_event_ns, top);
-    EXPECT_GE(q.cost_range.hi.traced_event_ns, edge_lo);
+    p.overhead.events = 1'000'000;
+    p.overhead.jvm_cpu_ns = 8'000'000'000;
+    MethodRow leaf;
+    leaf.klass = "a/B";
+    leaf.method = "get";
+    MethodStats &s = leaf.stats;
+    s.calls = s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
+    s.wall_incl_ns = s.wall_excl_ns = s.cpu_incl_ns = s.cpu_excl_ns = 20000ULL * 5300;
+    p.methods.push_back(leaf);
+    correct_profile(p, {}, 2);
+    const uint64_t edge = jmt_gap_bucket_low_ns(jmt_gap_bucket(5248));
+    EXPECT_EQ(p.cost_source, CostSource::Gaps);
+    EXPECT_TRUE(p.cost_method.empty());
+    EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge - edge / 32);
+    EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);  // (8 s + two ticks) / 1M events
+    EXPECT_EQ(p.probe_cost.traced_event_ns, static_cast<uint64_t>(edge * (1 + kRefillShare)));
+    EXPECT_EQ(p.methods[0].stats.cpu_excl_ns, 0u) << "a getter under a trap: clamped at 0";
+    EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[0], 0u);
+    EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[1], 20000ULL * (5300 - (edge - edge / 32)));
+    EXPECT_TRUE(p.methods[0].probe_dominated);
+    EXPECT_GT(p.overhead.trap_ns, 0u);
+    // --raw: the range and the traps' price all the same, the rows as measured.
+    Profile raw = p;
+    raw.corrected = false;
+    raw.probe_cost = {};
+    raw.methods[0] = leaf;
+    correct_profile(raw, {}, 2);
+    EXPECT_EQ(raw.probe_cost.traced_event_ns, 0u);
+    EXPECT_EQ(raw.methods[0].stats.cpu_excl_ns, leaf.stats.cpu_excl_ns);
+    EXPECT_EQ(raw.overhead.trap_ns, p.overhead.trap_ns);
 }
 
 }  // namespace

@@ -132,17 +132,24 @@ TEST(Summary, WantedWhenTheReportIsNotOnTheTerminal)
 
 namespace {
 
-// Probes shared with another tracer (--shared-probes) double the high
-// end of the cost range, so every corrected time's bound widens; the header says why.
+// Probes shared with another tracer (--shared-probes): where the JVM's CPU time per event is
+// the top, it holds the other tracer's programs too; without it, the top doubles, so every
+// corrected time's bound widens; the header says why.
 TEST(SharedProbes, BoundsAllowTwiceTheProbeCostAndTheHeaderSaysWhy)
 {
     jmt::Profile alone = traced();
     alone.calibrated_cost = {1000, 800};
     alone.methods[0].stats.events_incl = alone.methods[0].stats.events_excl = 400;
+    jmt::Profile measured = alone, measured_shared = alone;
+    measured_shared.shared_probes = {"pid 77 (jmethodtime)"};
+    jmt::correct_profile(measured, {}, 2);
+    jmt::correct_profile(measured_shared, {}, 2);
+    EXPECT_EQ(measured_shared.cost_range.hi.traced_event_ns, measured.cost_range.hi.traced_event_ns);
+    alone.overhead.jvm_cpu_ns = 0;
     jmt::Profile shared = alone;
     shared.shared_probes = {"pid 77 (jmethodtime)"};
-    jmt::correct_profile(alone, {});
-    jmt::correct_profile(shared, {});
+    jmt::correct_profile(alone, {}, 2);
+    jmt::correct_profile(shared, {}, 2);
     EXPECT_EQ(shared.cost_range.lo.traced_event_ns, alone.cost_range.lo.traced_event_ns);
     EXPECT_EQ(shared.cost_range.hi.traced_event_ns, 2 * alone.cost_range.hi.traced_event_ns);
     EXPECT_EQ(shared.cost_range.hi.rejected_event_ns, 2 * alone.cost_range.hi.rejected_event_ns);

@@ -16,58 +16,54 @@ TEST(Table, HeaderAndSummaryLines)
     EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl  Method");
 }
 
-TEST(Table, CorrectedTimesStateTheProbeCost)
+TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
 {
     jmt::Profile p = sample();
     p.corrected = true;
     p.probe_cost = {812, 640};
     p.calibrated_cost = {790, 600};
-    p.cost_range = {{700, 560}, {925, 720}, jmt::CostBasis::Gaps};
+    p.cost_range.lo = {700, 560};
+    p.cost_range.hi = {1925, 1925};
+    p.cost_range.likely = p.probe_cost;
+    p.cost_range.basis = jmt::CostBasis::Gaps;
+    p.cost_range.top = jmt::CostTop::JvmCpu;
+    p.cost_range.jvm_ns_per_event = 1925;
+    p.cost_source = jmt::CostSource::Gaps;
     p.gaps.samples = 12345;
     auto lines = lines_of(table_of(p));
     ASSERT_GE(lines.size(), 3u);
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
-                        "(--raw to keep it); calibrated at start-up at 790 ns and 600 ns");
-    // The range it lies in, and what the range rests on.
-    EXPECT_EQ(lines[2], "Per probe event 700 ns to 925 ns (traced), 560 ns to 720 ns (filtered out): from the lower "
-                        "edge of 12.3K gaps between the JVM's own probe events, up to the cache refill after each "
-                        "trap; each time's \u00b1 holds its events at either end");
-    // Lowered by the trace itself: both costs and the row that lowered them.
-    p.calibrated_cost = {902, 711};
-    p.cost_source = jmt::CostSource::Bounded;
-    p.cost_method = "org/postgresql/jdbc/PgResultSet.checkClosed()V";
-    lines = lines_of(table_of(p));
-    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out "
-                        "event (--raw to keep it); calibrated at start-up at 902 ns and 711 ns, lowered because "
-                        "org/postgresql/jdbc/PgResultSet.checkClosed()V took less than that per event");
+                        "(--raw to keep it), the gaps' edge plus 20% for the refill after each trap, which this "
+                        "trace does not measure; calibrated at start-up at 790 ns and 600 ns");
+    // The range it lies in, and what each end rests on.
+    EXPECT_EQ(lines[2], "Per probe event 700 ns to 1.93 us (traced), 560 ns to 1.93 us (filtered out): from the lower "
+                        "edge of 12.3K gaps between the JVM's own probe events to the JVM's whole CPU time per probe "
+                        "event; each time's \u00b1 holds its events at either end");
     std::ostringstream json;
     jmt::write_json(json, p);
     const auto cost = nlohmann::json::parse(json.str()).at("probe_cost");
     EXPECT_EQ(cost.at("traced_event_ns"), 812);
-    EXPECT_EQ(cost.at("calibrated_traced_event_ns"), 902);
-    EXPECT_EQ(cost.at("calibrated_rejected_event_ns"), 711);
-    EXPECT_EQ(cost.at("source"), "bounded");
-    EXPECT_EQ(cost.at("decided_by"), "org/postgresql/jdbc/PgResultSet.checkClosed()V");
-    // Measured on the trace's one-event leaves.
-    p.cost_source = jmt::CostSource::Leaves;
-    p.cost_method = "org/postgresql/jdbc/PgConnection.getLogger()Ljava/util/logging/Logger;";
-    lines = lines_of(table_of(p));
-    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out "
-                        "event (--raw to keep it); measured in this trace on its cheapest one-event method, "
-                        "org/postgresql/jdbc/PgConnection.getLogger()Ljava/util/logging/Logger; (calibrated at "
-                        "start-up at 902 ns and 711 ns)");
-    // Sampled during the trace: the header says how many samples.
+    EXPECT_EQ(cost.at("source"), "gaps");
+    EXPECT_EQ(cost.at("range").at("top"), "jvm_cpu");
+    EXPECT_EQ(cost.at("range").at("jvm_cpu_ns_per_event"), 1925);
+    EXPECT_EQ(cost.at("range").at("traced_event_ns"), nlohmann::json::array({700, 1925}));
+    // Neither end measured in the JVM: the calibration halved, the likely cost doubled.
+    p.cost_source = jmt::CostSource::Calibrated;
+    p.cost_range.basis = jmt::CostBasis::Calibration;
+    p.cost_range.top = jmt::CostTop::Unmeasured;
     p.cost_samples = 14;
     lines = lines_of(table_of(p));
-    EXPECT_NE(lines[1].find("(calibrated during the trace (14 samples) at 902 ns and 711 ns)"), std::string::npos)
-        << lines[1];
-    p.cost_source = jmt::CostSource::Calibrated;
-    lines = lines_of(table_of(p));
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
-                        "(--raw to keep it); calibrated during the trace (14 samples) at 902 ns and 711 ns");
+                        "(--raw to keep it), the calibration; calibrated during the trace (14 samples) at 790 ns "
+                        "and 600 ns");
+    EXPECT_NE(lines[2].find("from half the calibration (too few gaps between the JVM's own probe events to measure a "
+                            "trap) to twice the likely cost (the JVM's CPU time unknown)"),
+              std::string::npos)
+        << lines[2];
     json.str("");
     jmt::write_json(json, p);
     EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("calibration_samples"), 14);
+    EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("range").at("top"), "unmeasured");
 }
 
 TEST(Table, PackagesListAndAllMethods)

@@ -22,10 +22,20 @@ uint64_t gap_quantile(const std::vector<uint64_t> &hist, uint64_t total, double 
     return 0;
 }
 
-ProbeCost times(const ProbeCost &c, double f)
+uint64_t times(uint64_t ns, double f) { return static_cast<uint64_t>(static_cast<double>(ns) * f); }
+
+// A filtered-out event's cost over a traced one's, from the calibration (1 without one).
+double rejected_ratio(const ProbeCost &cal)
 {
-    return {static_cast<uint64_t>(static_cast<double>(c.traced_event_ns) * f),
-            static_cast<uint64_t>(static_cast<double>(c.rejected_event_ns) * f)};
+    if (cal.traced_event_ns == 0)
+        return 1.0;
+    return std::min(1.0, static_cast<double>(cal.rejected_event_ns) / static_cast<double>(cal.traced_event_ns));
+}
+
+ProbeCost clamped(const ProbeCost &c, const ProbeCost &lo, const ProbeCost &hi)
+{
+    return {std::clamp(c.traced_event_ns, lo.traced_event_ns, hi.traced_event_ns),
+            std::clamp(c.rejected_event_ns, lo.rejected_event_ns, hi.rejected_event_ns)};
 }
 
 }  // namespace
@@ -54,41 +64,36 @@ std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::ve
     return out;
 }
 
-CostRange cost_range(const GapSummary &gaps, const ProbeCost &calibrated)
+CostRange cost_range(const TrapEvidence &e)
 {
     CostRange r;
-    if (gaps.samples >= kMinGapSamples && gaps.edge_ns > 0) {
+    const double ratio = rejected_ratio(e.calibrated);
+    if (e.gaps.samples >= kMinGapSamples && e.gaps.edge_ns > 0) {
         r.basis = CostBasis::Gaps;
-        // A filtered-out event costs what a traced one does less the work it skips.
-        const double rejected_ratio =
-            calibrated.traced_event_ns ? std::min(1.0, static_cast<double>(calibrated.rejected_event_ns) /
-                                                           static_cast<double>(calibrated.traced_event_ns))
-                                       : 1.0;
-        // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of
-        // two): the range starts one width below it.
-        auto rejected = [rejected_ratio](uint64_t traced) {
-            return static_cast<uint64_t>(static_cast<double>(traced) * rejected_ratio);
-        };
-        const uint64_t low = gaps.edge_ns - (gaps.edge_ns >> JMT_GAP_SUB_BITS);
-        r.lo = {low, rejected(low)};
-        // The top is the edge plus the refill margin, for both kinds of event: a filtered-out
-        // event is the same trap and refill and runs less of the programs, so it costs at most
-        // as much. The calibration times the tool's own process, not the JVM: it does not move
-        // the top (measurements in docs/accuracy.md).
-        const uint64_t top = static_cast<uint64_t>(static_cast<double>(gaps.edge_ns) * (1 + kRefillMargin));
-        r.hi = {top, top};
+        // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of two).
+        const uint64_t low = e.gaps.edge_ns - (e.gaps.edge_ns >> JMT_GAP_SUB_BITS);
+        const uint64_t likely = times(e.gaps.edge_ns, 1 + kRefillShare);
+        r.lo = {low, times(low, ratio)};
+        r.likely = {likely, times(likely, ratio)};
     } else {
         r.basis = CostBasis::Calibration;
-        r.lo = times(calibrated, 1 / kCalibrationSpread);
-        r.hi = times(calibrated, kCalibrationSpread);
+        r.lo = {times(e.calibrated.traced_event_ns, 1 / kUnmeasuredSpread),
+                times(e.calibrated.rejected_event_ns, 1 / kUnmeasuredSpread)};
+        r.likely = e.calibrated;
     }
+    uint64_t top = 0;
+    if (e.jvm_ns_per_event > 0) {
+        r.top = CostTop::JvmCpu;
+        r.jvm_ns_per_event = e.jvm_ns_per_event;
+        top = e.jvm_ns_per_event;
+    } else {
+        r.top = CostTop::Unmeasured;
+        top = times(r.likely.traced_event_ns, kUnmeasuredSpread * (e.shared_probes ? 2 : 1));
+    }
+    top = std::max(top, r.lo.traced_event_ns);
+    r.hi = {top, top};
+    r.likely = clamped(r.likely, r.lo, r.hi);
     return r;
-}
-
-ProbeCost likely_cost(const CostRange &range)
-{
-    return {range.lo.traced_event_ns + (range.hi.traced_event_ns - range.lo.traced_event_ns) / 10,
-            range.lo.rejected_event_ns + (range.hi.rejected_event_ns - range.lo.rejected_event_ns) / 10};
 }
 
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)

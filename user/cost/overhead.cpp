@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "cost/cost_range.h"
-
 namespace jmt {
 
 Overhead overhead_since(const OverheadTotals &now, const OverheadTotals &then)
@@ -42,7 +40,7 @@ std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost
 
 ProbeCost trap_cost(const Profile &profile)
 {
-    return profile.corrected ? profile.probe_cost : likely_cost(profile.cost_range);
+    return profile.corrected ? profile.probe_cost : profile.cost_range.likely;
 }
 
 void OverheadGuard::start(uint64_t start_ns, const OverheadTotals &totals)

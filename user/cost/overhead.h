@@ -34,8 +34,8 @@ uint64_t overhead_ns(const Overhead &overhead, const ProbeCost &cost);
 std::optional<double> trap_share(const Overhead &overhead, const ProbeCost &cost);
 
 // What one probe event cost this trace: the cost taken out of corrected
-// times, or with --raw the likely cost of the measured range (the traps cost
-// the JVM all the same).
+// times, or with --raw the range's likely cost (the traps cost the JVM all
+// the same).
 ProbeCost trap_cost(const Profile &profile);
 
 // Sets profile.overhead's trap_ns, trap_share, runq_share and saturated from

@@ -115,10 +115,10 @@ struct OverheadTotals {
 OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_calls);
 
 enum class CostSource {
-    Calibrated,  // the likely cost of the range around the calibration (too few gaps)
-    Gaps,        // the likely cost of the range from the JVM's own gaps (cost/cost_range.h)
-    Leaves,      // measured in the trace on its cheapest one-event leaf
-    Bounded,     // lowered until a row's exclusive time holds its events' cost
+    Calibrated,  // the calibration: too few gaps to measure a trap in the JVM
+    Gaps,        // the gaps' edge plus the refill after a trap (cost/cost_range.h)
+    Leaves,      // older reports: measured on the trace's cheapest one-event leaf
+    Bounded,     // older reports: lowered until a row's exclusive time held its events
 };
 
 // The gaps between consecutive probe events of one thread (bpf/gaps.h).
@@ -130,14 +130,22 @@ struct GapSummary {
 
 enum class CostBasis {
     Gaps,         // the range starts at the JVM's own lower edge of the gaps
-    Calibration,  // too few gaps: the range is around the calibration
+    Calibration,  // too few gaps: the range starts below the calibration
+};
+
+enum class CostTop {
+    JvmCpu,      // the JVM's whole CPU time over the window per probe event: no event costs more on average
+    Unmeasured,  // the JVM's CPU time unknown: a multiple of the low end (cost/cost_range.h)
 };
 
 // The per-event costs a trace's times may have paid: every corrected time
-// lies between the times corrected with hi (its low end) and with lo.
+// lies between the times corrected with hi (its low end) and with lo; likely
+// is the cost taken out (or, with --raw, the traps' price).
 struct CostRange {
-    ProbeCost lo, hi;
+    ProbeCost lo, hi, likely;
     CostBasis basis = CostBasis::Calibration;
+    CostTop top = CostTop::Unmeasured;
+    uint64_t jvm_ns_per_event = 0;  // the JVM's CPU time per probe event over the window; 0: unknown
 };
 
 // How the traced JVMs' method probes were had (jvm/probe_switch.h).

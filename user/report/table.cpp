@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cost/cost_range.h"
 #include "report/report.h"
 
 namespace jmt {
@@ -209,8 +210,9 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
                "larger methods to see into them)\n";
 }
 
-// Where the per-event cost lies, and what it rests on: "Per event, 5.38 to
-// 6.72 us (traced), ...". With corrected times, each time's ± is that range.
+// Where the per-event cost lies, and which measurement each end rests on:
+// "Per probe event 930 ns to 1.98 us (traced), ...". With corrected times,
+// each time's ± is that range.
 void write_cost_range(std::ostream &out, const Profile &profile)
 {
     const CostRange &r = profile.cost_range;
@@ -218,12 +220,15 @@ void write_cost_range(std::ostream &out, const Profile &profile)
         return;
     out << "Per probe event " << format_duration(r.lo.traced_event_ns) << " to "
         << format_duration(r.hi.traced_event_ns) << " (traced), " << format_duration(r.lo.rejected_event_ns)
-        << " to " << format_duration(r.hi.rejected_event_ns) << " (filtered out): ";
+        << " to " << format_duration(r.hi.rejected_event_ns) << " (filtered out): from ";
     if (r.basis == CostBasis::Gaps)
-        out << "from the lower edge of " << format_count(profile.gaps.samples)
-            << " gaps between the JVM's own probe events, up to the cache refill after each trap";
+        out << "the lower edge of " << format_count(profile.gaps.samples) << " gaps between the JVM's own probe events";
     else
-        out << "too few gaps between the JVM's own probe events: the calibration, give or take the refill after each trap";
+        out << "half the calibration (too few gaps between the JVM's own probe events to measure a trap)";
+    if (r.top == CostTop::JvmCpu)
+        out << " to the JVM's whole CPU time per probe event";
+    else
+        out << " to twice the likely cost (the JVM's CPU time unknown)";
     out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");
 }
 
@@ -234,32 +239,16 @@ void write_probe_cost(std::ostream &out, const Profile &profile)
     const std::string when = profile.cost_samples > 1
                                  ? "during the trace (" + std::to_string(profile.cost_samples) + " samples)"
                                  : "at start-up";
-    auto costs = [&out, &c] {
-        out << format_duration(c.traced_event_ns) << " per traced event, " << format_duration(c.rejected_event_ns)
-            << " per filtered-out event (--raw to keep it)";
-    };
-    auto calibrated = [&out, &cal, &when] {
-        out << "calibrated " << when << " at " << format_duration(cal.traced_event_ns) << " and "
-            << format_duration(cal.rejected_event_ns);
-    };
-    if (profile.corrected && profile.cost_source == CostSource::Leaves) {
-        out << "Times exclude the probes' own cost: ";
-        costs();
-        out << "; measured in this trace on its cheapest one-event method, " << profile.cost_method << " (";
-        calibrated();
-        out << ")\n";
-    } else if (profile.corrected && profile.cost_source == CostSource::Bounded) {
-        out << "Times exclude the probes' own cost: ";
-        costs();
-        out << "; ";
-        calibrated();
-        out << ", lowered because " << profile.cost_method << " took less than that per event\n";
-    } else if (profile.corrected) {
-        out << "Times exclude the probes' own cost: ";
-        costs();
-        out << "; ";
-        calibrated();
-        out << "\n";
+    if (profile.corrected) {
+        out << "Times exclude the probes' own cost: " << format_duration(c.traced_event_ns) << " per traced event, "
+            << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it), ";
+        if (profile.cost_source == CostSource::Gaps)
+            out << "the gaps' edge plus " << static_cast<int>(kRefillShare * 100 + 0.5)
+                << "% for the refill after each trap, which this trace does not measure";
+        else
+            out << "the calibration";
+        out << "; calibrated " << when << " at " << format_duration(cal.traced_event_ns) << " and "
+            << format_duration(cal.rejected_event_ns) << "\n";
     } else
         out << "Times as measured (--raw): each probe event inside a call adds its cost to it\n";
     write_cost_range(out, profile);
