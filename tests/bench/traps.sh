@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Times under traps against the truth, for the workloads of docs/accuracy.md's table:
 #
-#   seed U     the seed flow (demo.warm.Rounds, a() calls b() twice and c() once, b() calls c()
+#   abc U      the A/B/C flow (demo.warm.Rounds, a() calls b() twice and c() once, b() calls c()
 #              twice, 16 probe events per a()), work unit U, JDK 17 with the flag, traced with
 #              --package demo/warm/tree; truth: the JVM's CPU per a() before the trace (the same
 #              JVM, the same rounds, no trap).
 #   wide       Tomcat 10 on JDK 17 without the flag, switched with --class 'org.apache.catalina.*'
 #              under ab; truth: the whole process's CPU per request untraced, which the adapter's
-#              CoyoteAdapter.service (on a CPU) cannot exceed.
+#              CoyoteAdapter.service (on a CPU) cannot exceed, and the adapter's on-CPU time traced
+#              alone first (switched for its class only: a few events per call, its traps a small part).
 #   narrow     Tomcat 10 on Temurin 25 with the flag, on standby, traced with --class
 #              ...CoyoteAdapter --method service; truth: JFR's method timing of service on a flag-off
 #              Temurin 25 Tomcat under the same ab (elapsed).
@@ -17,8 +18,8 @@
 # its bounds, corrected / truth, and what one event really cost the JVM there ((raw - truth) /
 # events inside). No figure is asserted; every figure is printed with the event cost of its run.
 #
-# usage: tests/bench/traps.sh [WORKLOADS...]   (root; BUILD_DIR or build/; default: seed400 seed1000
-#        wide narrow; REQUESTS (default 2000) requests and SEED_CALLS (default 20000) calls of a()
+# usage: tests/bench/traps.sh [WORKLOADS...]   (root; BUILD_DIR or build/; default: abc400 abc1000
+#        wide narrow; REQUESTS (default 2000) requests and ROUNDS_CALLS (default 20000) calls of a()
 #        measured; KEEP=DIR keeps the
 #        traces' JSON reports there)
 set -uo pipefail
@@ -27,18 +28,18 @@ build=${BUILD_DIR:-$root/build}
 jmt=$build/jmethodtime
 classes=$build/examples/classes
 n=${REQUESTS:-2000}
-seed_n=${SEED_CALLS:-20000}  # 0.5 s of a() at U=400: /proc/PID/stat counts 10 ms ticks
+rounds_n=${ROUNDS_CALLS:-20000}  # 0.5 s of a() at U=400: /proc/PID/stat counts 10 ms ticks
 jdk17=$(readlink -f "$(command -v java)")
 jdk25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 work=$(mktemp -d /tmp/jmt-traps-bench.XXXXXX)
 chmod 755 "$work"
 # shellcheck source=../../examples/tomcat/tomcat.sh
 source "$root/examples/tomcat/tomcat.sh"
-seed_pid="" bg="" jp=""
+rounds_pid="" bg="" jp=""
 cleanup() {
   [ -n "$bg" ] && kill "$bg" 2>/dev/null
   [ -n "$jp" ] && kill "$jp" 2>/dev/null && wait "$jp" 2>/dev/null
-  [ -n "$seed_pid" ] && kill "$seed_pid" 2>/dev/null
+  [ -n "$rounds_pid" ] && kill "$rounds_pid" 2>/dev/null
   tc_stop
   exec 7>&- 2>/dev/null
   [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$work"/*.json "$work"/*.err "$KEEP"/ 2>/dev/null
@@ -52,12 +53,12 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 tomcat_load() { ab -n "$1" -c 1 "$TC_URL" >"$work/ab.txt" 2>&1 || echo "ab failed" >&2; }
 tomcat_bg() { ab -t 3600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 & bg=$!; }
-seed_load() {
+rounds_load() {
   echo "$1" >&7
-  while ! grep -q "DONE calls=$1\$" <(tail -n 1 "$work/seed.out" 2>/dev/null); do sleep 0.02; done
-  : >"$work/seed.out"
+  while ! grep -q "DONE calls=$1\$" <(tail -n 1 "$work/rounds.out" 2>/dev/null); do sleep 0.02; done
+  : >"$work/rounds.out"
 }
-seed_bg() { (while true; do seed_load 2000 || break; done) & bg=$!; }
+rounds_bg() { (while true; do rounds_load 2000 || break; done) & bg=$!; }
 
 # cpu_per WORKLOAD PID K: the median of 5 runs of K requests of the JVM's CPU per request, ns.
 cpu_per() {
@@ -98,25 +99,25 @@ report() {
     | "\(.[0])\t\(.[1])\t\(.[2])\t\(.[3]) \(.[4])\t\(.[5])\t\(.[6] * 10 | round / 10)\t\(.[7] * 10 | round / 10) [\(.[8] * 10 | round / 10), \(.[9] * 10 | round / 10)]\t\(.[10] * 100 | round / 100)x\t\(.[11])"' "$2"
 }
 
-seed() {  # UNIT JAVA-FLAGS...
+rounds() {  # UNIT JAVA-FLAGS...
   local unit=$1
   shift
-  rm -f "$work/seed.in"; mkfifo "$work/seed.in"
-  "$jdk17" "$@" -cp "$classes" demo.warm.Rounds 20000 "$unit" <"$work/seed.in" >>"$work/seed.out" 2>&1 &
-  seed_pid=$!
-  exec 7>"$work/seed.in"
-  while ! grep -q READY "$work/seed.out"; do sleep 0.05; done
-  : >"$work/seed.out"
+  rm -f "$work/rounds.in"; mkfifo "$work/rounds.in"
+  "$jdk17" "$@" -cp "$classes" demo.warm.Rounds 20000 "$unit" <"$work/rounds.in" >>"$work/rounds.out" 2>&1 &
+  rounds_pid=$!
+  exec 7>"$work/rounds.in"
+  while ! grep -q READY "$work/rounds.out"; do sleep 0.05; done
+  : >"$work/rounds.out"
 }
-seed_stop() { echo quit >&7; exec 7>&-; wait "$seed_pid" 2>/dev/null; seed_pid=""; }
+rounds_stop() { echo quit >&7; exec 7>&-; wait "$rounds_pid" 2>/dev/null; rounds_pid=""; }
 
-run_seed() {  # UNIT
-  seed "$1" -XX:+DTraceMethodProbes
+run_rounds() {  # UNIT
+  rounds "$1" -XX:+DTraceMethodProbes
   local truth
-  truth=$(cpu_per seed "$seed_pid" "$seed_n")
-  traced seed "$seed_pid" "$work/seed$1.json" "$seed_n" --package demo/warm/tree
-  report "seed U=$1" "$work/seed$1.json" demo/warm/tree/Tree a cpu_incl_ns "$truth"
-  seed_stop
+  truth=$(cpu_per rounds "$rounds_pid" "$rounds_n")
+  traced rounds "$rounds_pid" "$work/abc$1.json" "$rounds_n" --package demo/warm/tree
+  report "A/B/C U=$1" "$work/abc$1.json" demo/warm/tree/Tree a cpu_incl_ns "$truth"
+  rounds_stop
 }
 
 adapter=org/apache/catalina/connector/CoyoteAdapter
@@ -125,8 +126,13 @@ run_wide() {
   tomcat_load 3000
   local truth
   truth=$(cpu_per tomcat "$TC_PID" "$n")
+  traced tomcat "$TC_PID" "$work/alone.json" "$n" --class org.apache.catalina.connector.CoyoteAdapter --method service
+  local alone
+  alone=$(jq -r '[.methods[] | select(.method == "service")][0] | .cpu_incl_ns / .calls | floor' "$work/alone.json")
+  report "adapter alone (JDK 17)" "$work/alone.json" $adapter service cpu_incl_ns "$truth"
   traced tomcat "$TC_PID" "$work/wide.json" "$n" --class 'org.apache.catalina.*'
   report "wide (JDK 17)" "$work/wide.json" $adapter service cpu_incl_ns "$truth"
+  report "wide vs alone" "$work/wide.json" $adapter service cpu_incl_ns "$alone"
   tc_stop
 }
 
@@ -151,9 +157,9 @@ run_narrow() {
 }
 
 printf '%s\n' "workload	edge_ns	jvm_cpu/event	cost taken out	events/call	truth_us	corrected_us [bounds]	corr/truth	paid_ns/event"
-for x in ${*:-seed400 seed1000 wide narrow}; do
+for x in ${*:-abc400 abc1000 wide narrow}; do
   case $x in
-    seed*) run_seed "${x#seed}" ;;
+    abc*) run_rounds "${x#abc}" ;;
     wide) run_wide ;;
     narrow) run_narrow ;;
   esac

@@ -55,7 +55,7 @@ double host_speed(const std::string &done_line)
 }
 
 // c_us: c()'s untraced time; 5 us makes a() about 67 us, its 16 events about a quarter of it
-// at 1 us per event (the seed flow at U=1000 in docs/accuracy.md).
+// at 1 us per event (the A/B/C flow at U=1000 in docs/accuracy.md).
 jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5)
 {
     jmt_it::RunSpec spec;
@@ -186,7 +186,7 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
     }
 }
 
-// The seed flow at U=400 (docs/accuracy.md): a() sized from the event cost this host shows so
+// The A/B/C flow at U=400 (docs/accuracy.md): a() sized from the event cost this host shows so
 // that its 15 events inside cost about 0.6 of its body; the corrected a() within 10% of the JVM's
 // own untraced timing, its bounds around it.
 TEST_F(Correction, TrapsHalfOfABodyStillCorrectWithinTenPercent)

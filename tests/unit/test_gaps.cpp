@@ -83,7 +83,7 @@ TEST(CostRange, RunsFromTheJvmsEdgeToItsCpuTimePerEvent)
     EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
     EXPECT_EQ(r.hi.traced_event_ns, 9000u);
     EXPECT_EQ(r.hi.rejected_event_ns, 9000u);  // the same trap and refill, less of the programs: one top
-    EXPECT_EQ(r.likely.traced_event_ns, static_cast<uint64_t>(5400 * (1 + kRefillShare)));
+    EXPECT_EQ(r.likely.traced_event_ns, 5400u + kRefillMaxNs);
     EXPECT_EQ(r.likely.rejected_event_ns, static_cast<uint64_t>(r.likely.traced_event_ns * 0.8));
     EXPECT_EQ(r.jvm_ns_per_event, 9000u);
     // A calibration above the edge (the tool's own process, not the JVM) moves no end.
@@ -97,6 +97,15 @@ TEST(CostRange, RunsFromTheJvmsEdgeToItsCpuTimePerEvent)
     // A ceiling under the edge (a reading that missed CPU time) never puts the top under the low end.
     const CostRange odd = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 3000));
     EXPECT_EQ(odd.hi.traced_event_ns, odd.lo.traced_event_ns);
+}
+
+// The refill after a trap is the caches' and predictors': a fifth of a cheap trap, at most 400 ns
+// above a dear one (a spin in the kernel refills nothing more).
+TEST(CostRange, TheRefillIsAFifthOfTheEdgeAndAtMost400Ns)
+{
+    EXPECT_EQ(edge_plus_refill(1000), 1200u);
+    EXPECT_EQ(edge_plus_refill(2000), 2400u);
+    EXPECT_EQ(edge_plus_refill(8500), 8900u);
 }
 
 // What the trace cannot measure widens the range: without gaps the low end is half the
@@ -180,7 +189,7 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
     EXPECT_TRUE(p.cost_method.empty());
     EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge - edge / 32);
     EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);  // (8 s + two ticks) / 1M events
-    EXPECT_EQ(p.probe_cost.traced_event_ns, static_cast<uint64_t>(edge * (1 + kRefillShare)));
+    EXPECT_EQ(p.probe_cost.traced_event_ns, edge + 400);  // 20% of the edge is over the refill's 400 ns
     EXPECT_EQ(p.methods[0].stats.cpu_excl_ns, 0u) << "a getter under a trap: clamped at 0";
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[0], 0u);
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[1], 20000ULL * (5300 - (edge - edge / 32)));

@@ -72,14 +72,21 @@ TEST(WithoutProbeCost, SubtractsEachKindOfEventAtItsCost)
     EXPECT_EQ(c.events_incl, 25u);  // counts are kept
 }
 
-TEST(WithoutProbeCost, NeverBelowZeroAndIdentityAtZeroCost)
+// The traps are on-CPU time: a cost above the on-CPU time takes only that out, of elapsed time
+// too (its blocked and run-queue time stay); with no on-CPU time measured, all of it.
+TEST(WithoutProbeCost, TakesAtMostTheOnCpuTimeAndIdentityAtZeroCost)
 {
     jmt::MethodStats s;
     s.wall_incl_ns = 500, s.wall_excl_ns = 500, s.cpu_incl_ns = 100, s.cpu_excl_ns = 100;
     s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 3;
     const jmt::MethodStats c = jmt::without_probe_cost(s, {200, 200});
-    EXPECT_EQ(c.wall_incl_ns, 0u);
+    EXPECT_EQ(c.wall_incl_ns, 400u);
+    EXPECT_EQ(c.cpu_incl_ns, 0u);
+    EXPECT_EQ(c.wall_excl_ns, 400u);
     EXPECT_EQ(c.cpu_excl_ns, 0u);
+    s.cpu_incl_ns = s.cpu_excl_ns = 0;
+    EXPECT_EQ(jmt::without_probe_cost(s, {100, 100}).wall_incl_ns, 200u);
+    s.cpu_incl_ns = s.cpu_excl_ns = 100;
     const jmt::MethodStats same = jmt::without_probe_cost(s, {});
     EXPECT_EQ(same.wall_incl_ns, 500u);
     EXPECT_EQ(same.cpu_excl_ns, 100u);

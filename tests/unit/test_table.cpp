@@ -30,11 +30,12 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     p.cost_range.jvm_ns_per_event = 1925;
     p.cost_source = jmt::CostSource::Gaps;
     p.gaps.samples = 12345;
+    p.cost_range.paid_why = "too little I/O";
     auto lines = lines_of(table_of(p));
     ASSERT_GE(lines.size(), 3u);
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
-                        "(--raw to keep it), the gaps' edge plus 20% for the refill after each trap, which this "
-                        "trace does not measure; calibrated at start-up at 790 ns and 600 ns");
+                        "(--raw to keep it), the gaps' edge plus 20% (at most 400 ns) for the refill after each "
+                        "trap (what the JVM paid is not measured: too little I/O); calibrated at start-up at 790 ns and 600 ns");
     // The range it lies in, and what each end rests on.
     EXPECT_EQ(lines[2], "Per probe event 700 ns to 1.93 us (traced), 560 ns to 1.93 us (filtered out): from the lower "
                         "edge of 12.3K gaps between the JVM's own probe events to the JVM's whole CPU time per probe "
@@ -52,6 +53,7 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     p.cost_range.basis = jmt::CostBasis::Calibration;
     p.cost_range.top = jmt::CostTop::Unmeasured;
     p.cost_samples = 14;
+    p.cost_range.paid_why.clear();
     lines = lines_of(table_of(p));
     EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
                         "(--raw to keep it), the calibration; calibrated during the trace (14 samples) at 790 ns "
@@ -64,6 +66,39 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     jmt::write_json(json, p);
     EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("calibration_samples"), 14);
     EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("range").at("top"), "unmeasured");
+}
+
+// What the JVM paid: its CPU per I/O call traced and untraced, in the header and in JSON.
+TEST(Table, APaidCostStatesTheCpuPerIoCallItRestsOn)
+{
+    jmt::Profile p = sample();
+    p.corrected = true;
+    p.probe_cost = {2000, 1600};
+    p.calibrated_cost = {790, 600};
+    p.cost_range.lo = {700, 560};
+    p.cost_range.hi = {3000, 3000};
+    p.cost_range.likely = p.probe_cost;
+    p.cost_range.paid_ns_per_event = 1800;
+    p.cost_range.likely_from = jmt::CostSource::Paid;
+    p.cost_source = jmt::CostSource::Paid;
+    p.untraced_work = {500'000'000, 10'000, 1'000'000'000};
+    p.traced_work = {4'000'000'000, 8'000, 9'000'000'000};
+    auto lines = lines_of(table_of(p));
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 2.00 us per traced event, 1.60 us per filtered-out event "
+                        "(--raw to keep it), what the JVM paid per event (1.80 us on average): its CPU per I/O call, "
+                        "500 us traced against 50.0 us in 1.00 s before the probes went on; calibrated at start-up "
+                        "at 790 ns and 600 ns");
+    p.cost_range.paid_capped = true;
+    EXPECT_NE(lines_of(table_of(p))[1].find("lowered so that the widest method keeps a third"), std::string::npos);
+    std::ostringstream json;
+    jmt::write_json(json, p);
+    const auto cost = nlohmann::json::parse(json.str()).at("probe_cost");
+    EXPECT_EQ(cost.at("source"), "paid");
+    EXPECT_EQ(cost.at("range").at("paid_ns_per_event"), 1800);
+    EXPECT_EQ(cost.at("range").at("paid_capped_by_widest_row"), true);
+    EXPECT_EQ(cost.at("work").at("untraced").at("io_calls"), 10000);
+    EXPECT_EQ(cost.at("work").at("traced").at("cpu_ns"), 4000000000);
 }
 
 TEST(Table, PackagesListAndAllMethods)

@@ -10,6 +10,7 @@
 
 #include "cost/correction.h"
 #include "cost/cost_range.h"
+#include "cost/evidence.h"
 #include "loader/privileges.h"
 #include "model/merge.h"
 #include "report/report.h"
@@ -68,6 +69,12 @@ TraceSession::TraceSession(const Options &options)
     : options_(options), launch_(!options.command.empty()), spec_(output_spec(options))
 {
     find_target();
+    // The untraced window starts here and runs through the calibration (launch mode: no JVM yet).
+    if (!launch_) {
+        work_ = std::make_unique<WorkMeter>(target_pids(targets_));
+        untraced_from_ns_ = monotonic_ns();
+        work_->next(untraced_from_ns_);
+    }
     sink_ = std::make_unique<ReportSink>(options.output);
     path_files_ = std::make_unique<PathFiles>(options);
     // Calibrated with --raw too: the overhead line, the status line and --max-overhead price the traps.
@@ -104,12 +111,17 @@ void TraceSession::attach()
     }
     // A breakpoint at a probe site before we attach: another tracer's uprobe.
     bool held_before = false;
-    std::vector<int> pids;
+    const std::vector<int> pids = target_pids(targets_);
     for (const JvmTarget &t : targets_) {
         for (uint64_t addr : t.probe_addrs)
             held_before |= breakpoint_at(t.pid, addr);
-        pids.push_back(t.pid);
         watches_.push_back(std::make_unique<TargetWatch>(t.pid));
+    }
+    if (work_) {
+        const uint64_t until = untraced_from_ns_ + kUntracedWindowNs;
+        if (monotonic_ns() < until && wait_until(stop_, watching_all(), until).wake == Wake::Signal)
+            throw Error("stopped before the trace started, while the JVM's work was measured without probes");
+        base_.untraced_work = work_->next(monotonic_ns());
     }
     tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
     check_probe_holders(held_before);
@@ -152,8 +164,12 @@ void TraceSession::attach()
     progress_ = std::make_unique<ProgressLine>(show);
     next_progress_ = show ? start_ns_ + kProgressPeriodNs : 0;
     cpu_ = std::make_unique<JvmsCpu>(pids);
+    // The first window holds every event since the attach; its CPU time and work start here,
+    // after the switch (the probes fire from there on).
     OverheadTotals at_start;
     at_start.jvm_cpu_ns = cpu_->read();
+    if (work_)
+        work_->next(monotonic_ns());
     at_start.jvm_runq_ns = 0;  // the kernel counts from the attach
     windows_.start(at_start);
     window_start_ns_ = start_ns_;
@@ -167,9 +183,7 @@ void TraceSession::attach()
 
 void TraceSession::switch_probes_on()
 {
-    std::vector<const TargetWatch *> watching;
-    for (const auto &watch : watches_)
-        watching.push_back(watch.get());
+    const std::vector<const TargetWatch *> watching = watching_all();
     switched_.switch_on(targets_, options_.packages, options_.class_globs, options_.settle_s,
                         [this, &watching](uint64_t deadline) {
                             return wait_until(stop_, watching, deadline).wake == Wake::Deadline;
@@ -177,14 +191,19 @@ void TraceSession::switch_probes_on()
                         base_.probes);
 }
 
+std::vector<const TargetWatch *> TraceSession::watching_all() const
+{
+    std::vector<const TargetWatch *> watching;
+    for (const auto &watch : watches_)
+        watching.push_back(watch.get());
+    return watching;
+}
+
 int TraceSession::run()
 {
     for (;;) {
-        std::vector<const TargetWatch *> watching;
-        for (const auto &watch : watches_)
-            watching.push_back(watch.get());
         const Woken w =
-            wait_until(stop_, watching, earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
+            wait_until(stop_, watching_all(), earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
         if (w.wake == Wake::Signal) {
             if (!launch_)
                 return finish(EndReason::Signal);
@@ -344,6 +363,8 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     totals.jvm_runq_ns = snap.diag.runq_ns;
     windows_.next(p, jvm_rows(snap.methods, base_.per_jvm), snap.gap_hist, totals);
     p.overhead.jvm_cpu_early = !cpu && cpu_->last();
+    if (work_)
+        p.traced_work = work_->next(now);
     window_start_ns_ = now;
     return p;
 }

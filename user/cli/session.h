@@ -17,6 +17,7 @@
 #include "cli/tracer_config.h"
 #include "cost/window.h"
 #include "jvm/jvm_set.h"
+#include "jvm/jvm_work.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
 #include "loader/probe_holders.h"
@@ -87,6 +88,10 @@ private:
     std::optional<OverheadGuard> guard_;  // --max-overhead
     double tripped_share_ = 0;            // the traps' share that ended the trace (EndReason::Overhead)
     std::unique_ptr<JvmsCpu> cpu_;  // the JVMs' CPU time, read every kCpuReadPeriodNs
+    // The JVMs' work (CPU time and I/O calls) from before the probes go on, then window by window.
+    std::unique_ptr<WorkMeter> work_;
+    std::vector<const TargetWatch *> watching_all() const;
+    uint64_t untraced_from_ns_ = 0;
     TraceWindows windows_;          // the current window (the trace's, or the interval's) and its start
     uint64_t window_start_ns_ = 0;
     uint32_t interval_no_ = 0;

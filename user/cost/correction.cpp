@@ -29,16 +29,21 @@ unsigned host_cpus()
 
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 {
+    // The traps are on-CPU time: at most the on-CPU time is taken out, from
+    // elapsed and on-CPU time alike, so that on-CPU + run queue + blocked stays
+    // the elapsed time (an on-CPU time of 0 is one not measured: all of it).
+    auto taken = [](uint64_t cost_ns, uint64_t cpu_ns) { return cpu_ns ? std::min(cost_ns, cpu_ns) : cost_ns; };
     auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
-    const uint64_t incl = events_cost_ns(stats.events_incl, stats.traced_incl, cost);
-    const uint64_t excl = events_cost_ns(stats.events_excl, stats.traced_excl, cost);
+    const uint64_t incl = taken(events_cost_ns(stats.events_incl, stats.traced_incl, cost), stats.cpu_incl_ns);
+    const uint64_t excl = taken(events_cost_ns(stats.events_excl, stats.traced_excl, cost), stats.cpu_excl_ns);
     MethodStats out = stats;
     out.wall_incl_ns = minus(stats.wall_incl_ns, incl);
     out.cpu_incl_ns = minus(stats.cpu_incl_ns, incl);
     out.wall_excl_ns = minus(stats.wall_excl_ns, excl);
     out.cpu_excl_ns = minus(stats.cpu_excl_ns, excl);
     // Within the corrected exclusive times, as the measured ones are.
-    const uint64_t foreign = events_cost_ns(stats.events_foreign, stats.traced_foreign, cost);
+    const uint64_t foreign =
+        taken(events_cost_ns(stats.events_foreign, stats.traced_foreign, cost), stats.cpu_foreign_ns);
     out.wall_foreign_ns = std::min(minus(stats.wall_foreign_ns, foreign), out.wall_excl_ns);
     out.cpu_foreign_ns = std::min(minus(stats.cpu_foreign_ns, foreign), out.cpu_excl_ns);
     return out;
@@ -59,7 +64,7 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats, un
     const TrapEvidence evidence = gather_evidence(profile, cpus ? cpus : host_cpus());
     profile.gaps = evidence.gaps;
     profile.cost_range = cost_range(evidence);
-    profile.cost_source = profile.cost_range.basis == CostBasis::Gaps ? CostSource::Gaps : CostSource::Calibrated;
+    profile.cost_source = profile.cost_range.likely_from;
     profile.cost_method.clear();
     if (profile.corrected) {
         const CostRange &range = profile.cost_range;

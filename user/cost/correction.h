@@ -10,8 +10,9 @@
 
 namespace jmt {
 
-// stats with the probe events' cost taken out of its four times (clamped at 0):
-// each time loses traced events x traced cost + other events x rejected cost.
+// stats with the probe events' cost taken out of its four times: each time
+// loses traced events x traced cost + other events x rejected cost, at most
+// the on-CPU time (the traps run on a CPU), from elapsed and on-CPU time alike.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
 // True when the probe events inside the calls cost more than half of their

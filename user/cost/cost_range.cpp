@@ -1,6 +1,7 @@
 #include "cost/cost_range.h"
 
 #include <algorithm>
+#include <string>
 
 #include "cost/correction.h"
 #include "gaps.h"
@@ -38,7 +39,56 @@ ProbeCost clamped(const ProbeCost &c, const ProbeCost &lo, const ProbeCost &hi)
             std::clamp(c.rejected_event_ns, lo.rejected_event_ns, hi.rejected_event_ns)};
 }
 
+// The likely cost lowered (not below the range's low end) until the widest
+// row keeps kWidestUntracedShare of the untraced CPU time, or its raw time if less.
+void cap_by_widest(CostRange &r, const TrapEvidence &e)
+{
+    const MethodStats &w = e.widest;
+    const uint64_t traced = std::min(w.traced_incl, w.events_incl);
+    const double taken = static_cast<double>(traced) * static_cast<double>(r.likely.traced_event_ns) +
+                         static_cast<double>(w.events_incl - traced) * static_cast<double>(r.likely.rejected_event_ns);
+    const double keep = std::min(static_cast<double>(w.cpu_incl_ns),
+                                 kWidestUntracedShare * static_cast<double>(e.untraced_cpu_ns));
+    const double allowed = static_cast<double>(w.cpu_incl_ns) - keep;
+    if (taken <= 0 || taken <= allowed)
+        return;
+    const double f = allowed / taken;
+    r.likely = {std::max(r.lo.traced_event_ns, times(r.likely.traced_event_ns, f)),
+                std::max(r.lo.rejected_event_ns, times(r.likely.rejected_event_ns, f))};
+    r.paid_capped = true;
+}
+
+// The likely cost from what the JVM paid per event on average, when the range
+// holds it: split between traced and filtered-out events at the calibration's
+// ratio (traced x t + rejected x ratio x t), a traced event's share at most the
+// top, the filtered-out ones' the rest of the average.
+void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
+{
+    r.paid_ns_per_event = e.paid_ns_per_event;
+    const uint64_t top = r.hi.traced_event_ns;
+    const uint64_t traced_events = std::min(e.traced_events, e.events);
+    const uint64_t rejected_events = e.events - traced_events;
+    const double weight = static_cast<double>(traced_events) + ratio * static_cast<double>(rejected_events);
+    const uint64_t traced = std::min(
+        top, weight > 0 ? times(e.paid_ns_per_event, static_cast<double>(e.events) / weight) : e.paid_ns_per_event);
+    const double rest = static_cast<double>(e.paid_ns_per_event) * static_cast<double>(e.events) -
+                        static_cast<double>(traced) * static_cast<double>(traced_events);
+    const uint64_t rejected =
+        rejected_events ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
+                        : times(traced, ratio);
+    if (e.paid_ns_per_event > top || traced < r.lo.traced_event_ns || rejected < r.lo.rejected_event_ns) {
+        r.paid_why = "the JVM's CPU per I/O call put " + std::to_string(e.paid_ns_per_event) +
+                     " ns on an event, outside the range: its I/O does not follow its work";
+        return;
+    }
+    r.likely = {traced, std::min(rejected, top)};
+    r.likely_from = CostSource::Paid;
+    cap_by_widest(r, e);
+}
+
 }  // namespace
+
+uint64_t edge_plus_refill(uint64_t edge_ns) { return edge_ns + std::min(times(edge_ns, kRefillShare), kRefillMaxNs); }
 
 GapSummary summarize_gaps(const std::vector<uint64_t> &hist)
 {
@@ -72,7 +122,7 @@ CostRange cost_range(const TrapEvidence &e)
         r.basis = CostBasis::Gaps;
         // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of two).
         const uint64_t low = e.gaps.edge_ns - (e.gaps.edge_ns >> JMT_GAP_SUB_BITS);
-        const uint64_t likely = times(e.gaps.edge_ns, 1 + kRefillShare);
+        const uint64_t likely = edge_plus_refill(e.gaps.edge_ns);
         r.lo = {low, times(low, ratio)};
         r.likely = {likely, times(likely, ratio)};
     } else {
@@ -93,6 +143,10 @@ CostRange cost_range(const TrapEvidence &e)
     top = std::max(top, r.lo.traced_event_ns);
     r.hi = {top, top};
     r.likely = clamped(r.likely, r.lo, r.hi);
+    r.likely_from = r.basis == CostBasis::Gaps ? CostSource::Gaps : CostSource::Calibrated;
+    r.paid_why = e.paid_why;
+    if (e.paid_ns_per_event > 0)
+        take_paid(r, e, ratio);
     return r;
 }
 

@@ -22,11 +22,17 @@ constexpr double kGapEdgeQuantile = 0.005;
 // The refill of caches, TLB and branch predictors after a trap, which the
 // Java code after it pays, as a share of the gaps' edge: the likely cost is
 // the edge this much higher. Not measured in the trace; what the JVM paid
-// above the edge on the seed flow, by its own timing, was mostly 20 to 31%
+// above the edge on the A/B/C flow, by its own timing, was mostly 20 to 31%
 // (5 to 57% in all) at about 1 us per event (1.7 and 4.7 us of Java per
 // event), 3 to 39% at 0.53 us and 7 to 11% at 5.4 us (docs/accuracy.md). The
-// range holds whatever it is.
+// refill is the caches' and predictors', not the trap's: it does not grow with
+// a dearer trap, so it is at most kRefillMaxNs (0.4 us above an 8.5 us edge
+// paid 8.9 us; 7 to 11% of 5.4 us is 0.38 to 0.6 us). The range holds whatever it is.
 constexpr double kRefillShare = 0.20;
+constexpr uint64_t kRefillMaxNs = 400;
+
+// The likely cost of a traced event from the gaps' edge: the edge plus its refill.
+uint64_t edge_plus_refill(uint64_t edge_ns);
 // Where the trace cannot measure an end of the range, it widens by this
 // factor: the low end without gaps is the calibration divided by it (the tool's
 // own process is not the JVM: a narrow Tomcat trace's JVM paid 0.72x the
@@ -43,8 +49,11 @@ std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::ve
 // The range from the evidence. Low end: the gaps' edge less a bucket's width
 // (1/32), or without kMinGapSamples gaps the calibration / kUnmeasuredSpread.
 // Top: the JVM's CPU time per event (CostTop::JvmCpu), never below the low end,
-// or without it the likely cost x kUnmeasuredSpread. Likely: the edge plus
-// kRefillShare, or the calibration, within [lo, hi]. A filtered-out event's low
+// or without it the likely cost x kUnmeasuredSpread. Likely: what the JVM paid
+// per event (the evidence's paid_ns_per_event, split between traced and
+// filtered-out events at the calibration's ratio) when it lies in [lo, hi];
+// else the edge plus kRefillShare, or the calibration, within [lo, hi]
+// (likely_from says which). A filtered-out event's low
 // end and likely cost are a traced one's at the calibration's ratio of the two
 // (at most 1: it runs less of the programs); its top is the same.
 CostRange cost_range(const TrapEvidence &evidence);

@@ -22,6 +22,34 @@ uint64_t jvm_ceiling_ns(const Overhead &o, unsigned cpus)
 
 }  // namespace
 
+uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t events, std::string &why)
+{
+    why.clear();
+    if (untraced.duration_ns == 0) {
+        why = "the JVM was not measured before its probes went on";
+        return 0;
+    }
+    for (const JvmWork *w : {&untraced, &traced}) {
+        if (w->io_calls < kMinWorkIoCalls || w->cpu_ns < kMinWorkCpuNs) {
+            why = std::string("too little I/O or CPU time ") + (w == &untraced ? "before the trace" : "in the trace") +
+                  " to compare the JVM's CPU per I/O call";
+            return 0;
+        }
+    }
+    if (events == 0) {
+        why = "no probe events";
+        return 0;
+    }
+    const double before = static_cast<double>(untraced.cpu_ns) / static_cast<double>(untraced.io_calls);
+    const double during = static_cast<double>(traced.cpu_ns) / static_cast<double>(traced.io_calls);
+    const double paid = (during - before) * static_cast<double>(traced.io_calls) / static_cast<double>(events);
+    if (paid < 1) {
+        why = "the JVM's CPU per I/O call did not grow with its probes on (its I/O does not follow its work)";
+        return 0;
+    }
+    return static_cast<uint64_t>(paid + 0.5);
+}
+
 TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
 {
     TrapEvidence e;
@@ -29,6 +57,16 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     e.calibrated = p.calibrated_cost;
     e.jvm_ns_per_event = jvm_ceiling_ns(p.overhead, cpus);
     e.shared_probes = !p.shared_probes.empty();
+    e.events = p.overhead.events;
+    e.traced_events = p.overhead.traced_events;
+    e.paid_ns_per_event = paid_per_event(p.untraced_work, p.traced_work, e.events, e.paid_why);
+    for (const MethodRow &row : p.methods)
+        if (row.stats.cpu_incl_ns > e.widest.cpu_incl_ns)
+            e.widest = row.stats;
+    if (e.paid_ns_per_event > 0)
+        e.untraced_cpu_ns = static_cast<uint64_t>(static_cast<double>(p.untraced_work.cpu_ns) /
+                                                  static_cast<double>(p.untraced_work.io_calls) *
+                                                  static_cast<double>(p.traced_work.io_calls));
     return e;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "model/profile.h"
 
@@ -27,7 +28,41 @@ struct TrapEvidence {
     // top). 0: the CPU time was not read.
     uint64_t jvm_ns_per_event = 0;
     bool shared_probes = false;  // another tracer's programs ran on every event too
+    // What one event cost the JVM on average, traced and filtered-out alike:
+    // its CPU per I/O call over the window less its CPU per I/O call before the
+    // probes went on, times the window's I/O calls, over its events (the
+    // likely cost). 0: not measured, paid_why says why.
+    uint64_t paid_ns_per_event = 0;
+    std::string paid_why;
+    uint64_t events = 0, traced_events = 0;  // the window's probe events, and of them the traced methods'
+    // The row with the most on-CPU time (raw): its calls and events, and the
+    // untraced CPU time of the JVM's I/O threads for the window's I/O calls
+    // (their CPU per I/O call before the probes, times the window's I/O calls; 0: unknown).
+    MethodStats widest;
+    uint64_t untraced_cpu_ns = 0;
 };
+
+// The widest row keeps at least this share of the I/O threads' untraced CPU time
+// after what the JVM paid is taken out (when its raw time holds it): the rise in
+// CPU per I/O call also holds what is not the traps (code deoptimized by the
+// switch and not compiled again, cold caches outside the traced frames), and
+// the traced frames' share of the untraced work lies anywhere from none to all.
+// A third: the request's own servlet work in Tomcat held about that (JFR's 111
+// us of 336 us of CPU per request on JDK 25) and the rise held that much more than
+// the traps there (docs/accuracy.md).
+constexpr double kWidestUntracedShare = 1.0 / 3;
+
+// The JVM's work is measured this long before its probes go on (the calibration runs meanwhile).
+constexpr uint64_t kUntracedWindowNs = 1'000'000'000;
+// Each window, untraced and traced, must hold this many I/O calls and this
+// much CPU time before its CPU per I/O call says what the traps cost.
+constexpr uint64_t kMinWorkIoCalls = 200;
+constexpr uint64_t kMinWorkCpuNs = 50'000'000;
+
+// What one probe event cost the JVM, from its work before the probes and over
+// the window with events probe events in it; 0 with why set when either window
+// holds too little work, or the traced one costs no more per I/O call.
+uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t events, std::string &why);
 
 // The evidence of p's window: its gap histogram summarized, its calibration,
 // and its JVM CPU time per event. cpus: the host's CPUs, the most the JVM can

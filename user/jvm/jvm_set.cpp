@@ -32,6 +32,14 @@ std::vector<JvmTarget> find_targets(int pid, const std::string &match, const std
     return targets;
 }
 
+std::vector<int> target_pids(const std::vector<JvmTarget> &targets)
+{
+    std::vector<int> pids;
+    for (const JvmTarget &t : targets)
+        pids.push_back(t.pid);
+    return pids;
+}
+
 std::string targets_text(const std::vector<JvmTarget> &targets)
 {
     std::string out;

@@ -19,6 +19,9 @@ namespace jmt {
 std::vector<JvmTarget> find_targets(int pid, const std::string &match, const std::vector<JvmTarget> &all_jvms,
                                     std::ostream &warn);
 
+// The targets' pids, in their order.
+std::vector<int> target_pids(const std::vector<JvmTarget> &targets);
+
 // "pid 12 (java), pid 34 (java)".
 std::string targets_text(const std::vector<JvmTarget> &targets);
 

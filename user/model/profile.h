@@ -117,6 +117,7 @@ OverheadTotals event_totals(uint64_t entries, uint64_t returns, uint64_t traced_
 enum class CostSource {
     Calibrated,  // the calibration: too few gaps to measure a trap in the JVM
     Gaps,        // the gaps' edge plus the refill after a trap (cost/cost_range.h)
+    Paid,        // what the JVM paid per event: its CPU per I/O call traced against untraced
     Leaves,      // older reports: measured on the trace's cheapest one-event leaf
     Bounded,     // older reports: lowered until a row's exclusive time held its events
 };
@@ -138,6 +139,16 @@ enum class CostTop {
     Unmeasured,  // the JVM's CPU time unknown: a multiple of the low end (cost/cost_range.h)
 };
 
+// Work a JVM did over a window, probes on or off: the CPU time of its threads
+// (its JIT compilers' left out: a switch's recompiles are not the traps' cost)
+// and the I/O calls that CPU time served (read and write system calls, which a
+// server makes per request, traced or not).
+struct JvmWork {
+    uint64_t cpu_ns = 0;       // the threads' CPU time (schedstat), ns
+    uint64_t io_calls = 0;     // read and write system calls (/proc/PID/io syscr + syscw)
+    uint64_t duration_ns = 0;  // the window's wall time; 0: not read
+};
+
 // The per-event costs a trace's times may have paid: every corrected time
 // lies between the times corrected with hi (its low end) and with lo; likely
 // is the cost taken out (or, with --raw, the traps' price).
@@ -146,6 +157,13 @@ struct CostRange {
     CostBasis basis = CostBasis::Calibration;
     CostTop top = CostTop::Unmeasured;
     uint64_t jvm_ns_per_event = 0;  // the JVM's CPU time per probe event over the window; 0: unknown
+    // What one event cost the JVM, from its CPU per I/O call traced against
+    // untraced (cost/evidence.h), averaged over traced and filtered-out events;
+    // 0: not measured (paid_why says why).
+    uint64_t paid_ns_per_event = 0;
+    std::string paid_why;
+    CostSource likely_from = CostSource::Calibrated;  // Paid, Gaps or Calibrated
+    bool paid_capped = false;  // lowered so that the widest row keeps a share of the untraced CPU (cost/evidence.h)
 };
 
 // How the traced JVMs' method probes were had (jvm/probe_switch.h).
@@ -189,6 +207,8 @@ struct Profile {
     std::string cost_method;            // the row that decided it (Leaves, Bounded)
     std::vector<uint64_t> gap_hist;     // the window's gap histogram (JMT_GAP_BUCKETS counts)
     GapSummary gaps;                    // its summary
+    JvmWork untraced_work;              // the JVM's work before its probes went on (duration 0: none)
+    JvmWork traced_work;                // its work over this window
     CostRange cost_range;               // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;             // methods' times have the probe cost taken out
     std::string jdk_version;            // the target JDK's JAVA_VERSION; empty when unknown

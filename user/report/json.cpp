@@ -48,11 +48,17 @@ json method_json(const MethodRow &m, bool per_thread, bool per_jvm, bool foreign
     return row;
 }
 
+json work_json(const JvmWork &w)
+{
+    return {{"cpu_ns", w.cpu_ns}, {"io_calls", w.io_calls}, {"duration_ns", w.duration_ns}};
+}
+
 const char *cost_source_name(CostSource source)
 {
     switch (source) {
     case CostSource::Calibrated: return "calibrated";
     case CostSource::Gaps: return "gaps";
+    case CostSource::Paid: return "paid";
     case CostSource::Leaves: return "leaves";
     case CostSource::Bounded: return "bounded";
     }
@@ -145,7 +151,13 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
                           {"rejected_event_ns", {r.lo.rejected_event_ns, r.hi.rejected_event_ns}},
                           {"basis", r.basis == CostBasis::Gaps ? "gaps" : "calibration"},
                           {"top", r.top == CostTop::JvmCpu ? "jvm_cpu" : "unmeasured"},
-                          {"jvm_cpu_ns_per_event", r.jvm_ns_per_event}}},
+                          {"jvm_cpu_ns_per_event", r.jvm_ns_per_event},
+                          {"paid_ns_per_event", r.paid_ns_per_event},
+                          {"paid_not_measured", r.paid_why},
+                          {"paid_capped_by_widest_row", r.paid_capped}}},
+                        {"work",
+                         {{"untraced", work_json(profile.untraced_work)},
+                          {"traced", work_json(profile.traced_work)}}},
                         {"gaps",
                          {{"samples", profile.gaps.samples},
                           {"edge_ns", profile.gaps.edge_ns},

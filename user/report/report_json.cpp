@@ -99,6 +99,8 @@ CostSource cost_source_of(const std::string &name)
 {
     if (name == "gaps")
         return CostSource::Gaps;
+    if (name == "paid")
+        return CostSource::Paid;
     if (name == "leaves")
         return CostSource::Leaves;
     if (name == "bounded")

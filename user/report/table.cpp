@@ -232,6 +232,31 @@ void write_cost_range(std::ostream &out, const Profile &profile)
     out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");
 }
 
+// What the cost taken out rests on: what the JVM paid per event, or, with why
+// it was not measured, the gaps' edge plus the refill share, or the calibration.
+void write_likely_source(std::ostream &out, const Profile &profile)
+{
+    const CostRange &r = profile.cost_range;
+    const JvmWork &before = profile.untraced_work, &during = profile.traced_work;
+    if (profile.cost_source == CostSource::Paid && before.io_calls && during.io_calls) {
+        out << "what the JVM paid per event (" << format_duration(r.paid_ns_per_event)
+            << " on average): its CPU per I/O call, " << format_duration(during.cpu_ns / during.io_calls)
+            << " traced against " << format_duration(before.cpu_ns / before.io_calls) << " in "
+            << format_duration(before.duration_ns) << " before the probes went on";
+        if (r.paid_capped)
+            out << ", lowered so that the widest method keeps a third of the JVM's untraced CPU per I/O call (the rise "
+                   "also holds code the switch left slower)";
+        return;
+    }
+    if (profile.cost_source == CostSource::Gaps)
+        out << "the gaps' edge plus " << static_cast<int>(kRefillShare * 100 + 0.5) << "% (at most "
+            << format_duration(kRefillMaxNs) << ") for the refill after each trap";
+    else
+        out << "the calibration";
+    if (!r.paid_why.empty())
+        out << " (what the JVM paid is not measured: " << r.paid_why << ")";
+}
+
 // The probe cost behind the times: taken out, or left in with --raw.
 void write_probe_cost(std::ostream &out, const Profile &profile)
 {
@@ -242,11 +267,7 @@ void write_probe_cost(std::ostream &out, const Profile &profile)
     if (profile.corrected) {
         out << "Times exclude the probes' own cost: " << format_duration(c.traced_event_ns) << " per traced event, "
             << format_duration(c.rejected_event_ns) << " per filtered-out event (--raw to keep it), ";
-        if (profile.cost_source == CostSource::Gaps)
-            out << "the gaps' edge plus " << static_cast<int>(kRefillShare * 100 + 0.5)
-                << "% for the refill after each trap, which this trace does not measure";
-        else
-            out << "the calibration";
+        write_likely_source(out, profile);
         out << "; calibrated " << when << " at " << format_duration(cal.traced_event_ns) << " and "
             << format_duration(cal.rejected_event_ns) << "\n";
     } else
