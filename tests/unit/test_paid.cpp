@@ -83,7 +83,7 @@ TEST(CostRange, APaidCostOutsideTheRangeIsNotTaken)
 {
     const CostRange low = cost_range(paid_evidence(500, 1'000'000, 500'000));  // under the gaps' edge
     EXPECT_EQ(low.likely_from, CostSource::Gaps);
-    EXPECT_EQ(low.likely.traced_event_ns, 1200u);
+    EXPECT_EQ(low.likely.traced_event_ns, 1250u);
     EXPECT_NE(low.paid_why.find("outside the range"), std::string::npos) << low.paid_why;
     const CostRange high = cost_range(paid_evidence(3100, 1'000'000, 500'000));  // over the JVM's CPU per event
     EXPECT_EQ(high.likely_from, CostSource::Gaps);

@@ -69,17 +69,18 @@ TraceSession::TraceSession(const Options &options)
     : options_(options), launch_(!options.command.empty()), spec_(output_spec(options))
 {
     find_target();
-    // The untraced window starts here and runs through the calibration (launch mode: no JVM yet).
-    if (!launch_) {
-        work_ = std::make_unique<WorkMeter>(target_pids(targets_));
-        untraced_from_ns_ = monotonic_ns();
-        work_->next(untraced_from_ns_);
-    }
     sink_ = std::make_unique<ReportSink>(options.output);
     path_files_ = std::make_unique<PathFiles>(options);
     // Calibrated with --raw too: the overhead line, the status line and --max-overhead price the traps.
     sampler_ = std::make_unique<CostSampler>(
         CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
+    // The untraced window starts after the calibration, whose spinning would slow the JVM's
+    // threads on a shared cache (launch mode: no JVM yet).
+    if (!launch_) {
+        work_ = std::make_unique<WorkMeter>(target_pids(targets_));
+        untraced_from_ns_ = monotonic_ns();
+        work_->next(untraced_from_ns_);
+    }
     attach();
 }
 

@@ -291,9 +291,12 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
 std::vector<LinkPtr> attach_entry_return(bpf_program *entry, bpf_program *ret, int pid, const std::string &binary,
                                          const char *provider)
 {
+    // Returns first: a call that enters between the two attaches then has its return seen
+    // (a return without its entry is counted and dropped), instead of leaving a frame that
+    // never closes under every later call of its method, which would all read as recursion.
     std::vector<LinkPtr> links;
-    links.push_back(attach_usdt(entry, pid, binary, provider, "method__entry"));
     links.push_back(attach_usdt(ret, pid, binary, provider, "method__return"));
+    links.push_back(attach_usdt(entry, pid, binary, provider, "method__entry"));
     return links;
 }
 

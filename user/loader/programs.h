@@ -105,7 +105,7 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
                     const char *probe);
 
 // The method__entry and method__return probes of provider in binary for pid
-// (-1: every process), entry first; throws jmt::Error.
+// (-1: every process), return first; throws jmt::Error.
 std::vector<LinkPtr> attach_entry_return(bpf_program *entry, bpf_program *ret, int pid, const std::string &binary,
                                          const char *provider);
 
