@@ -12,13 +12,6 @@ namespace jmt {
 
 namespace {
 
-// ns the events inside a frame (traced of them traced) added to it.
-uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
-{
-    const uint64_t rejected = events > traced ? events - traced : 0;
-    return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
-}
-
 unsigned host_cpus()
 {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -26,6 +19,12 @@ unsigned host_cpus()
 }
 
 }  // namespace
+
+uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
+{
+    const uint64_t rejected = events > traced ? events - traced : 0;
+    return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
+}
 
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 {

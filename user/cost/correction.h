@@ -10,6 +10,9 @@
 
 namespace jmt {
 
+// ns that events probe events (traced of them traced methods') cost at cost.
+uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost);
+
 // stats with the probe events' cost taken out of its four times: each time
 // loses traced events x traced cost + other events x rejected cost, at most
 // the on-CPU time (the traps run on a CPU), from elapsed and on-CPU time alike.

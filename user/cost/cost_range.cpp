@@ -44,9 +44,7 @@ ProbeCost clamped(const ProbeCost &c, const ProbeCost &lo, const ProbeCost &hi)
 void cap_by_widest(CostRange &r, const TrapEvidence &e)
 {
     const MethodStats &w = e.widest;
-    const uint64_t traced = std::min(w.traced_incl, w.events_incl);
-    const double taken = static_cast<double>(traced) * static_cast<double>(r.likely.traced_event_ns) +
-                         static_cast<double>(w.events_incl - traced) * static_cast<double>(r.likely.rejected_event_ns);
+    const double taken = static_cast<double>(events_cost_ns(w.events_incl, w.traced_incl, r.likely));
     const double keep = std::min(static_cast<double>(w.cpu_incl_ns),
                                  kWidestUntracedShare * static_cast<double>(e.untraced_cpu_ns));
     const double allowed = static_cast<double>(w.cpu_incl_ns) - keep;

@@ -40,9 +40,7 @@ uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t
         why = "no probe events";
         return 0;
     }
-    const double before = static_cast<double>(untraced.cpu_ns) / static_cast<double>(untraced.io_calls);
-    const double during = static_cast<double>(traced.cpu_ns) / static_cast<double>(traced.io_calls);
-    const double paid = (during - before) * static_cast<double>(traced.io_calls) / static_cast<double>(events);
+    const double paid = (cpu_per_io_call(traced) - cpu_per_io_call(untraced)) * static_cast<double>(traced.io_calls) / static_cast<double>(events);
     if (paid < 1) {
         why = "the JVM's CPU per I/O call did not grow with its probes on (its I/O does not follow its work)";
         return 0;
@@ -64,8 +62,7 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
         if (row.stats.cpu_incl_ns > e.widest.cpu_incl_ns)
             e.widest = row.stats;
     if (e.paid_ns_per_event > 0)
-        e.untraced_cpu_ns = static_cast<uint64_t>(static_cast<double>(p.untraced_work.cpu_ns) /
-                                                  static_cast<double>(p.untraced_work.io_calls) *
+        e.untraced_cpu_ns = static_cast<uint64_t>(cpu_per_io_call(p.untraced_work) *
                                                   static_cast<double>(p.traced_work.io_calls));
     return e;
 }

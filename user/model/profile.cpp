@@ -13,6 +13,11 @@ std::string qualified_name(const MethodRow &r)
     return r.klass + "." + r.method + r.signature;
 }
 
+double cpu_per_io_call(const JvmWork &work)
+{
+    return work.io_calls ? static_cast<double>(work.cpu_ns) / static_cast<double>(work.io_calls) : 0;
+}
+
 MethodStats &MethodStats::operator+=(const MethodStats &o)
 {
 #define JMT_PLUS(name) name += o.name;

@@ -149,6 +149,9 @@ struct JvmWork {
     uint64_t duration_ns = 0;  // the window's wall time; 0: not read
 };
 
+// ns of CPU time per I/O call over the window (0 without I/O calls).
+double cpu_per_io_call(const JvmWork &work);
+
 // The per-event costs a trace's times may have paid: every corrected time
 // lies between the times corrected with hi (its low end) and with lo; likely
 // is the cost taken out (or, with --raw, the traps' price).

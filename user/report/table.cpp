@@ -240,8 +240,8 @@ void write_likely_source(std::ostream &out, const Profile &profile)
     const JvmWork &before = profile.untraced_work, &during = profile.traced_work;
     if (profile.cost_source == CostSource::Paid && before.io_calls && during.io_calls) {
         out << "what the JVM paid per event (" << format_duration(r.paid_ns_per_event)
-            << " on average): its CPU per I/O call, " << format_duration(during.cpu_ns / during.io_calls)
-            << " traced against " << format_duration(before.cpu_ns / before.io_calls) << " in "
+            << " on average): its CPU per I/O call, " << format_duration(static_cast<uint64_t>(cpu_per_io_call(during)))
+            << " traced against " << format_duration(static_cast<uint64_t>(cpu_per_io_call(before))) << " in "
             << format_duration(before.duration_ns) << " before the probes went on";
         if (r.paid_capped)
             out << ", lowered so that the widest method keeps a third of the JVM's untraced CPU per I/O call (the rise "
