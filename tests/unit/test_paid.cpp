@@ -148,6 +148,22 @@ TEST(TrapEvidence, GathersWhatTheJvmPaidAndTheWidestRow)
     EXPECT_EQ(e.untraced_cpu_ns, 100'000'000u);  // 100 us per I/O call x the window's 1,000
 }
 
+// On a host whose traps cost 6 us, the traps are nearly all of the JVM's CPU time, and what it
+// paid comes out a hair above /proc/PID/stat's ticks (7,919 ns against 7,908 seen): the I/O
+// threads' own CPU time (schedstat) is then the top, and what the JVM paid is taken.
+TEST(TrapEvidence, TheIoThreadsCpuTimeRaisesALaggingTop)
+{
+    Profile p = server_window();
+    p.overhead.jvm_cpu_ns = 900'000'000;  // (0.9 s + two ticks) / 500,000 events: 1,840 ns
+    const TrapEvidence e = gather_evidence(p, 2);
+    EXPECT_EQ(e.jvm_ns_per_event, 2200u);  // the I/O threads' 1.1 s over 500,000 events
+    EXPECT_EQ(cost_range(e).likely_from, CostSource::Paid);
+    EXPECT_EQ(cost_range(e).likely.traced_event_ns, 2000u);
+    // The ticks read more: they stay the top.
+    p.overhead.jvm_cpu_ns = 1'200'000'000;
+    EXPECT_EQ(gather_evidence(p, 2).jvm_ns_per_event, 2440u);
+}
+
 TEST(CorrectProfile, TakesOutWhatTheJvmPaid)
 {
     Profile p = server_window();

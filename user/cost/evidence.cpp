@@ -1,5 +1,7 @@
 #include "cost/evidence.h"
 
+#include <algorithm>
+
 #include "cost/cost_range.h"
 #include "cost/overhead.h"
 
@@ -53,7 +55,13 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     TrapEvidence e;
     e.gaps = summarize_gaps(p.gap_hist);
     e.calibrated = p.calibrated_cost;
+    // The I/O threads' CPU time (schedstat, to the ns) is part of the JVM's: when /proc/PID/stat's
+    // ticks read less, they lag, and the threads' own sum is the ceiling (the JVM's CPU per event
+    // holds what it paid per event, which is that sum less the untraced work, whatever the traps cost).
     e.jvm_ns_per_event = jvm_ceiling_ns(p.overhead, cpus);
+    if (e.jvm_ns_per_event > 0 && p.overhead.events > 0)
+        e.jvm_ns_per_event = std::max(e.jvm_ns_per_event,
+                                      (p.traced_work.cpu_ns + p.overhead.events - 1) / p.overhead.events);
     e.shared_probes = !p.shared_probes.empty();
     e.events = p.overhead.events;
     e.traced_events = p.overhead.traced_events;

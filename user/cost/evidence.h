@@ -25,7 +25,9 @@ struct TrapEvidence {
     // The JVM's CPU time over the window, at most (ticks and an early last
     // reading allowed for), over its probe events: what one event costs the JVM
     // on average is never more, whatever its refill and wherever it lands (the
-    // top). 0: the CPU time was not read.
+    // top). When the I/O threads' own CPU time (schedstat, ns) over the events
+    // is more, /proc/PID/stat's ticks lagged and that is the top: what the JVM
+    // paid is that time less its untraced work. 0: the CPU time was not read.
     uint64_t jvm_ns_per_event = 0;
     bool shared_probes = false;  // another tracer's programs ran on every event too
     // What one event cost the JVM on average, traced and filtered-out alike:
