@@ -12,13 +12,13 @@
 
 /* One load at a constant pt_regs offset. Inline asm keeps clang from merging
  * the cases into a computed offset, which the verifier rejects for ctx. */
-#define JMT_CTX_LOAD(ctx, field)                                                  \
-	({                                                                        \
-		__u64 __v;                                                        \
-		asm volatile("%[v] = *(u64 *)(%[c] + %[o])"                       \
-			     : [v] "=r"(__v)                                      \
+#define JMT_CTX_LOAD(ctx, field)                                                        \
+	({                                                                              \
+		__u64 __v;                                                              \
+		asm volatile("%[v] = *(u64 *)(%[c] + %[o])"                             \
+			     : [v] "=r"(__v)                                            \
 			     : [c] "r"(ctx), [o] "i"(offsetof(struct pt_regs, field))); \
-		__v;                                                              \
+		__v;                                                                    \
 	})
 
 /* reg is rodata: the verifier prunes every case but one at load time. */
@@ -48,19 +48,44 @@ static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 /* The frame pointer of the probe's function. */
 #define JMT_CTX_FP(ctx) JMT_CTX_LOAD(ctx, bp)
 #elif defined(__TARGET_ARCH_arm64)
-#define JMT_ARM64_X(n) case JMT_REG_ARM64_X(n): return JMT_CTX_LOAD(ctx, regs[n])
+#define JMT_ARM64_X(n)           \
+	case JMT_REG_ARM64_X(n): \
+		return JMT_CTX_LOAD(ctx, regs[n])
 
 static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 {
 	switch (reg) {
-	JMT_ARM64_X(0); JMT_ARM64_X(1); JMT_ARM64_X(2); JMT_ARM64_X(3);
-	JMT_ARM64_X(4); JMT_ARM64_X(5); JMT_ARM64_X(6); JMT_ARM64_X(7);
-	JMT_ARM64_X(8); JMT_ARM64_X(9); JMT_ARM64_X(10); JMT_ARM64_X(11);
-	JMT_ARM64_X(12); JMT_ARM64_X(13); JMT_ARM64_X(14); JMT_ARM64_X(15);
-	JMT_ARM64_X(16); JMT_ARM64_X(17); JMT_ARM64_X(18); JMT_ARM64_X(19);
-	JMT_ARM64_X(20); JMT_ARM64_X(21); JMT_ARM64_X(22); JMT_ARM64_X(23);
-	JMT_ARM64_X(24); JMT_ARM64_X(25); JMT_ARM64_X(26); JMT_ARM64_X(27);
-	JMT_ARM64_X(28); JMT_ARM64_X(29); JMT_ARM64_X(30);
+		JMT_ARM64_X(0);
+		JMT_ARM64_X(1);
+		JMT_ARM64_X(2);
+		JMT_ARM64_X(3);
+		JMT_ARM64_X(4);
+		JMT_ARM64_X(5);
+		JMT_ARM64_X(6);
+		JMT_ARM64_X(7);
+		JMT_ARM64_X(8);
+		JMT_ARM64_X(9);
+		JMT_ARM64_X(10);
+		JMT_ARM64_X(11);
+		JMT_ARM64_X(12);
+		JMT_ARM64_X(13);
+		JMT_ARM64_X(14);
+		JMT_ARM64_X(15);
+		JMT_ARM64_X(16);
+		JMT_ARM64_X(17);
+		JMT_ARM64_X(18);
+		JMT_ARM64_X(19);
+		JMT_ARM64_X(20);
+		JMT_ARM64_X(21);
+		JMT_ARM64_X(22);
+		JMT_ARM64_X(23);
+		JMT_ARM64_X(24);
+		JMT_ARM64_X(25);
+		JMT_ARM64_X(26);
+		JMT_ARM64_X(27);
+		JMT_ARM64_X(28);
+		JMT_ARM64_X(29);
+		JMT_ARM64_X(30);
 	default: return JMT_CTX_LOAD(ctx, sp);
 	}
 }
@@ -107,8 +132,8 @@ static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *
 		ml = reg_value(ctx, arg_reg[4]);
 		sp = reg_value(ctx, arg_reg[5]);
 		sl = reg_value(ctx, arg_reg[6]);
-	} else if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) ||
-		   usdt_arg(ctx, 4, &ml) || usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl)) {
+	} else if (usdt_arg(ctx, 1, &cp) || usdt_arg(ctx, 2, &cl) || usdt_arg(ctx, 3, &mp) || usdt_arg(ctx, 4, &ml) ||
+		   usdt_arg(ctx, 5, &sp) || usdt_arg(ctx, 6, &sl)) {
 		return -1;
 	}
 	k->klass = jmt_pack_name(cp, cl);
@@ -117,7 +142,13 @@ static __always_inline int read_key(struct pt_regs *ctx, struct jmt_method_key *
 	return 0;
 }
 
-static __always_inline __u32 key_len(__u64 word) { return word >> JMT_LEN_SHIFT; }
-static __always_inline const void *key_addr(__u64 word) { return (const void *)(word & JMT_ADDR_MASK); }
+static __always_inline __u32 key_len(__u64 word)
+{
+	return word >> JMT_LEN_SHIFT;
+}
+static __always_inline const void *key_addr(__u64 word)
+{
+	return (const void *)(word & JMT_ADDR_MASK);
+}
 
 #endif /* JMT_ARGS_BPF_H */

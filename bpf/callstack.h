@@ -69,9 +69,8 @@ static __always_inline void jmt_foreign_close(struct jmt_thread *t, const struct
 /* Pushes a frame on call path path. Returns 0 when stored, 1 when beyond
  * JMT_MAX_DEPTH. foreign: a constant, 1 under --foreign (pauses the caller's
  * open segment when the frame is stored). */
-static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
-				    const struct jmt_clock *now, __u64 sp, __u64 call_site,
-				    __u32 path, const int foreign)
+static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp, const struct jmt_clock *now, __u64 sp,
+				    __u64 call_site, __u32 path, const int foreign)
 {
 	__u32 d = t->depth;
 	__u64 bit = 1ULL << (id & 63);
@@ -133,8 +132,7 @@ static __always_inline int jmt_push(struct jmt_thread *t, __u32 id, __u32 fp,
  * The call site is read only when sp equals the top frame's sp (an inlined
  * callee), so 0 means "not read" and never matches.
  */
-static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp,
-					    __u64 call_site)
+static __always_inline int jmt_top_is_stale(const struct jmt_thread *t, __u32 id, __u64 sp, __u64 call_site)
 {
 	const struct jmt_frame *f = jmt_top_const(t);
 
@@ -170,8 +168,7 @@ static __always_inline int jmt_top_is_ambiguous(const struct jmt_thread *t, __u3
  * match a live frame, because a live frame re-entered at its own sp is inlined
  * recursion, whose call site lies inside the method's own inlined body.
  */
-static __always_inline struct jmt_site *jmt_site_slot(struct jmt_thread *t, __u32 id, __u32 parent,
-						      __u64 sp)
+static __always_inline struct jmt_site *jmt_site_slot(struct jmt_thread *t, __u32 id, __u32 parent, __u64 sp)
 {
 	__u32 h = id * 0x9E3779B1u ^ parent * 0x85EBCA77u ^ (__u32)(sp >> 3) * 0xC2B2AE3Du;
 
@@ -207,8 +204,8 @@ static __always_inline __u64 jmt_call_site(struct jmt_thread *t, struct jmt_sink
 
 /* Closes the top stored frame (depth must be 1..JMT_MAX_DEPTH); foreign as in jmt_push
  * (closes the frame's open segment, resumes its caller's). */
-static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt_clock *now,
-					  struct jmt_closed *out, const int foreign)
+static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt_clock *now, struct jmt_closed *out,
+					  const int foreign)
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
@@ -281,8 +278,7 @@ static __always_inline void jmt_close_top(struct jmt_thread *t, const struct jmt
  * moves to the caller's children, its closed foreign segments to the caller's
  * (foreign as in jmt_push). An open segment of it, or a paused one of the
  * caller, has no clock here to close at: it is given up and flagged. */
-static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed *out,
-					 const int foreign)
+static __always_inline void jmt_drop_top(struct jmt_thread *t, struct jmt_closed *out, const int foreign)
 {
 	__u32 d = t->depth;
 	struct jmt_frame *f = &t->frames[JMT_IDX(d - 1)];
@@ -345,7 +341,7 @@ static long jmt_find_one(__u32 i, void *data)
 /* Depth (1-based) of the topmost stored frame of method id, 0 when none. */
 static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
 {
-	struct jmt_find_ctx fc = { .t = t, .id = id };
+	struct jmt_find_ctx fc = {.t = t, .id = id};
 
 	jmt_loop(JMT_MAX_DEPTH, jmt_find_one, &fc);
 	return fc.match;
@@ -354,12 +350,12 @@ static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
 struct jmt_drop_ctx {
 	struct jmt_thread *t;
 	struct jmt_sink *sink;
-	__u32 match;     /* on return: 1-based depth of the frame that returned */
-	__u32 id;        /* on entry: the entering method ... */
-	__u64 sp;        /* ... its stack pointer ... */
+	__u32 match;	 /* on return: 1-based depth of the frame that returned */
+	__u32 id;	 /* on entry: the entering method ... */
+	__u64 sp;	 /* ... its stack pointer ... */
 	__u64 call_site; /* ... and call site */
 	__u32 on_entry;
-	int foreign;     /* as in jmt_push */
+	int foreign; /* as in jmt_push */
 };
 
 /* Loop step: drops the top frame while it is dead (on entry: see
@@ -392,9 +388,8 @@ static long jmt_drop_one(__u32 i, void *data)
  * exiting by exception), are dropped, and it is closed. Returns 0 or
  * JMT_RETURN_UNMATCHED. foreign, with_threads: constants (jmt_push, jmt_account).
  */
-static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
-				      const struct jmt_clock *now, struct jmt_sink *sink,
-				      const int foreign, const int with_threads)
+static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp, const struct jmt_clock *now,
+				      struct jmt_sink *sink, const int foreign, const int with_threads)
 {
 	struct jmt_closed closed = {};
 	__u32 d = t->depth, match;
@@ -413,7 +408,7 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
 	match = jmt_find(t, id);
 	if (!match)
 		return JMT_RETURN_UNMATCHED;
-	struct jmt_drop_ctx dc = { .t = t, .sink = sink, .match = match, .foreign = foreign };
+	struct jmt_drop_ctx dc = {.t = t, .sink = sink, .match = match, .foreign = foreign};
 
 	jmt_loop(JMT_MAX_DEPTH, jmt_drop_one, &dc);
 	if (t->depth != match || match == 0)
@@ -430,16 +425,21 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp,
  * is pushed at the thread's clock. Returns 0 when stored, 1 when beyond
  * JMT_MAX_DEPTH. foreign: as in jmt_push.
  */
-static __always_inline int jmt_enter(struct jmt_thread *t, struct jmt_sink *sink, __u32 id, __u32 fp,
-				     __u64 sp, __u64 bp, const int foreign)
+static __always_inline int jmt_enter(struct jmt_thread *t, struct jmt_sink *sink, __u32 id, __u32 fp, __u64 sp,
+				     __u64 bp, const int foreign)
 {
 	struct jmt_clock now;
 	__u64 call_site = jmt_call_site(t, sink, id, sp, bp);
 	__u32 path;
 
 	if (jmt_top_is_stale(t, id, sp, call_site)) {
-		struct jmt_drop_ctx dc = { .t = t, .sink = sink, .id = id, .sp = sp,
-					   .call_site = call_site, .on_entry = 1, .foreign = foreign };
+		struct jmt_drop_ctx dc = {.t = t,
+					  .sink = sink,
+					  .id = id,
+					  .sp = sp,
+					  .call_site = call_site,
+					  .on_entry = 1,
+					  .foreign = foreign};
 
 		jmt_loop(JMT_MAX_DEPTH, jmt_drop_one, &dc);
 	}
@@ -453,8 +453,8 @@ static __always_inline int jmt_enter(struct jmt_thread *t, struct jmt_sink *sink
 /* The return of traced method id (fingerprint fp) on t: JMT_RETURN_UNMATCHED
  * when no stored frame of it is open (it was entered before attach), else 0.
  * foreign, with_threads: as in jmt_return. */
-static __always_inline int jmt_leave(struct jmt_thread *t, struct jmt_sink *sink, __u32 id, __u32 fp,
-				     const int foreign, const int with_threads)
+static __always_inline int jmt_leave(struct jmt_thread *t, struct jmt_sink *sink, __u32 id, __u32 fp, const int foreign,
+				     const int with_threads)
 {
 	struct jmt_clock now;
 

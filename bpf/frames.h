@@ -26,21 +26,21 @@
 #include "clock.h"
 
 struct jmt_frame {
-	__u32 id;              /* method id */
-	__u32 fp;              /* fingerprint of the method key (return matching) */
+	__u32 id;		/* method id */
+	__u32 fp;		/* fingerprint of the method key (return matching) */
 	struct jmt_clock start; /* the thread's clock at entry; parked: what the frame had used (jmt_clock_park) */
 	struct jmt_clock child; /* spans of the traced frames closed directly above it */
-	__u64 seen_mask;       /* bit (id % 64) of every frame from 0 to here: 64 bits, id & 63 */
-	__u64 sp;              /* the entry probe caller's stack pointer (the Java frame's); 0 once parked */
-	__u64 call_site;       /* return address of the probe's function, 0 when not read */
-	__u32 recursive;       /* 1 when the same method is open below this frame */
-	__u32 path;            /* call path id (0 when paths are off) */
-	__u32 foreign_depth;   /* --foreign: untraced calls open directly above this frame */
+	__u64 seen_mask;	/* bit (id % 64) of every frame from 0 to here: 64 bits, id & 63 */
+	__u64 sp;		/* the entry probe caller's stack pointer (the Java frame's); 0 once parked */
+	__u64 call_site;	/* return address of the probe's function, 0 when not read */
+	__u32 recursive;	/* 1 when the same method is open below this frame */
+	__u32 path;		/* call path id (0 when paths are off) */
+	__u32 foreign_depth;	/* --foreign: untraced calls open directly above this frame */
 	__u32 foreign_pad;
-	__u64 vthread;         /* the virtual thread that parked it, 0 before a park */
-	__u64 pinned_ns;       /* ns its carrier was blocked while its virtual thread was pinned (jmt_pinned_add) */
-	__u32 pinned;          /* such blocks */
-	__u32 pinned_monitor;  /* of those, pinned because a monitor was held */
+	__u64 vthread;		  /* the virtual thread that parked it, 0 before a park */
+	__u64 pinned_ns;	  /* ns its carrier was blocked while its virtual thread was pinned (jmt_pinned_add) */
+	__u32 pinned;		  /* such blocks */
+	__u32 pinned_monitor;	  /* of those, pinned because a monitor was held */
 	struct jmt_clock foreign; /* --foreign: closed segments' spans */
 };
 
@@ -52,7 +52,7 @@ JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_SITE_SLOTS) && JMT_SITE_SLOTS <= 64,
 struct jmt_site {
 	__u64 sp;
 	__u32 id;
-	__u32 parent;         /* id of the traced frame below, 0 at depth 0 */
+	__u32 parent; /* id of the traced frame below, 0 at depth 0 */
 	__u64 call_site;
 };
 
@@ -63,18 +63,18 @@ struct jmt_row_slot {
 };
 
 struct jmt_thread {
-	__u64 cpu_total_ns;   /* on-CPU ns up to the last switch-out */
-	__u64 switch_in_ns;   /* ktime (ns) of the last switch-in */
-	__u64 runq_total_ns;  /* run-queue wait (ns) up to the last switch-in */
-	__u64 events_total;   /* probe events up to the last switch-out */
-	__u64 traced_total;   /* events of traced methods, counted as they happen */
-	__u32 depth;          /* open traced frames, may exceed JMT_MAX_DEPTH */
+	__u64 cpu_total_ns;  /* on-CPU ns up to the last switch-out */
+	__u64 switch_in_ns;  /* ktime (ns) of the last switch-in */
+	__u64 runq_total_ns; /* run-queue wait (ns) up to the last switch-in */
+	__u64 events_total;  /* probe events up to the last switch-out */
+	__u64 traced_total;  /* events of traced methods, counted as they happen */
+	__u32 depth;	     /* open traced frames, may exceed JMT_MAX_DEPTH */
 	__u32 initialized;
-	__u32 on_cpu;         /* 1 from a switch-in (or a probe) to the next switch-out */
-	__u32 tid;            /* kernel thread id (init pid namespace) */
-	__u64 gap_prev_ns;        /* ktime (ns) of the last clocked event (gaps.h), 0 before one */
-	__u64 gap_prev_events;    /* its events count (struct jmt_clock.events) */
-	__u64 gap_prev_switch_ns; /* switch_in_ns then: another value means a switch came between */
+	__u32 on_cpu;			/* 1 from a switch-in (or a probe) to the next switch-out */
+	__u32 tid;			/* kernel thread id (init pid namespace) */
+	__u64 gap_prev_ns;		/* ktime (ns) of the last clocked event (gaps.h), 0 before one */
+	__u64 gap_prev_events;		/* its events count (struct jmt_clock.events) */
+	__u64 gap_prev_switch_ns;	/* switch_in_ns then: another value means a switch came between */
 	struct jmt_clock foreign_start; /* --foreign: start of the top frame's open segment */
 	/* A freeze or thaw of a virtual thread under way (from the hook's entry to
 	 * its return): the virtual thread's id (0: none) and its continuation
@@ -90,7 +90,8 @@ struct jmt_thread {
 	__u64 pin_block_ns;
 	struct jmt_frame frames[JMT_MAX_DEPTH];
 	struct jmt_site sites[JMT_SITE_SLOTS]; /* direct-mapped, zeroed at creation */
-	struct jmt_row_slot rows[JMT_ROW_SLOTS]; /* --per-thread: by method id & (JMT_ROW_SLOTS - 1), zeroed at creation */
+	struct jmt_row_slot
+		rows[JMT_ROW_SLOTS]; /* --per-thread: by method id & (JMT_ROW_SLOTS - 1), zeroed at creation */
 };
 
 /* Task storage holds at most about 64 KiB a value. */
@@ -103,10 +104,10 @@ JMT_STATIC_ASSERT(sizeof(struct jmt_thread) <= 60000, "a thread's state fits tas
  * the --foreign ones are of the exclusive values, those inside untraced callees. */
 struct jmt_closed {
 	__u32 id;
-	__u32 path;           /* the frame's call path id */
-	__u64 vthread;        /* the frame's virtual thread, when it was open across an unmount */
-	__u32 cpu_clamped;    /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
-	__u32 foreign_lost;   /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
+	__u32 path;	    /* the frame's call path id */
+	__u64 vthread;	    /* the frame's virtual thread, when it was open across an unmount */
+	__u32 cpu_clamped;  /* 1 when the thread's on-CPU clock ran ahead of elapsed time in this frame */
+	__u32 foreign_lost; /* --foreign: 1 when an untraced callee's return never came (segment cut short) */
 	/* The frame's own inclusive values, recursive or not (0 when dropped):
 	 * a call path's inclusive totals, since A;A is a path of its own. */
 	__u64 frame_wall_ns;
@@ -251,10 +252,9 @@ static __always_inline void jmt_event_clock(struct jmt_sink *sink, struct jmt_th
 static __always_inline void jmt_hook_clock(struct jmt_sink *sink, struct jmt_thread *t, struct jmt_clock *now);
 static __always_inline __u32 jmt_entry_path(struct jmt_sink *sink, const struct jmt_thread *t, __u32 id);
 static __always_inline __u64 jmt_read_call_site(struct jmt_sink *sink, __u64 bp);
-static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t,
-					const struct jmt_closed *c, const int with_threads);
-static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t,
-					const struct jmt_closed *c);
+static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t, const struct jmt_closed *c,
+					const int with_threads);
+static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t, const struct jmt_closed *c);
 static __always_inline void jmt_count(struct jmt_sink *sink, __u32 c, __u64 n);
 static __always_inline int jmt_park_frame(struct jmt_sink *sink, __u32 idx, const struct jmt_frame *f);
 static __always_inline int jmt_park_header(struct jmt_sink *sink, const struct jmt_parked *p);

@@ -20,19 +20,37 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-JMT_STATIC_ASSERT(JMT_GAP_BUCKETS == 417, "bucket count: 32 linear buckets below 32 ns, 32 per octave to 2^17 ns, 1 overflow");
+JMT_STATIC_ASSERT(JMT_GAP_BUCKETS == 417,
+		  "bucket count: 32 linear buckets below 32 ns, 32 per octave to 2^17 ns, 1 overflow");
 
 /* Index of the highest set bit of v (v > 0): a branchy search, as BPF has no clz. */
 static __always_inline __u32 jmt_log2(__u64 v)
 {
 	__u32 r = 0;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1) {
+		r += 1;
+	}
 	return r;
 }
 
@@ -47,7 +65,7 @@ static __always_inline __u32 jmt_gap_bucket(__u64 gap_ns)
 		return JMT_GAP_BUCKETS - 1;
 	msb = jmt_log2(gap_ns);
 	return ((msb - JMT_GAP_SUB_BITS + 1) << JMT_GAP_SUB_BITS) +
-	       (__u32)((gap_ns >> (msb - JMT_GAP_SUB_BITS)) & ((1U << JMT_GAP_SUB_BITS) - 1));
+		(__u32)((gap_ns >> (msb - JMT_GAP_SUB_BITS)) & ((1U << JMT_GAP_SUB_BITS) - 1));
 }
 
 /* Smallest gap (ns) that falls into bucket b (b < JMT_GAP_BUCKETS - 1). */
@@ -57,8 +75,7 @@ static __always_inline __u64 jmt_gap_bucket_low_ns(__u32 b)
 
 	if (octave == 0)
 		return b;
-	return (__u64)((1U << JMT_GAP_SUB_BITS) | (b & ((1U << JMT_GAP_SUB_BITS) - 1)))
-	       << (octave - 1);
+	return (__u64)((1U << JMT_GAP_SUB_BITS) | (b & ((1U << JMT_GAP_SUB_BITS) - 1))) << (octave - 1);
 }
 
 #endif /* JMT_GAPS_H */

@@ -36,20 +36,20 @@
 #define JMT_GLOB_NO_STAR 0xffffffffU
 
 enum jmt_glob_result {
-	JMT_GLOB_RUNNING = -1,	/* undecided: step again */
+	JMT_GLOB_RUNNING = -1, /* undecided: step again */
 	JMT_GLOB_NO_MATCH = 0,
 	JMT_GLOB_MATCH = 1,
 };
 
 struct jmt_glob_state {
-	__u32 p;	/* next pattern byte */
-	__u32 s;	/* next subject byte */
-	__u32 star_p;	/* index of the last '*' passed, JMT_GLOB_NO_STAR before any */
-	__u32 star_s;	/* subject index where that '*''s run ends for now */
-	__u32 plen;	/* pattern length (bytes), < JMT_GLOB_LEN */
-	__u32 slen;	/* subject length (bytes), <= its buffer's size */
-	__s32 result;	/* enum jmt_glob_result */
-	__u32 steps;	/* steps taken so far */
+	__u32 p;      /* next pattern byte */
+	__u32 s;      /* next subject byte */
+	__u32 star_p; /* index of the last '*' passed, JMT_GLOB_NO_STAR before any */
+	__u32 star_s; /* subject index where that '*''s run ends for now */
+	__u32 plen;   /* pattern length (bytes), < JMT_GLOB_LEN */
+	__u32 slen;   /* subject length (bytes), <= its buffer's size */
+	__s32 result; /* enum jmt_glob_result */
+	__u32 steps;  /* steps taken so far */
 };
 
 static __always_inline void jmt_glob_init(struct jmt_glob_state *st, __u32 plen, __u32 slen)
@@ -70,8 +70,8 @@ static __always_inline void jmt_glob_init(struct jmt_glob_state *st, __u32 plen,
  * st->result is decided (further steps change nothing): the contract of a
  * bpf_loop callback.
  */
-static __always_inline int jmt_glob_step(struct jmt_glob_state *st, const volatile char *pat,
-					 const char *str, __u32 str_mask)
+static __always_inline int jmt_glob_step(struct jmt_glob_state *st, const volatile char *pat, const char *str,
+					 __u32 str_mask)
 {
 	__u32 p = st->p, s = st->s, plen = st->plen;
 	char pc = 0;

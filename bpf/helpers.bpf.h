@@ -8,7 +8,10 @@
 
 #include "globals.bpf.h"
 
-static __always_inline __u32 min_u32(__u32 a, __u32 b) { return a < b ? a : b; }
+static __always_inline __u32 min_u32(__u32 a, __u32 b)
+{
+	return a < b ? a : b;
+}
 
 /* Attempts at handing out an id against other CPUs before giving up (each
  * lost race means another CPU got one). */

@@ -62,7 +62,7 @@ static __always_inline int traced_event(struct pt_regs *ctx, struct jmt_cpu *cpu
 		return 0;
 	if (!info->traced) {
 		struct jmt_thread *t = foreign ? thread_state(0) : 0;
-		struct jmt_sink sink = { .cpu = cpu };
+		struct jmt_sink sink = {.cpu = cpu};
 
 		if (t)
 			jmt_foreign_event(t, &sink, is_entry);
@@ -74,7 +74,7 @@ static __always_inline int traced_event(struct pt_regs *ctx, struct jmt_cpu *cpu
 /* The entry probe's body (cpu->running counts it). */
 static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm)
 {
-	struct jmt_sink sink = { .cpu = cpu };
+	struct jmt_sink sink = {.cpu = cpu};
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	__u64 bp;
@@ -100,7 +100,7 @@ static __always_inline void on_entry(struct pt_regs *ctx, struct jmt_cpu *cpu, l
  * exactly as if they did not exist. */
 static __always_inline void on_return(struct pt_regs *ctx, struct jmt_cpu *cpu, long jvm, const int with_threads)
 {
-	struct jmt_sink sink = { .cpu = cpu };
+	struct jmt_sink sink = {.cpu = cpu};
 	struct jmt_method_info info;
 	struct jmt_thread *t;
 	__u32 fp;

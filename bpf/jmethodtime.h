@@ -18,7 +18,7 @@
 #else
 #define JMT_STATIC_ASSERT _Static_assert
 #endif
-#define JMT_POWER_OF_TWO(n) ((n) > 0 && ((n) & ((n) - 1)) == 0)
+#define JMT_POWER_OF_TWO(n) ((n) > 0 && ((n) & ((n)-1)) == 0)
 
 /* Frames stored per thread; deeper traced frames are counted, not stored. */
 #define JMT_MAX_DEPTH 256
@@ -101,9 +101,9 @@ struct jmt_method_info {
 /* Names of one traced method, read once, length-exact (not NUL-terminated). */
 struct jmt_names {
 	__u64 class_addr, method_addr, sig_addr; /* target addresses (for long names) */
-	__u32 class_len, method_len, sig_len;    /* full lengths (bytes) */
-	__u32 read_ok;                           /* 1 when all three reads succeeded */
-	__u32 jvm;                               /* the method key's jvm: its process, 0 with one JVM */
+	__u32 class_len, method_len, sig_len;	 /* full lengths (bytes) */
+	__u32 read_ok;				 /* 1 when all three reads succeeded */
+	__u32 jvm;				 /* the method key's jvm: its process, 0 with one JVM */
 	__u32 pad;
 	char klass[JMT_CLASS_BUF];
 	char method[JMT_METHOD_BUF];
@@ -120,30 +120,30 @@ struct jmt_names {
  * frame adds (struct jmt_closed, frames.h, has the same field); FOREIGN(name),
  * likewise, under --foreign only. Expanded by the record itself, the closed
  * frame, the kernel's adds and userspace's MethodStats (JMT_NO_FIELD: skip a kind). */
-#define JMT_METHOD_STATS(CALLS, VALUE, FOREIGN)                                         \
-	CALLS(calls)                                                                    \
-	VALUE(wall_incl_ns)                                                             \
-	VALUE(wall_excl_ns)                                                             \
-	VALUE(cpu_incl_ns)                                                              \
-	VALUE(cpu_excl_ns)                                                              \
-	VALUE(runq_incl_ns) /* waiting runnable for a CPU; blocked = wall - cpu - runq */ \
-	VALUE(runq_excl_ns)                                                             \
+#define JMT_METHOD_STATS(CALLS, VALUE, FOREIGN)                                                   \
+	CALLS(calls)                                                                              \
+	VALUE(wall_incl_ns)                                                                       \
+	VALUE(wall_excl_ns)                                                                       \
+	VALUE(cpu_incl_ns)                                                                        \
+	VALUE(cpu_excl_ns)                                                                        \
+	VALUE(runq_incl_ns) /* waiting runnable for a CPU; blocked = wall - cpu - runq */         \
+	VALUE(runq_excl_ns)                                                                       \
 	VALUE(unreturned)  /* calls closed without a return probe (see JMT_CNT_DROPPED_FRAMES) */ \
-	VALUE(events_incl) /* probe events inside the outermost frames (each costs one trap) */ \
-	VALUE(events_excl) /* probe events inside frames, less those inside traced callees */ \
-	VALUE(traced_incl) /* of events_incl, events of traced methods */                \
-	VALUE(traced_excl) /* of events_excl, events of traced methods */                \
+	VALUE(events_incl) /* probe events inside the outermost frames (each costs one trap) */   \
+	VALUE(events_excl) /* probe events inside frames, less those inside traced callees */     \
+	VALUE(traced_incl) /* of events_incl, events of traced methods */                         \
+	VALUE(traced_excl) /* of events_excl, events of traced methods */                         \
 	/* Virtual threads: blocks of the frame's carrier while its virtual thread   \
 	 * could not unmount (pinned), inclusive: how many, how long (ns), and how   \
-	 * many of them because a monitor was held (JDK 21 to 23's synchronized). */ \
-	VALUE(pinned)                                                                   \
-	VALUE(pinned_ns)                                                                \
-	VALUE(pinned_monitor)                                                           \
+	 * many of them because a monitor was held (JDK 21 to 23's synchronized). */            \
+	VALUE(pinned)                                                                             \
+	VALUE(pinned_ns)                                                                          \
+	VALUE(pinned_monitor)                                                                     \
 	/* --foreign (0 otherwise): of the exclusive values, the part spent inside      \
-	 * untraced callees (time in traced methods they call back excluded). */        \
-	FOREIGN(wall_foreign_ns)                                                        \
-	FOREIGN(cpu_foreign_ns)                                                         \
-	FOREIGN(events_foreign)                                                         \
+	 * untraced callees (time in traced methods they call back excluded). */         \
+	FOREIGN(wall_foreign_ns)                                                                  \
+	FOREIGN(cpu_foreign_ns)                                                                   \
+	FOREIGN(events_foreign)                                                                   \
 	FOREIGN(traced_foreign)
 
 #define JMT_NO_FIELD(name)
@@ -182,9 +182,9 @@ struct jmt_path_key {
 struct jmt_clock {
 	__u64 wall_ns;
 	__u64 cpu_ns;
-	__u64 events;   /* probe events of the thread so far, this one included */
-	__u64 traced;   /* of those, events of traced methods */
-	__u64 runq_ns;  /* ns the thread waited runnable for a CPU (preempted, or woken and not yet run) */
+	__u64 events;  /* probe events of the thread so far, this one included */
+	__u64 traced;  /* of those, events of traced methods */
+	__u64 runq_ns; /* ns the thread waited runnable for a CPU (preempted, or woken and not yet run) */
 };
 
 /* Virtual threads (JDK 21+): traced frames of unmounted virtual threads,
@@ -211,9 +211,9 @@ struct jmt_parked {
 /* Where a JVM keeps what the hooks read (bytes), from its VMStructs once it has
  * initialised them; set by userspace per traced JVM, all 0 until then. */
 struct jmt_vt_layout {
-	__u64 vthread_offset;    /* JavaThread::_vthread: OopHandle, an oop* to the mounted java.lang.Thread */
+	__u64 vthread_offset;	 /* JavaThread::_vthread: OopHandle, an oop* to the mounted java.lang.Thread */
 	__u64 cont_entry_offset; /* JavaThread::_cont_entry: ContinuationEntry* on the carrier's stack */
-	__u64 tid_offset;        /* java.lang.Thread's tid field (a long) in its object */
+	__u64 tid_offset;	 /* java.lang.Thread's tid field (a long) in its object */
 	__u64 stack_base_offset; /* Thread::_stack_base: the highest address of the carrier's stack */
 	__u64 stack_size_offset; /* Thread::_stack_size (bytes) */
 	/* Generational ZGC: the lowest of the 4 remapped bits of a coloured
@@ -236,86 +236,85 @@ struct jmt_thread_key {
  * Diagnostics, its copy of the kernel's counters, and the reports (what a
  * count means, in words, is userspace's: user/report/diagnostic_texts.h).
  */
-#define JMT_DIAGNOSTICS(K, U)                                                          \
-	/* method__entry events seen */                                                \
-	K(ENTRIES, entries)                                                            \
-	/* method__return events seen */                                               \
-	K(RETURNS, returns)                                                            \
-	/* traced frames pushed */                                                     \
-	K(TRACED_CALLS, traced_calls)                                                  \
-	/* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */ \
-	K(DEPTH_OVERFLOW, depth_overflow)                                              \
-	/* returns of traced methods with no open frame (entered before attach) */     \
-	K(UNMATCHED_RETURNS, unmatched_returns)                                        \
-	/* frames whose return never fired, closed at the next matching return */      \
-	K(DROPPED_FRAMES, dropped_frames)                                              \
-	/* per-thread state could not be allocated: event ignored */                   \
-	K(THREAD_STATE_FAIL, thread_state_fail)                                        \
-	/* method table or id space full: method not traced */                         \
-	K(METHOD_TABLE_FULL, method_table_full)                                        \
-	/* names of a traced method could not be stored or read */                     \
-	K(NAMES_FAIL, names_fail)                                                      \
-	/* probe arguments could not be read */                                        \
-	K(ARG_FAIL, arg_fail)                                                          \
-	/* userspace: names longer than the kernel buffer (or unreadable), not completed from the JVM's memory */ \
-	U(truncated_names)                                                             \
-	/* per-thread states created */                                                \
-	K(THREADS_TRACED, threads_traced)                                              \
-	/* per-thread states freed when their thread exited */                         \
-	K(THREADS_ENDED, threads_ended)                                                \
-	/* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */ \
-	K(GLOB_BUDGET_OUT, glob_budget_out)                                            \
-	/* --per-thread: closed frames not split by thread (table full); global totals still have them */ \
-	K(THREAD_ROWS_FULL, thread_rows_full)                                          \
-	/* call paths not stored (path table full): counted under [truncated] */       \
-	K(PATHS_FULL, paths_full)                                                      \
-	/* frames whose on-CPU time ran ahead of elapsed time: clamped to it */        \
-	K(CPU_CLAMPED, cpu_clamped)                                                    \
-	/* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */ \
-	K(SWITCH_UNSEEN, switch_unseen)                                                \
+#define JMT_DIAGNOSTICS(K, U)                                                                                                          \
+	/* method__entry events seen */                                                                                                \
+	K(ENTRIES, entries)                                                                                                            \
+	/* method__return events seen */                                                                                               \
+	K(RETURNS, returns)                                                                                                            \
+	/* traced frames pushed */                                                                                                     \
+	K(TRACED_CALLS, traced_calls)                                                                                                  \
+	/* traced frames beyond JMT_MAX_DEPTH (calls counted, time charged to the deepest stored frame) */                             \
+	K(DEPTH_OVERFLOW, depth_overflow)                                                                                              \
+	/* returns of traced methods with no open frame (entered before attach) */                                                     \
+	K(UNMATCHED_RETURNS, unmatched_returns)                                                                                        \
+	/* frames whose return never fired, closed at the next matching return */                                                      \
+	K(DROPPED_FRAMES, dropped_frames)                                                                                              \
+	/* per-thread state could not be allocated: event ignored */                                                                   \
+	K(THREAD_STATE_FAIL, thread_state_fail)                                                                                        \
+	/* method table or id space full: method not traced */                                                                         \
+	K(METHOD_TABLE_FULL, method_table_full)                                                                                        \
+	/* names of a traced method could not be stored or read */                                                                     \
+	K(NAMES_FAIL, names_fail)                                                                                                      \
+	/* probe arguments could not be read */                                                                                        \
+	K(ARG_FAIL, arg_fail)                                                                                                          \
+	/* userspace: names longer than the kernel buffer (or unreadable), not completed from the JVM's memory */                      \
+	U(truncated_names)                                                                                                             \
+	/* per-thread states created */                                                                                                \
+	K(THREADS_TRACED, threads_traced)                                                                                              \
+	/* per-thread states freed when their thread exited */                                                                         \
+	K(THREADS_ENDED, threads_ended)                                                                                                \
+	/* --class/--method globs given up after JMT_GLOB_STEPS steps: method not traced */                                            \
+	K(GLOB_BUDGET_OUT, glob_budget_out)                                                                                            \
+	/* --per-thread: closed frames not split by thread (table full); global totals still have them */                              \
+	K(THREAD_ROWS_FULL, thread_rows_full)                                                                                          \
+	/* call paths not stored (path table full): counted under [truncated] */                                                       \
+	K(PATHS_FULL, paths_full)                                                                                                      \
+	/* frames whose on-CPU time ran ahead of elapsed time: clamped to it */                                                        \
+	K(CPU_CLAMPED, cpu_clamped)                                                                                                    \
+	/* switch-ins or switch-outs of traced threads the sched_switch program missed (on-CPU time resynchronised) */                 \
+	K(SWITCH_UNSEEN, switch_unseen)                                                                                                \
 	/* --foreign: frames with an untraced callee whose return never fired (its time after that counted as foreign, or given up) */ \
-	K(FOREIGN_LOST, foreign_lost)                                                  \
-	/* ns the target's threads, traced or not, waited runnable for a CPU (sched_switch, sched_wakeup) */ \
-	K(RUNQ_NS, runq_ns)                                                            \
-	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */          \
-	K(CLASSES_UNLOADED, classes_unloaded)                                          \
-	/* method table entries of unloaded classes dropped: their names' memory may be reused */ \
-	K(METHODS_FORGOTTEN, methods_forgotten)                                        \
-	/* methods met for the first time (one per method table entry made) */         \
-	K(METHODS_SEEN, methods_seen)                                                  \
-	/* of them, left untraced by --package, by --class, by --method (filters run in that order) */ \
-	K(REJECTED_BY_PACKAGE, rejected_by_package)                                    \
-	K(REJECTED_BY_CLASS, rejected_by_class)                                        \
-	K(REJECTED_BY_METHOD, rejected_by_method)                                      \
-	/* classes with a method that --package let through and --class/--method rejected */ \
-	K(CLASSES_REJECTED_BY_GLOBS, classes_rejected_by_globs)                        \
-	/* first sights of a method deferred: programs preempted inside each other held every scratch level */ \
-	K(SCRATCH_BUSY, scratch_busy)                                                  \
-	/* closed frames whose totals chunk did not exist yet and totals_overflow was full: not counted */ \
-	K(TOTALS_NOT_READY, totals_not_ready)                                          \
-	/* virtual threads unmounted with traced frames open: their frames parked */   \
-	K(VT_UNMOUNTS, vt_unmounts)                                                    \
-	/* virtual threads mounted again: their parked frames back on a carrier */     \
-	K(VT_MOUNTS, vt_mounts)                                                        \
-	/* traced frames of an unmounting virtual thread that could not be parked */   \
-	K(VT_FRAMES_LOST, vt_frames_lost)                                              \
-	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */ \
-	K(VT_UNFOLLOWED, vt_unfollowed)                                                \
-	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */ \
-	/* pinned blocks inside traced frames by freeze's reason, and their ns */      \
-	K(PINNED_CRITICAL, pinned_critical)                                            \
-	K(PINNED_NATIVE, pinned_native)                                                \
-	K(PINNED_MONITOR, pinned_monitor)                                              \
-	K(PINNED_OTHER, pinned_other)                                                  \
-	K(PINNED_NS, pinned_ns)                                                        \
+	K(FOREIGN_LOST, foreign_lost)                                                                                                  \
+	/* ns the target's threads, traced or not, waited runnable for a CPU (sched_switch, sched_wakeup) */                           \
+	K(RUNQ_NS, runq_ns)                                                                                                            \
+	/* classes the JVM unloaded while traced (hotspot:class__unloaded) */                                                          \
+	K(CLASSES_UNLOADED, classes_unloaded)                                                                                          \
+	/* method table entries of unloaded classes dropped: their names' memory may be reused */                                      \
+	K(METHODS_FORGOTTEN, methods_forgotten)                                                                                        \
+	/* methods met for the first time (one per method table entry made) */                                                         \
+	K(METHODS_SEEN, methods_seen)                                                                                                  \
+	/* of them, left untraced by --package, by --class, by --method (filters run in that order) */                                 \
+	K(REJECTED_BY_PACKAGE, rejected_by_package)                                                                                    \
+	K(REJECTED_BY_CLASS, rejected_by_class)                                                                                        \
+	K(REJECTED_BY_METHOD, rejected_by_method)                                                                                      \
+	/* classes with a method that --package let through and --class/--method rejected */                                           \
+	K(CLASSES_REJECTED_BY_GLOBS, classes_rejected_by_globs)                                                                        \
+	/* first sights of a method deferred: programs preempted inside each other held every scratch level */                         \
+	K(SCRATCH_BUSY, scratch_busy)                                                                                                  \
+	/* closed frames whose totals chunk did not exist yet and totals_overflow was full: not counted */                             \
+	K(TOTALS_NOT_READY, totals_not_ready)                                                                                          \
+	/* virtual threads unmounted with traced frames open: their frames parked */                                                   \
+	K(VT_UNMOUNTS, vt_unmounts)                                                                                                    \
+	/* virtual threads mounted again: their parked frames back on a carrier */                                                     \
+	K(VT_MOUNTS, vt_mounts)                                                                                                        \
+	/* traced frames of an unmounting virtual thread that could not be parked */                                                   \
+	K(VT_FRAMES_LOST, vt_frames_lost)                                                                                              \
+	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */                              \
+	K(VT_UNFOLLOWED, vt_unfollowed)                                                                                                \
+	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */                              \
+	/* pinned blocks inside traced frames by freeze's reason, and their ns */                                                      \
+	K(PINNED_CRITICAL, pinned_critical)                                                                                            \
+	K(PINNED_NATIVE, pinned_native)                                                                                                \
+	K(PINNED_MONITOR, pinned_monitor)                                                                                              \
+	K(PINNED_OTHER, pinned_other)                                                                                                  \
+	K(PINNED_NS, pinned_ns)                                                                                                        \
 	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)
 
 #define JMT_CNT_ENUM(NAME, name) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name)
 
 enum jmt_counter {
-	JMT_DIAGNOSTICS(JMT_CNT_ENUM, JMT_CNT_NONE)
-	JMT_CNT_NR,
+	JMT_DIAGNOSTICS(JMT_CNT_ENUM, JMT_CNT_NONE) JMT_CNT_NR,
 };
 
 /* Histogram of the gaps between consecutive probe events of a thread (gaps.h):
@@ -350,9 +349,22 @@ struct jmt_cpu {
 /* x86-64 */
 enum jmt_reg {
 	JMT_REG_NONE = 0,
-	JMT_REG_AX, JMT_REG_BX, JMT_REG_CX, JMT_REG_DX, JMT_REG_SI, JMT_REG_DI,
-	JMT_REG_BP, JMT_REG_SP, JMT_REG_R8, JMT_REG_R9, JMT_REG_R10, JMT_REG_R11,
-	JMT_REG_R12, JMT_REG_R13, JMT_REG_R14, JMT_REG_R15,
+	JMT_REG_AX,
+	JMT_REG_BX,
+	JMT_REG_CX,
+	JMT_REG_DX,
+	JMT_REG_SI,
+	JMT_REG_DI,
+	JMT_REG_BP,
+	JMT_REG_SP,
+	JMT_REG_R8,
+	JMT_REG_R9,
+	JMT_REG_R10,
+	JMT_REG_R11,
+	JMT_REG_R12,
+	JMT_REG_R13,
+	JMT_REG_R14,
+	JMT_REG_R15,
 };
 /* arm64: x0 to x30 are 1 to 31 (user_pt_regs.regs[n]), sp is 32. */
 #define JMT_REG_ARM64_X(n) (1 + (n))
@@ -369,10 +381,10 @@ JMT_STATIC_ASSERT(sizeof(struct jmt_method_key) == 32, "the method key has no hi
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_MIN_CACHE_SLOTS) && JMT_MIN_CACHE_SLOTS <= JMT_PATH_CACHE_SLOTS,
 		  "the loader's cache masks are powers of two within the cache maps");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS < JMT_OVERFLOW_ROW && JMT_MAX_PATHS < JMT_OVERFLOW_ROW &&
-		  JMT_MAX_THREAD_ROWS < JMT_OVERFLOW_ROW,
+			  JMT_MAX_THREAD_ROWS < JMT_OVERFLOW_ROW,
 		  "totals_overflow keys: an id, JMT_OVERFLOW_ROW, JMT_OVERFLOW_NESTED and JMT_OVERFLOW_PATH apart");
 JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT_TOTALS_CHUNK == 0 &&
-		  JMT_MAX_THREAD_ROWS % JMT_TOTALS_CHUNK == 0,
+			  JMT_MAX_THREAD_ROWS % JMT_TOTALS_CHUNK == 0,
 		  "id >> JMT_TOTALS_CHUNK_SHIFT indexes the chunk arrays");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_ROW_SLOTS), "account_thread masks the method id");
 

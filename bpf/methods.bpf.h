@@ -55,7 +55,7 @@ struct {
  * the method name was read too (the --method stage reads it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, JMT_REJECT_GROUPS * JMT_REJECTED_EXAMPLES);
+	__uint(max_entries, JMT_REJECT_GROUPS *JMT_REJECTED_EXAMPLES);
 	__type(key, __u32);
 	__type(value, struct jmt_names);
 } rejected_examples SEC(".maps");
@@ -84,8 +84,7 @@ struct {
 int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
 
 /* The method table entry for k (verdict, id), created on first sight. */
-static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
-				       struct jmt_method_info *out)
+static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp, struct jmt_method_info *out)
 {
 	__u32 slot_idx = fp & method_cache_mask;
 	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
@@ -94,8 +93,8 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 
 	if (slot) {
 		__u32 seq = cache_read_begin(&slot->seq);
-		int hit = slot->key.klass == k->klass && slot->key.method == k->method &&
-			  slot->key.sig == k->sig && slot->key.jvm == k->jvm && slot->generation == generation;
+		int hit = slot->key.klass == k->klass && slot->key.method == k->method && slot->key.sig == k->sig &&
+			slot->key.jvm == k->jvm && slot->generation == generation;
 
 		*out = slot->info;
 		if (hit && cache_read_valid(&slot->seq, seq))
@@ -113,8 +112,7 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 	return 0;
 }
 
-static int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out,
-			       __u32 level);
+static int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out, __u32 level);
 
 /* Finds or creates the method table entry for k: verdict, id, names. A global
  * function: verified once on its own, called only on a cache miss, so the
@@ -150,8 +148,8 @@ enum jmt_stage { JMT_STAGE_KEPT, JMT_STAGE_PACKAGE, JMT_STAGE_CLASS, JMT_STAGE_M
 
 /* Counts a new method's verdict by the stage that decided it, and keeps the
  * first rejected ones' names (n) as examples. Once per method. */
-static __always_inline void count_verdict(const struct jmt_method_key *k, struct jmt_names *n,
-					  enum jmt_stage stage, int method_read)
+static __always_inline void count_verdict(const struct jmt_method_key *k, struct jmt_names *n, enum jmt_stage stage,
+					  int method_read)
 {
 	enum jmt_reject_group group;
 	__u32 slot;
@@ -180,8 +178,7 @@ static __always_inline void count_verdict(const struct jmt_method_key *k, struct
 }
 
 /* method_info_slow's work with the scratch buffers of level. */
-static __noinline int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out,
-					  __u32 level)
+static __noinline int method_info_resolve(const struct jmt_method_key *k, struct jmt_method_info *out, __u32 level)
 {
 	struct jmt_method_info *found, info = {};
 	struct jmt_names *n;
@@ -252,8 +249,7 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 	if (info.traced) {
 		if (!method_read)
 			err |= bpf_probe_read_user(n->method, mlen, key_addr(k->method));
-		err |= bpf_probe_read_user(n->sig, min_u32(n->sig_len, JMT_SIG_BUF),
-					   key_addr(k->sig));
+		err |= bpf_probe_read_user(n->sig, min_u32(n->sig_len, JMT_SIG_BUF), key_addr(k->sig));
 		n->read_ok = err == 0;
 		if (bpf_map_update_elem(&names, &info.id, n, BPF_ANY) || err)
 			count(JMT_CNT_NAMES_FAIL);
@@ -263,8 +259,8 @@ static __noinline int method_info_resolve(const struct jmt_method_key *k, struct
 }
 
 /* Drops one method table entry of the unloaded class (bpf_for_each_map_elem). */
-static long forget_if_class(struct bpf_map *map, const struct jmt_method_key *key,
-			    struct jmt_method_info *info, __u64 *klass)
+static long forget_if_class(struct bpf_map *map, const struct jmt_method_key *key, struct jmt_method_info *info,
+			    __u64 *klass)
 {
 	if (key->klass == *klass && !bpf_map_delete_elem(map, key))
 		count(JMT_CNT_METHODS_FORGOTTEN);

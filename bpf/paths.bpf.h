@@ -42,7 +42,7 @@ struct {
  * frame entered above a truncated one. */
 static __noinline __u32 path_of_slow(__u32 parent, __u32 id)
 {
-	struct jmt_path_key key = { .parent = parent, .id = id };
+	struct jmt_path_key key = {.parent = parent, .id = id};
 	__u32 *found, path;
 
 	found = bpf_map_lookup_elem(&path_ids, &key);

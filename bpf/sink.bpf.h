@@ -46,14 +46,13 @@ static __always_inline __u64 jmt_read_call_site(struct jmt_sink *sink, __u64 bp)
 	return call_site;
 }
 
-static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t,
-					const struct jmt_closed *c, const int with_threads)
+static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread *t, const struct jmt_closed *c,
+					const int with_threads)
 {
 	account(t, c, with_threads);
 }
 
-static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t,
-					const struct jmt_closed *c)
+static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t, const struct jmt_closed *c)
 {
 	account(t, c, per_thread); /* rodata: pruned at load when off */
 	bump(sink->cpu, JMT_CNT_DROPPED_FRAMES);

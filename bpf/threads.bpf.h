@@ -58,8 +58,7 @@ static __always_inline struct jmt_thread *thread_state(int create)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct jmt_thread *t;
 
-	t = bpf_task_storage_get(&threads, task, 0,
-				 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	t = bpf_task_storage_get(&threads, task, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!t) {
 		if (create)
 			count(JMT_CNT_THREAD_STATE_FAIL);
@@ -89,11 +88,9 @@ static __always_inline struct jmt_thread *thread_state(int create)
 
 /* The gap since the thread's last clocked event when nothing came between:
  * no other probe event (a filtered-out one reads no clock) and no switch. */
-static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu,
-				       const struct jmt_clock *c)
+static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu, const struct jmt_clock *c)
 {
-	if (t->gap_prev_ns && c->events == t->gap_prev_events + 1 &&
-	    t->gap_prev_switch_ns == t->switch_in_ns) {
+	if (t->gap_prev_ns && c->events == t->gap_prev_events + 1 && t->gap_prev_switch_ns == t->switch_in_ns) {
 		__u32 b = jmt_gap_bucket(c->wall_ns - t->gap_prev_ns);
 
 		if (b < JMT_GAP_BUCKETS)
@@ -108,8 +105,7 @@ static __always_inline void record_gap(struct jmt_thread *t, struct jmt_cpu *cpu
  * switch-in went unseen, its on-CPU clock restarts now (losing at most that
  * slice) instead of counting from the switch-in before its last switch-out.
  * Not a probe event's (a hook's): the gap histogram is left alone. */
-static __always_inline void thread_clock_now(struct jmt_thread *t, struct jmt_cpu *cpu,
-					     struct jmt_clock *c)
+static __always_inline void thread_clock_now(struct jmt_thread *t, struct jmt_cpu *cpu, struct jmt_clock *c)
 {
 	__u64 switch_in_ns = 0, cpu_total_ns = 0, runq_total_ns = 0;
 
@@ -140,8 +136,7 @@ static __always_inline void thread_clock_now(struct jmt_thread *t, struct jmt_cp
 }
 
 /* thread_clock_now at a probe event, whose gap since the last one it records. */
-static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu,
-					 struct jmt_clock *c)
+static __always_inline void thread_clock(struct jmt_thread *t, struct jmt_cpu *cpu, struct jmt_clock *c)
 {
 	thread_clock_now(t, cpu, c);
 	record_gap(t, cpu, c);
@@ -160,17 +155,10 @@ static __always_inline void pinned_block_ends(struct jmt_thread *t, struct jmt_c
 	bump_by(cpu, JMT_CNT_PINNED_NS, ns);
 	if (first) {
 		switch (t->pin_reason) {
-		case JMT_FREEZE_PINNED_CS:
-			bump(cpu, JMT_CNT_PINNED_CRITICAL);
-			break;
-		case JMT_FREEZE_PINNED_NATIVE:
-			bump(cpu, JMT_CNT_PINNED_NATIVE);
-			break;
-		case JMT_FREEZE_PINNED_MONITOR:
-			bump(cpu, JMT_CNT_PINNED_MONITOR);
-			break;
-		default:
-			bump(cpu, JMT_CNT_PINNED_OTHER);
+		case JMT_FREEZE_PINNED_CS: bump(cpu, JMT_CNT_PINNED_CRITICAL); break;
+		case JMT_FREEZE_PINNED_NATIVE: bump(cpu, JMT_CNT_PINNED_NATIVE); break;
+		case JMT_FREEZE_PINNED_MONITOR: bump(cpu, JMT_CNT_PINNED_MONITOR); break;
+		default: bump(cpu, JMT_CNT_PINNED_OTHER);
 		}
 	}
 	t->pin_counted = 1;

@@ -124,7 +124,7 @@ static __always_inline void add_closed(struct jmt_method_stats *s, const struct 
  * the rows are all handed out (or the table is full). */
 static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
 {
-	struct jmt_thread_key key = { .tid = tid, .id = id, .vthread = vthread };
+	struct jmt_thread_key key = {.tid = tid, .id = id, .vthread = vthread};
 	__u32 *found, row;
 
 	found = bpf_map_lookup_elem(&row_ids, &key);

@@ -48,7 +48,7 @@ static long jmt_vt_split_one(__u32 i, void *data)
 
 static __always_inline __u32 jmt_vt_split(const struct jmt_thread *t, __u64 entry)
 {
-	struct jmt_vt_split_ctx sc = { .t = t, .entry = entry };
+	struct jmt_vt_split_ctx sc = {.t = t, .entry = entry};
 
 	jmt_loop(JMT_MAX_DEPTH, jmt_vt_split_one, &sc);
 	return sc.n;
@@ -70,14 +70,10 @@ static __always_inline __u64 jmt_zpointer_address(__u64 ref, __u64 remapped_shif
 	if (!remapped_shift)
 		return ref;
 	switch ((ref >> remapped_shift) & 0xf) {
-	case 1:
-		return ref >> (remapped_shift + 1);
-	case 2:
-		return ref >> (remapped_shift + 2);
-	case 4:
-		return ref >> (remapped_shift + 3);
-	case 8:
-		return ref >> (remapped_shift + 4);
+	case 1: return ref >> (remapped_shift + 1);
+	case 2: return ref >> (remapped_shift + 2);
+	case 4: return ref >> (remapped_shift + 3);
+	case 8: return ref >> (remapped_shift + 4);
 	}
 	return 0;
 }
@@ -165,13 +161,12 @@ static long jmt_vt_drop_one(__u32 i, void *data)
  * and counted lost. foreign: as in jmt_push (the open segment's start parks
  * with them).
  */
-static __always_inline int jmt_vt_unmount(struct jmt_thread *t, struct jmt_sink *sink, __u64 entry,
-					  __u64 vthread, const int foreign)
+static __always_inline int jmt_vt_unmount(struct jmt_thread *t, struct jmt_sink *sink, __u64 entry, __u64 vthread,
+					  const int foreign)
 {
 	struct jmt_parked parked = {};
 	struct jmt_clock now;
-	struct jmt_vt_move_ctx mc = { .t = t, .sink = sink, .now = &now, .vthread = vthread,
-				      .foreign = foreign };
+	struct jmt_vt_move_ctx mc = {.t = t, .sink = sink, .now = &now, .vthread = vthread, .foreign = foreign};
 	__u32 n = jmt_vt_split(t, entry), beyond;
 
 	if (!n)
@@ -221,11 +216,11 @@ static long jmt_vt_unpark_one(__u32 i, void *data)
  * from what they had used (the header itself stays the caller's to forget).
  * foreign: as in jmt_push.
  */
-static __always_inline void jmt_vt_mount(struct jmt_thread *t, struct jmt_sink *sink,
-					 const struct jmt_parked *parked, const int foreign)
+static __always_inline void jmt_vt_mount(struct jmt_thread *t, struct jmt_sink *sink, const struct jmt_parked *parked,
+					 const int foreign)
 {
 	struct jmt_clock now;
-	struct jmt_vt_move_ctx mc = { .t = t, .sink = sink, .now = &now, .n = parked->n };
+	struct jmt_vt_move_ctx mc = {.t = t, .sink = sink, .now = &now, .n = parked->n};
 
 	jmt_hook_clock(sink, t, &now);
 	if (foreign) {

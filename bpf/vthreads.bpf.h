@@ -95,8 +95,8 @@ static __always_inline int vt_identity(const struct jmt_vt_layout *l, __u64 jt, 
 	if (bpf_probe_read_user(entry, sizeof(*entry), (void *)(jt + l->cont_entry_offset)) || !*entry)
 		return -1;
 	if (bpf_probe_read_user(&base, sizeof(base), (void *)(jt + l->stack_base_offset)) ||
-	    bpf_probe_read_user(&size, sizeof(size), (void *)(jt + l->stack_size_offset)) ||
-	    *entry >= base || *entry < base - size) {
+	    bpf_probe_read_user(&size, sizeof(size), (void *)(jt + l->stack_size_offset)) || *entry >= base ||
+	    *entry < base - size) {
 		count(JMT_CNT_VT_LAYOUT_MISMATCH);
 		return -1;
 	}
@@ -157,7 +157,7 @@ SEC("uretprobe")
 int handle_freeze_ret(struct pt_regs *ctx)
 {
 	struct jmt_parked_key key = {};
-	struct jmt_sink sink = { .cpu = this_cpu(), .key = &key };
+	struct jmt_sink sink = {.cpu = this_cpu(), .key = &key};
 	struct jmt_thread *t;
 	__u64 entry = 0;
 
@@ -220,7 +220,7 @@ SEC("uretprobe")
 int handle_thaw_ret(struct pt_regs *ctx)
 {
 	struct jmt_parked_key key = {};
-	struct jmt_sink sink = { .cpu = this_cpu(), .key = &key };
+	struct jmt_sink sink = {.cpu = this_cpu(), .key = &key};
 	struct jmt_parked *parked;
 	struct jmt_thread *t;
 	__u64 entry = 0;

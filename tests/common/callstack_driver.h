@@ -39,9 +39,9 @@ struct jmt_sink {
     callstack_driver::Thread *th = nullptr;
     std::map<uint32_t, Totals> totals;
     int foreign = 0;
-    uint64_t dropped = 0;  // the kernel's dropped_frames counter
-    std::map<uint32_t, uint64_t> vthread;  // by method id: the virtual thread of its last closed frame
-    uint64_t call_site_reads = 0;          // jmt_read_call_site's user-memory reads
+    uint64_t dropped = 0;                   // the kernel's dropped_frames counter
+    std::map<uint32_t, uint64_t> vthread;   // by method id: the virtual thread of its last closed frame
+    uint64_t call_site_reads = 0;           // jmt_read_call_site's user-memory reads
     std::map<uint32_t, uint64_t> counters;  // by enum jmt_counter
     ParkedStore own_store;
     ParkedStore *store = &own_store;
@@ -71,10 +71,7 @@ struct Thread {
     Thread(const Thread &) = delete;
     Thread &operator=(const Thread &) = delete;
 
-    jmt_clock clock() const
-    {
-        return {now, exact_cpu ? cpu : now / 2, events, t->traced_total, runq};
-    }
+    jmt_clock clock() const { return {now, exact_cpu ? cpu : now / 2, events, t->traced_total, runq}; }
     static uint32_t fingerprint(uint32_t id) { return id * 7919u; }
 
     void rejected() { ++events; }  // an event the package filter rejects, outside --foreign's reach

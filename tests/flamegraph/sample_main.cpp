@@ -39,10 +39,10 @@ jmt::CallTree synthetic_tree(uint32_t n)
     static const char *const kPackages[] = {"org/postgresql/jdbc", "org/postgresql/core", "java/util",
                                             "java/lang",           "com/example/app",     "com/example/dao",
                                             "io/netty/buffer",     "jdk/internal/misc"};
-    static const char *const kClasses[] = {"PgResultSet", "QueryExecutor", "HashMap", "StringBuilder",
-                                           "OrderService", "Repository", "ByteBuf", "Unsafe"};
-    static const char *const kMethods[] = {"get", "put", "execute", "read", "write", "apply", "next", "close",
-                                           "append", "toString", "parse", "handle"};
+    static const char *const kClasses[] = {"PgResultSet",  "QueryExecutor", "HashMap", "StringBuilder",
+                                           "OrderService", "Repository",    "ByteBuf", "Unsafe"};
+    static const char *const kMethods[] = {"get",  "put",   "execute", "read",     "write", "apply",
+                                           "next", "close", "append",  "toString", "parse", "handle"};
     uint64_t state = 0x2545f4914f6cdd1dULL;
     auto rnd = [&state](uint64_t bound) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -75,7 +75,8 @@ jmt::CallTree synthetic_tree(uint32_t n)
         const size_t pkg = rnd(8);
         const std::string klass = std::string(kPackages[pkg]) + "/" + kClasses[(pkg + rnd(3)) % 8];
         tree.nodes.push_back(jmt_test::path_node(id, parent[id], klass, kMethods[rnd(12)], rnd(2) ? "()V" : "(I)V",
-                                                 calls[id], {incl[id], excl[id], incl[id] / 10 * 7, excl[id] / 10 * 7}));
+                                                 calls[id],
+                                                 {incl[id], excl[id], incl[id] / 10 * 7, excl[id] / 10 * 7}));
     }
     return tree;
 }

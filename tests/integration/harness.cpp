@@ -193,8 +193,8 @@ std::vector<std::string> java_argv(const JavaCommand &command)
     if (command.probes)
         argv.push_back("-XX:+DTraceMethodProbes");
     argv.insert(argv.end(), command.flags.begin(), command.flags.end());
-    argv.insert(argv.end(), {"-cp", command.classpath.empty() ? JMT_JAVA_CLASSES : command.classpath,
-                             command.main_class});
+    argv.insert(argv.end(),
+                {"-cp", command.classpath.empty() ? JMT_JAVA_CLASSES : command.classpath, command.main_class});
     argv.insert(argv.end(), command.args.begin(), command.args.end());
     return argv;
 }
@@ -246,10 +246,7 @@ Workload::Workload(const JavaCommand &command, const std::string &ready, int tim
         ADD_FAILURE() << "no JVM among the processes of " << command.wrapper[0] << " (pid " << java_.pid() << ")";
 }
 
-BusyFlow::BusyFlow() : Workload({"demo.abc.Flow", {"100000", "10"}})
-{
-    go();
-}
+BusyFlow::BusyFlow() : Workload({"demo.abc.Flow", {"100000", "10"}}) { go(); }
 
 std::string wait_tracing(Child &jmt, int timeout_ms)
 {
@@ -298,14 +295,13 @@ RunResult run_traced(const RunSpec &spec)
         result.report = nlohmann::json::parse(out);
         expect_on_cpu_within_elapsed(result.report);
     } catch (const std::exception &e) {
-        ADD_FAILURE() << "jmethodtime's stdout is not JSON (" << e.what() << "): " << out << "\n"
-                      << result.jmt_stderr;
+        ADD_FAILURE() << "jmethodtime's stdout is not JSON (" << e.what() << "): " << out << "\n" << result.jmt_stderr;
     }
     return result;
 }
 
-const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass,
-                                  const std::string &method, const std::string &signature)
+const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                                  const std::string &signature)
 {
     if (!report.contains("methods"))
         return nullptr;
@@ -316,8 +312,8 @@ const nlohmann::json *find_method(const nlohmann::json &report, const std::strin
     return nullptr;
 }
 
-const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass,
-                                 const std::string &method, const std::string &signature)
+const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                                 const std::string &signature)
 {
     const nlohmann::json *m = find_method(report, klass, method, signature);
     if (!m)
@@ -344,8 +340,7 @@ size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &p
 uint64_t done_value(const std::string &done_line, const std::string &key)
 {
     // key=NUMBER as a whole word: "a_ns" must not match inside "loop_a_ns".
-    for (size_t at = done_line.find(key + "="); at != std::string::npos;
-         at = done_line.find(key + "=", at + 1)) {
+    for (size_t at = done_line.find(key + "="); at != std::string::npos; at = done_line.find(key + "=", at + 1)) {
         if (at == 0 || done_line[at - 1] == ' ')
             return std::stoull(done_line.substr(at + key.size() + 1));
     }

@@ -91,8 +91,8 @@ struct BusyFlow : Workload {
 std::string wait_tracing(Child &jmt, int timeout_ms = 60000);
 
 struct RunResult {
-    nlohmann::json report;  // jmethodtime's --json output
-    std::string done_line;  // the workload's "DONE ..." line
+    nlohmann::json report;   // jmethodtime's --json output
+    std::string done_line;   // the workload's "DONE ..." line
     std::string jmt_stderr;  // everything jmethodtime printed on stderr
     int jmt_exit = -1;
     pid_t jvm_pid = -1;
@@ -101,9 +101,9 @@ struct RunResult {
 };
 
 struct RunSpec {
-    JavaCommand jvm;                     // the workload (with the probes' flag)
-    std::vector<std::string> jmt_args;   // besides -p PID (and --json unless json is false)
-    bool json = true;                    // add --json and parse stdout as one JSON document
+    JavaCommand jvm;                    // the workload (with the probes' flag)
+    std::vector<std::string> jmt_args;  // besides -p PID (and --json unless json is false)
+    bool json = true;                   // add --json and parse stdout as one JSON document
     int workload_timeout_ms = 120000;
 };
 
@@ -112,12 +112,12 @@ struct RunSpec {
 RunResult run_traced(const RunSpec &spec);
 
 // The row of (class, method, signature), or nullptr.
-const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass,
-                                  const std::string &method, const std::string &signature);
+const nlohmann::json *find_method(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                                  const std::string &signature);
 // The row of (class, method, signature); throws (failing the test, which gtest
 // catches and reports) when there is none, so callers can take a reference safely.
-const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass,
-                                 const std::string &method, const std::string &signature);
+const nlohmann::json &method_row(const nlohmann::json &report, const std::string &klass, const std::string &method,
+                                 const std::string &signature);
 uint64_t calls_of(const nlohmann::json &report, const std::string &klass, const std::string &method,
                   const std::string &signature);
 // Number of rows whose class starts with prefix.
@@ -250,12 +250,12 @@ protected:
 
 // In a test body: where jdk25() cannot run (the root's, not made), skips with the reason,
 // and fails under CI=true.
-#define JMT_REQUIRE_JDK25()                                                                \
-    do {                                                                                   \
-        const std::string jmt_jdk25_reason = jmt_it::jdk25_unavailable_reason();           \
-        if (!jmt_jdk25_reason.empty()) {                                                   \
-            if (jmt_it::under_ci())                                                        \
-                FAIL() << "under CI=true: " << jmt_jdk25_reason;                           \
-            GTEST_SKIP() << jmt_jdk25_reason;                                              \
-        }                                                                                  \
+#define JMT_REQUIRE_JDK25()                                                                                            \
+    do {                                                                                                               \
+        const std::string jmt_jdk25_reason = jmt_it::jdk25_unavailable_reason();                                       \
+        if (!jmt_jdk25_reason.empty()) {                                                                               \
+            if (jmt_it::under_ci())                                                                                    \
+                FAIL() << "under CI=true: " << jmt_jdk25_reason;                                                       \
+            GTEST_SKIP() << jmt_jdk25_reason;                                                                          \
+        }                                                                                                              \
     } while (0)

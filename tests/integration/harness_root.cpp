@@ -26,12 +26,11 @@ constexpr char kRootRecord[] = "/.jmethodtime-root";  // make-root.sh's record, 
 // The shell run in the new mount namespace: $1 the root, $2 the classes (host paths), then
 // java's argv. The root is bind-mounted on itself (pivot_root takes a mount point) read-only,
 // so the cached root stays as made; /proc and /tmp are the container's own.
-constexpr char kContainerScript[] =
-    "set -e; r=$1; classes=$2; shift 2; "
-    "mount --bind \"$r\" \"$r\"; mount -o remount,bind,ro \"$r\"; "
-    "mount -t proc proc \"$r/proc\"; mount -t tmpfs -o mode=1777 jmt-tmp \"$r/tmp\"; "
-    "cp -r \"$classes\" \"$r/tmp/classes\"; chmod -R a+rX \"$r/tmp/classes\"; "
-    "cd \"$r\"; pivot_root . .; umount -l .; cd /; exec \"$@\"";
+constexpr char kContainerScript[] = "set -e; r=$1; classes=$2; shift 2; "
+                                    "mount --bind \"$r\" \"$r\"; mount -o remount,bind,ro \"$r\"; "
+                                    "mount -t proc proc \"$r/proc\"; mount -t tmpfs -o mode=1777 jmt-tmp \"$r/tmp\"; "
+                                    "cp -r \"$classes\" \"$r/tmp/classes\"; chmod -R a+rX \"$r/tmp/classes\"; "
+                                    "cd \"$r\"; pivot_root . .; umount -l .; cd /; exec \"$@\"";
 
 bool is_mount_point(const std::string &dir)
 {
@@ -113,8 +112,9 @@ JavaCommand RootJdk::command(JavaCommand command) const
     if (mode_ == RootMode::Chroot)
         command.wrapper = {"chroot", JMT_TEST_ROOT};
     else
-        command.wrapper = {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
-                           "--", "sh", "-c", kContainerScript, "sh", JMT_TEST_ROOT, JMT_JAVA_CLASSES};
+        command.wrapper = {
+            "unshare", "--mount", "--pid", "--fork",         "--kill-child", "--propagation", "private",
+            "--",      "sh",      "-c",    kContainerScript, "sh",           JMT_TEST_ROOT,   JMT_JAVA_CLASSES};
     return command;
 }
 

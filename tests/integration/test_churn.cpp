@@ -56,8 +56,8 @@ void launched(const std::vector<std::string> &filter)
     const std::string path = "/tmp/jmt-churn-" + std::to_string(getpid()) + ".json";
     std::vector<std::string> argv = {JMT_BINARY, "--json", "-o", path};
     argv.insert(argv.end(), filter.begin(), filter.end());
-    argv.insert(argv.end(), {"--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.churn.ClassChurn",
-                             std::to_string(kRounds), std::to_string(kCalls)});
+    argv.insert(argv.end(), {"--", JMT_JAVA, "-cp", JMT_JAVA_CLASSES, "demo.churn.ClassChurn", std::to_string(kRounds),
+                             std::to_string(kCalls)});
     jmt_it::Child jmt(argv, false);
     const std::string done = jmt.wait_line(false, "DONE", 120000);
     ASSERT_EQ(jmt.wait_exit(120000), 0) << jmt.drain(true, 1000);
@@ -71,25 +71,13 @@ void launched(const std::vector<std::string> &filter)
 
 class Churn : public jmt_it::BpfTest {};
 
-TEST_F(Churn, AttachedWithPackageEveryNameIsExact)
-{
-    attached({"--package", "demo/churn"});
-}
+TEST_F(Churn, AttachedWithPackageEveryNameIsExact) { attached({"--package", "demo/churn"}); }
 
-TEST_F(Churn, AttachedWithoutFilterEveryNameIsExact)
-{
-    attached({});
-}
+TEST_F(Churn, AttachedWithoutFilterEveryNameIsExact) { attached({}); }
 
-TEST_F(Churn, LaunchedWithPackageEveryNameIsExact)
-{
-    launched({"--package", "demo/churn"});
-}
+TEST_F(Churn, LaunchedWithPackageEveryNameIsExact) { launched({"--package", "demo/churn"}); }
 
-TEST_F(Churn, LaunchedWithoutFilterEveryNameIsExact)
-{
-    launched({});
-}
+TEST_F(Churn, LaunchedWithoutFilterEveryNameIsExact) { launched({}); }
 
 }  // namespace
 

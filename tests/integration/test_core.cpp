@@ -15,10 +15,7 @@ double per_call_us(const nlohmann::json &row, const char *field)
     return row[field].get<double>() / row["calls"].get<double>() / 1000.0;
 }
 
-uint64_t u64(const nlohmann::json &row, const char *field)
-{
-    return row[field].get<uint64_t>();
-}
+uint64_t u64(const nlohmann::json &row, const char *field) { return row[field].get<uint64_t>(); }
 
 // Two kinds of time checks, on raw times (--raw): these workloads spin until
 // deadlines and time themselves, probes' cost included. Corrected times are
@@ -120,16 +117,14 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     expect_between(u64(c, "wall_incl_ns"), c_body, c_site_a + c_site_b, 5 * n, "c inclusive");
     expect_between(u64(a, "wall_excl_ns"), a_body - b_site - c_site_a, a_site - b_body - c_body_a, 3 * n,
                    "a exclusive");
-    expect_between(u64(b, "wall_excl_ns"), b_body - c_site_b, b_site - (c_body - c_body_a), 4 * n,
-                   "b exclusive");
+    expect_between(u64(b, "wall_excl_ns"), b_body - c_site_b, b_site - (c_body - c_body_a), 4 * n, "b exclusive");
     expect_between(u64(c, "wall_excl_ns"), c_body, c_site_a + c_site_b, 5 * n, "c exclusive");
     // a()'s frames lie within the thread's loop(), which the JVM timed around it.
     const double jvm_loop = jvm("loop_ns");
     EXPECT_LE(u64(a, "wall_incl_ns"), jvm_loop) << r.done_line;
 
     // Exclusive times add up to the outermost inclusive time exactly (same clock reads).
-    EXPECT_EQ(u64(a, "wall_excl_ns") + u64(b, "wall_excl_ns") + u64(c, "wall_excl_ns"),
-              u64(a, "wall_incl_ns"));
+    EXPECT_EQ(u64(a, "wall_excl_ns") + u64(b, "wall_excl_ns") + u64(c, "wall_excl_ns"), u64(a, "wall_incl_ns"));
     EXPECT_EQ(c["wall_incl_ns"], c["wall_excl_ns"]);
     EXPECT_GT(u64(r.report, "duration_ns"), u64(a, "wall_incl_ns"));
     EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
@@ -164,12 +159,12 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     EXPECT_EQ(r.report["pid"].get<int64_t>(), static_cast<int64_t>(r.jvm_pid));
     EXPECT_EQ(r.report["packages"], nlohmann::json::array({"demo/abc"}));
     EXPECT_EQ(r.tracing_lines, 1) << r.jmt_stderr;
-    for (const char *key : {"class", "method", "signature", "calls", "wall_incl_ns", "wall_excl_ns",
-                            "cpu_incl_ns", "cpu_excl_ns", "unreturned"})
+    for (const char *key : {"class", "method", "signature", "calls", "wall_incl_ns", "wall_excl_ns", "cpu_incl_ns",
+                            "cpu_excl_ns", "unreturned"})
         EXPECT_TRUE(a.contains(key)) << key;
-    for (const char *key : {"entries", "returns", "traced_calls", "depth_overflow", "unmatched_returns",
-                            "dropped_frames", "thread_state_fail", "method_table_full", "names_fail",
-                            "arg_fail", "truncated_names"})
+    for (const char *key :
+         {"entries", "returns", "traced_calls", "depth_overflow", "unmatched_returns", "dropped_frames",
+          "thread_state_fail", "method_table_full", "names_fail", "arg_fail", "truncated_names"})
         EXPECT_TRUE(r.report["diagnostics"].contains(key)) << key;
 }
 
@@ -191,8 +186,7 @@ TEST_F(Core, SpinningOnCpuNeverExceedsElapsed)
         EXPECT_LE(u64(row, "cpu_incl_ns"), u64(row, "wall_incl_ns") + 1000 * u64(row, "calls"))
             << name << " inclusive: on-CPU " << u64(row, "cpu_incl_ns") / 1e6 << " ms > elapsed "
             << u64(row, "wall_incl_ns") / 1e6 << " ms";
-        EXPECT_LE(u64(row, "cpu_excl_ns"), u64(row, "wall_excl_ns") + 1000 * u64(row, "calls"))
-            << name << " exclusive";
+        EXPECT_LE(u64(row, "cpu_excl_ns"), u64(row, "wall_excl_ns") + 1000 * u64(row, "calls")) << name << " exclusive";
         // 2 cores shared with the JIT and GC threads: 50% is a loose floor.
         EXPECT_GT(u64(row, "cpu_incl_ns"), 0.5 * u64(row, "wall_incl_ns")) << name;
     }
@@ -237,20 +231,11 @@ void check_filter(const std::vector<std::string> &package_args)
     }
 }
 
-TEST_F(Core, PackageFilterKeepsWholeSegments)
-{
-    check_filter({"--package", "demo/filter/kept"});
-}
+TEST_F(Core, PackageFilterKeepsWholeSegments) { check_filter({"--package", "demo/filter/kept"}); }
 
-TEST_F(Core, PackageFilterDottedForm)
-{
-    check_filter({"--package", "demo.filter.kept"});
-}
+TEST_F(Core, PackageFilterDottedForm) { check_filter({"--package", "demo.filter.kept"}); }
 
-TEST_F(Core, PackageFilterDottedFormTrailingDot)
-{
-    check_filter({"--package", "demo.filter.kept."});
-}
+TEST_F(Core, PackageFilterDottedFormTrailingDot) { check_filter({"--package", "demo.filter.kept."}); }
 
 TEST_F(Core, PackageFilterRepeated)
 {
@@ -327,9 +312,9 @@ TEST_F(Core, WithoutFilterEveryMethodIsTraced)
     // clock read still lies inside or outside the frames as above.
     expect_between(outer_incl, outer_body, outer_site, n, "Outer inclusive, all traced");
     expect_between(middle_incl, middle_body, middle_site, n, "Middle inclusive, all traced");
-    if (workload_ran_nominally({{"Outer inclusive", outer_body / n / 1e3, 2200},
-                                {"Middle inclusive", middle_body / n / 1e3, 1600}},
-                               0.10)) {
+    if (workload_ran_nominally(
+            {{"Outer inclusive", outer_body / n / 1e3, 2200}, {"Middle inclusive", middle_body / n / 1e3, 1600}},
+            0.10)) {
         expect_near_rel(per_call_us(outer, "wall_incl_ns"), 2200, 0.15, "Outer inclusive, all traced");
         expect_near_rel(per_call_us(middle, "wall_incl_ns"), 1600, 0.15, "Middle inclusive, all traced");
     }
@@ -350,8 +335,7 @@ TEST_F(Core, OverloadsAndLongClassNamesAreExact)
     EXPECT_EQ(calls_of(r.report, k, "f", "(Ljava/lang/String;)I"), uint64_t(3 * n));
     EXPECT_EQ(calls_of(r.report, k, "f", "(JD)I"), uint64_t(4 * n));
     const std::string long_class = "demo/names/segment_one_" + std::string(78, 'a') + "/segment_two_" +
-                                   std::string(78, 'b') + "/LongClassNameForExactReporting_" +
-                                   std::string(10, 'c');
+                                   std::string(78, 'b') + "/LongClassNameForExactReporting_" + std::string(10, 'c');
     ASSERT_GT(long_class.size(), 200u);
     EXPECT_EQ(calls_of(r.report, long_class, "ping", "(I)I"), uint64_t(5 * n)) << r.report.dump(1);
     EXPECT_EQ(r.report["diagnostics"]["truncated_names"], 0);

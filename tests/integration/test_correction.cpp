@@ -50,8 +50,8 @@ double host_speed(const std::string &done_line)
     const double before = double(jmt_it::done_value(done_line, "ref_ns"));
     const double during = double(jmt_it::done_value(done_line, "traced_ref_ns"));
     const double speed = before > 0 && during > 0 ? during / before : 1.0;
-    std::printf("  the host ran the reference loop in %.0f ns before the trace, %.0f ns during it (x%.3f)\n",
-                before, during, speed);
+    std::printf("  the host ran the reference loop in %.0f ns before the trace, %.0f ns during it (x%.3f)\n", before,
+                during, speed);
     return speed;
 }
 
@@ -140,8 +140,8 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
         ASSERT_GT(paid, 100.0) << r.done_line << ": a probe event costs a trap into the kernel";
         for (int i = 0; i < 3; i++) {
             const double measured = m[i].incl + (raw ? 0 : m[i].events * cost);  // as the probes saw it
-            std::printf("  %s(): untraced %.0f ns, measured %.0f, corrected %.0f, with the cost paid %.0f\n",
-                        names[i], truth[i], measured, m[i].incl, measured - m[i].events * paid);
+            std::printf("  %s(): untraced %.0f ns, measured %.0f, corrected %.0f, with the cost paid %.0f\n", names[i],
+                        truth[i], measured, m[i].incl, measured - m[i].events * paid);
             // Attribution, within the 10% the JVM's own timing moves between its batches.
             EXPECT_NEAR(measured - m[i].events * paid, truth[i], 0.10 * truth[i]) << names[i];
             if (raw) {
@@ -167,8 +167,7 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
                 // (the high end's on-CPU time: what is left of it at the range's low end).
                 const auto &range = r.report["probe_cost"]["range"]["traced_event_ns"];
                 const double cpu_hi = row["bounds"]["cpu_incl_ns"][1].get<double>() / calls;
-                const double width =
-                    std::min(m[i].events * (range[1].get<double>() - range[0].get<double>()), cpu_hi);
+                const double width = std::min(m[i].events * (range[1].get<double>() - range[0].get<double>()), cpu_hi);
                 EXPECT_NEAR(hi - lo, width, 0.01 * width + 2) << names[i];
             }
         }

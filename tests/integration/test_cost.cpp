@@ -35,8 +35,7 @@ TEST_F(Cost, OneEventCallsLieInTheRangeAndComeOutNearZero)
                 static_cast<unsigned long long>(traced_ns), lo, top,
                 static_cast<unsigned long long>(cost.at("calibrated_traced_event_ns").get<uint64_t>()));
     for (const char *name : {"getA", "getB", "getC", "getD"}) {
-        const auto &row = jmt_it::method_row(r.report, "demo/getters/Getters", name,
-                                             name[3] <= 'B' ? "()I" : "()J");
+        const auto &row = jmt_it::method_row(r.report, "demo/getters/Getters", name, name[3] <= 'B' ? "()I" : "()J");
         EXPECT_EQ(row.at("calls").get<uint64_t>(), n) << name;
         EXPECT_EQ(row.at("events_incl").get<uint64_t>(), n) << name;  // one event per call: its return
         const uint64_t per_call = row.at("cpu_excl_ns").get<uint64_t>() / n;

@@ -6,9 +6,9 @@ namespace {
 
 uint64_t field(const nlohmann::json &report, const char *method, const char *key)
 {
-    return jmt_it::method_row(report, "demo/bench/AbcBench", method, method == std::string("loop") ? "(I)V" : "()V")
-        [key]
-            .get<uint64_t>();
+    return jmt_it::method_row(report, "demo/bench/AbcBench", method,
+                              method == std::string("loop") ? "(I)V" : "()V")[key]
+        .get<uint64_t>();
 }
 
 class Events : public jmt_it::BpfTest {};

@@ -16,10 +16,7 @@ const std::string kShop = "demo/globs/shop/Shop";
 const std::string kInner = "demo/globs/shop/Shop$Inner";
 const std::string kDecoy = "demo/globs/decoy/Inner";
 
-uint64_t u64(const nlohmann::json &row, const char *field)
-{
-    return row[field].get<uint64_t>();
-}
+uint64_t u64(const nlohmann::json &row, const char *field) { return row[field].get<uint64_t>(); }
 
 // The glob semantics, independently of the kernel's matcher: '*' any run, '?' one byte.
 bool glob(const char *p, const char *s)
@@ -198,8 +195,7 @@ TEST_F(Filter, GlobOutOfStepsIsCountedAndNotTraced)
 
     // A cheap glob matches the same long name.
     auto cheap = run_shop(n, {"--package", "demo/globs", "--method", "a*a"}, true);
-    EXPECT_EQ(calls_of(cheap.report, "demo/globs/LongNames", long_method, "()I"), uint64_t(n))
-        << cheap.report.dump(1);
+    EXPECT_EQ(calls_of(cheap.report, "demo/globs/LongNames", long_method, "()I"), uint64_t(n)) << cheap.report.dump(1);
     EXPECT_EQ(cheap.report["methods"].size(), 1u) << cheap.report.dump(1);
     EXPECT_EQ(cheap.report["diagnostics"]["glob_budget_out"], 0);
 }

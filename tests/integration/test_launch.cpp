@@ -20,10 +20,7 @@ struct Launched {
     double seconds = 0;
 };
 
-std::string temp_report()
-{
-    return "/tmp/jmt-launch-" + std::to_string(getpid()) + ".json";
-}
+std::string temp_report() { return "/tmp/jmt-launch-" + std::to_string(getpid()) + ".json"; }
 
 nlohmann::json read_json(const std::string &path)
 {
@@ -196,8 +193,9 @@ TEST_F(Launch, RunsTheCommandAsTheGivenUserOrTheOneWhoRanSudo)
 
     const AsUser sudo = launch_as({}, true);
     EXPECT_EQ(sudo.user_name, "nobody") << sudo.err;
-    EXPECT_NE(sudo.err.find("jmethodtime: running the command as nobody (uid 65534, who ran sudo); -u root runs it as root"),
-              std::string::npos)
+    EXPECT_NE(
+        sudo.err.find("jmethodtime: running the command as nobody (uid 65534, who ran sudo); -u root runs it as root"),
+        std::string::npos)
         << sudo.err;
     EXPECT_EQ(sudo.init_phase1, 1u);
 

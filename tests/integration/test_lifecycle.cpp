@@ -13,8 +13,7 @@ namespace {
 nlohmann::json stop_with(int sig, const std::vector<std::string> &extra = {})
 {
     jmt_it::BusyFlow jvm;
-    std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package",
-                                     "demo/abc"};
+    std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package", "demo/abc"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child jmt(argv, false);
     jmt_it::wait_tracing(jmt);
@@ -72,8 +71,7 @@ TEST_F(Lifecycle, SigintEndsWithAReport)
 TEST_F(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
 {
     jmt_it::BusyFlow jvm;
-    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package", "demo/abc", "--max-overhead",
-               "50", "-d", "20"},
+    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--package", "demo/abc", "--max-overhead", "50", "-d", "20"},
               false);
     EXPECT_EQ(jmt.wait_exit(30000), 0);
     const std::string err = jmt.drain(true, 1000);
@@ -95,8 +93,8 @@ TEST_F(Lifecycle, MaxOverheadDetachesWhenTheTrapsTakeTooMuch)
 TEST_F(Lifecycle, MaxOverheadWorksWithRaw)
 {
     jmt_it::BusyFlow jvm;
-    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--raw", "--package", "demo/abc",
-               "--max-overhead", "50", "-d", "20"},
+    Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--json", "--raw", "--package", "demo/abc", "--max-overhead", "50",
+               "-d", "20"},
               false);
     EXPECT_EQ(jmt.wait_exit(30000), 0);
     const std::string err = jmt.drain(true, 1000);
@@ -200,10 +198,7 @@ TEST(Usage, BadOptionValuesAreOneLineAndExit2)
     }
 }
 
-TEST_F(Errors, NotAJvm)
-{
-    expect_error({"-p", std::to_string(getpid())}, "is not a JVM");
-}
+TEST_F(Errors, NotAJvm) { expect_error({"-p", std::to_string(getpid())}, "is not a JVM"); }
 
 // Off and not switchable (its attach mechanism off): the one line names the flag to start it with.
 TEST_F(Errors, ProbesOff)
@@ -213,9 +208,6 @@ TEST_F(Errors, ProbesOff)
     expect_error({"-p", java.pid_text()}, "-XX:+DTraceMethodProbes");
 }
 
-TEST(Usage, BadPackage)
-{
-    expect_error({"-p", "1", "--package", "org//x"}, "empty segment");
-}
+TEST(Usage, BadPackage) { expect_error({"-p", "1", "--package", "org//x"}, "empty segment"); }
 
 }  // namespace

@@ -26,10 +26,7 @@ uint64_t fixed_bytes(uint64_t ncpu)
 // call path entries, and on every CPU its totals in two tables (methods, and
 // call paths, which --json collects) with the chunks' headroom of 1.5x (the
 // chunks' rounding is in the fixed part): 2 x 1.5 = 3 totals per CPU.
-uint64_t per_method_bytes(uint64_t ncpu)
-{
-    return 4096 + 256 + 3 * sizeof(jmt_method_stats) * ncpu;
-}
+uint64_t per_method_bytes(uint64_t ncpu) { return 4096 + 256 + 3 * sizeof(jmt_method_stats) * ncpu; }
 
 struct Traced {
     uint64_t memory = 0, ids = 0;
@@ -62,8 +59,7 @@ TEST_F(Memory, KernelMemoryFollowsTheMethodsTraced)
     const uint64_t fixed = fixed_bytes(ncpu), per = per_method_bytes(ncpu);
     std::printf("  %llu CPUs: %llu methods %.2f MB, %llu methods %.2f MB; model %.2f MB + %llu bytes per method\n",
                 (unsigned long long)ncpu, (unsigned long long)small.ids, small.memory / 1048576.0,
-                (unsigned long long)churn.ids, churn.memory / 1048576.0, fixed / 1048576.0,
-                (unsigned long long)per);
+                (unsigned long long)churn.ids, churn.memory / 1048576.0, fixed / 1048576.0, (unsigned long long)per);
     EXPECT_LE(small.memory, fixed + small.ids * per);
     EXPECT_LE(churn.memory, fixed + churn.ids * per);
     // It grows with the methods: each traced method's names are kept in the kernel (2.6 KB and up).

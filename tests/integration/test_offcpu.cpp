@@ -62,7 +62,8 @@ TEST_F(OffCpu, RunQueueWaitAndBlockedTimeMatchTheKernelsOwnAccounting)
     // The workers' waits in worker() against what the kernel's scheduler counted for them over
     // their whole lives (a little more: before and after worker()).
     const double kernel_workers = static_cast<double>(jmt_it::done_value(r.done_line, "workers_runq_ns"));
-    const double traced_workers = static_cast<double>(key(method_row(r.report, kClass, "worker", "(I)V"), "runq_incl_ns"));
+    const double traced_workers =
+        static_cast<double>(key(method_row(r.report, kClass, "worker", "(I)V"), "runq_incl_ns"));
     std::printf("  run-queue wait of the workers: %.1f ms in worker() (kernel program), %.1f ms (schedstat)\n",
                 traced_workers / 1e6, kernel_workers / 1e6);
     EXPECT_LE(traced_workers, 1.02 * kernel_workers);

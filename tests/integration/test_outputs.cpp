@@ -111,8 +111,8 @@ TEST_F(Outputs, CsvParsesBackToTheCallTree)
 TEST_F(Outputs, ProgressLineOnlyOnATerminal)
 {
     jmt_it::BusyFlow jvm;
-    const std::string cmd = std::string(JMT_BINARY) + " -p " + jvm.pid_text() +
-                            " --package demo/abc --raw -d 2.5 -o /dev/null";
+    const std::string cmd =
+        std::string(JMT_BINARY) + " -p " + jvm.pid_text() + " --package demo/abc --raw -d 2.5 -o /dev/null";
     // script(1) gives the tool a pseudo-terminal as stderr.
     jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
     EXPECT_EQ(tty.wait_exit(60000), 0);
@@ -121,9 +121,8 @@ TEST_F(Outputs, ProgressLineOnlyOnATerminal)
     EXPECT_NE(on_tty.find(" methods traced"), std::string::npos) << on_tty;
     EXPECT_NE(on_tty.find("\r\033[K"), std::string::npos) << on_tty;  // rewritten in place, then cleared
 
-    jmt_it::Child piped({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/abc", "--raw", "-d",
-                         "2.5", "-o", "/dev/null"},
-                        false);
+    jmt_it::Child piped(
+        {JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/abc", "--raw", "-d", "2.5", "-o", "/dev/null"}, false);
     EXPECT_EQ(piped.wait_exit(60000), 0);
     const std::string err = piped.drain(true, 2000);
     EXPECT_EQ(err.find("probe events"), std::string::npos) << err;
@@ -157,8 +156,7 @@ TEST_F(Outputs, RowsThatAreMostlyProbeCostAreFlagged)
     work.jmt_args = {"--package", "demo/abc"};
     auto w = jmt_it::run_traced(work);
     for (const char *m : {"a", "b", "c"})
-        EXPECT_FALSE(jmt_it::method_row(w.report, "demo/abc/FixedWork", m, "()V")["probe_dominated"].get<bool>())
-            << m;
+        EXPECT_FALSE(jmt_it::method_row(w.report, "demo/abc/FixedWork", m, "()V")["probe_dominated"].get<bool>()) << m;
 }
 
 // --raw's overhead line prices the traps at the calibrated cost: not "about 0 ms, 0%".
@@ -221,7 +219,8 @@ TEST_F(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
         // A few lines: the start, "Detached", the summary (4 at most), nothing more.
         EXPECT_LE(std::count(err.begin(), err.end(), '\n'), 6) << err;
         EXPECT_TRUE(jmt.drain(false, 1000).empty()) << m.flag;
-        EXPECT_NE(file_text(m.file).find(m.holds), std::string::npos) << m.flag << ": " << file_text(m.file).substr(0, 200);
+        EXPECT_NE(file_text(m.file).find(m.holds), std::string::npos)
+            << m.flag << ": " << file_text(m.file).substr(0, 200);
         unlink(m.file.c_str());
     }
     rmdir(dir.c_str());
@@ -233,9 +232,9 @@ TEST_F(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
     EXPECT_EQ(piped.drain(false, 1000).rfind("Traced pid " + pid, 0), 0u);
 
     // The table on a terminal: its header once, no summary after it.
-    jmt_it::Child tty({"script", "-qec", std::string(JMT_BINARY) + " -p " + pid + " --package demo/abc --raw -d 1.5",
-                       "/dev/null"},
-                      false);
+    jmt_it::Child tty(
+        {"script", "-qec", std::string(JMT_BINARY) + " -p " + pid + " --package demo/abc --raw -d 1.5", "/dev/null"},
+        false);
     EXPECT_EQ(tty.wait_exit(60000), 0);
     const std::string on_tty = tty.drain(false, 2000);
     size_t headers = 0;
@@ -247,13 +246,14 @@ TEST_F(Outputs, SummaryOnStderrWhenTheReportGoesToAFileOrAPipe)
 TEST_F(Outputs, StatusLineHasTheTrapShareOnATerminal)
 {
     jmt_it::BusyFlow jvm;
-    const std::string cmd = std::string(JMT_BINARY) + " -p " + jvm.pid_text() +
-                            " --package demo/abc -d 3.5 -o /dev/null";
+    const std::string cmd =
+        std::string(JMT_BINARY) + " -p " + jvm.pid_text() + " --package demo/abc -d 3.5 -o /dev/null";
     jmt_it::Child tty({"script", "-qec", cmd, "/dev/null"}, false);
     EXPECT_EQ(tty.wait_exit(60000), 0);
     const std::string out = tty.drain(false, 2000);
     // Each show rewrites the line in place: "\r\033[K" then the line, no newline.
-    const std::regex line(R"(^(\d+) s: [0-9.]+[KMGT]? probe events, (\d+) methods traced, traps (\d+)% of the JVM's CPU)");
+    const std::regex line(
+        R"(^(\d+) s: [0-9.]+[KMGT]? probe events, (\d+) methods traced, traps (\d+)% of the JVM's CPU)");
     size_t shown = 0;
     uint64_t last_seconds = 0;
     for (size_t at = out.find("\r\033[K"); at != std::string::npos; at = out.find("\r\033[K", at + 1)) {

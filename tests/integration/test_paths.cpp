@@ -115,9 +115,9 @@ TEST_F(Paths, TreeViewShowsTheIndentedFlow)
     const std::string &t = r.jmt_stdout;
     EXPECT_NE(t.find("Call tree\n"), std::string::npos) << t;
     EXPECT_NE(t.find("  500 "), std::string::npos) << t;
-    for (const char *line : {"  demo.abc.FixedWork.run(int)\n", "    demo.abc.FixedWork.a()\n",
-                             "      demo.abc.FixedWork.b()\n", "        demo.abc.FixedWork.c()\n",
-                             "      demo.abc.FixedWork.c()\n"})
+    for (const char *line :
+         {"  demo.abc.FixedWork.run(int)\n", "    demo.abc.FixedWork.a()\n", "      demo.abc.FixedWork.b()\n",
+          "        demo.abc.FixedWork.c()\n", "      demo.abc.FixedWork.c()\n"})
         EXPECT_NE(t.find(line), std::string::npos) << line << "\n" << t;
 }
 
@@ -138,8 +138,12 @@ TEST_F(Paths, PprofShowsTheSameTotalsAsJson)
         wall += m["wall_excl_ns"].get<uint64_t>();
         cpu += m["cpu_excl_ns"].get<uint64_t>();
     }
-    std::vector<std::string> argv = {"bash", std::string(JMT_SOURCE_DIR) + "/tests/pprof/check_pprof.sh", file,
-                                     std::to_string(calls), std::to_string(wall), std::to_string(cpu)};
+    std::vector<std::string> argv = {"bash",
+                                     std::string(JMT_SOURCE_DIR) + "/tests/pprof/check_pprof.sh",
+                                     file,
+                                     std::to_string(calls),
+                                     std::to_string(wall),
+                                     std::to_string(cpu)};
     auto row = [&](const std::string &label, const char *index, uint64_t flat, uint64_t cum) {
         argv.insert(argv.end(), {label, index, std::to_string(flat), std::to_string(cum)});
     };
@@ -202,7 +206,8 @@ TEST_F(Paths, AFullPathTableCountsTheRestUnderTruncated)
     auto t = run_folded("demo.abc.FixedWork", {std::to_string(n), "5"},
                         {"--package", "demo/abc", "--tree", "--max-paths", "2", "--min-percent", "0"});
     EXPECT_NE(t.jmt_stdout.find("  [truncated]\n"), std::string::npos) << t.jmt_stdout;
-    EXPECT_NE(t.jmt_stdout.find("paths_full: " + std::to_string(3 * n) + " frames were counted under the call "
+    EXPECT_NE(t.jmt_stdout.find("paths_full: " + std::to_string(3 * n) +
+                                " frames were counted under the call "
                                 "path [truncated]"),
               std::string::npos)
         << t.jmt_stdout;

@@ -24,8 +24,7 @@ namespace {
 struct IdleJvm : jmt_it::Workload {
     explicit IdleJvm(bool probes = true, const std::vector<std::string> &flags = {})
         : Workload({"demo.launch.Startup", {"1", "0", "120000"}, flags, probes}, "DONE")
-    {
-    }
+    {}
 };
 
 // A process that maps a libjvm.so without any hotspot probe: a copy of libz
@@ -53,9 +52,9 @@ class Preflight : public jmt_it::BpfTest {};
 TEST_F(Preflight, NotRoot)
 {
     IdleJvm jvm;
-    expect_one_line_error({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", JMT_BINARY, "-p",
-                           jvm.pid_text()},
-                          "not enough privilege to load BPF programs (uid 65534): run jmethodtime as root");
+    expect_one_line_error(
+        {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", JMT_BINARY, "-p", jvm.pid_text()},
+        "not enough privilege to load BPF programs (uid 65534): run jmethodtime as root");
 }
 
 TEST_F(Preflight, KernelWithoutBtf)
@@ -71,8 +70,7 @@ TEST_F(Preflight, KernelWithoutBtf)
 TEST_F(Preflight, JdkWithoutProbes)
 {
     FakeJdkProcess fake;
-    expect_one_line_error({JMT_BINARY, "-p", std::to_string(fake.proc->pid())},
-                          "was built without DTrace probes");
+    expect_one_line_error({JMT_BINARY, "-p", std::to_string(fake.proc->pid())}, "was built without DTrace probes");
 }
 
 TEST_F(Preflight, KernelThreadIsNotAJvm)
@@ -95,8 +93,7 @@ TEST_F(Preflight, ProbeHeldByAnotherTracerFailsCleanly)
         ASSERT_EQ(bcc.error(), 0) << strerror(bcc.error());
         expect_one_line_error({JMT_BINARY, "-p", jvm.pid_text(), "--raw"}, "another tracer");
         jmt_it::ForeignUprobe entry(jvm.pid(), libjvm, "method__entry");
-        EXPECT_EQ(entry.error(), 0) << "a uprobe of jmethodtime was left on method__entry: "
-                                    << strerror(entry.error());
+        EXPECT_EQ(entry.error(), 0) << "a uprobe of jmethodtime was left on method__entry: " << strerror(entry.error());
     }
 }
 
@@ -107,8 +104,7 @@ void expect_no_uprobe_left(int pid)
     const std::string libjvm = jmt_it::test_libjvm();
     for (const char *probe : {"method__entry", "method__return"}) {
         jmt_it::ForeignUprobe other(pid, libjvm, probe);
-        EXPECT_EQ(other.error(), 0) << "a uprobe is still on hotspot:" << probe << ": "
-                                    << strerror(other.error());
+        EXPECT_EQ(other.error(), 0) << "a uprobe is still on hotspot:" << probe << ": " << strerror(other.error());
     }
     Child again({JMT_BINARY, "-p", std::to_string(pid), "--raw", "-d", "0.2", "--json"}, false);
     EXPECT_EQ(again.wait_exit(60000), 0) << again.drain(true, 1000);
@@ -122,8 +118,7 @@ TEST_F(Preflight, NoUprobeLeftAfterAnyEnd)
         std::vector<std::string> args;
         int signal;
     };
-    for (const End &end : {End{"duration", {"-d", "0.5"}, 0}, End{"SIGTERM", {}, SIGTERM},
-                           End{"SIGINT", {}, SIGINT}}) {
+    for (const End &end : {End{"duration", {"-d", "0.5"}, 0}, End{"SIGTERM", {}, SIGTERM}, End{"SIGINT", {}, SIGINT}}) {
         SCOPED_TRACE(end.name);
         std::vector<std::string> argv = {JMT_BINARY, "-p", jvm.pid_text(), "--raw", "--json"};
         argv.insert(argv.end(), end.args.begin(), end.args.end());
@@ -154,8 +149,8 @@ TEST_F(Preflight, JvmInItsOwnMountNamespace)
     const std::string dir = "/tmp/jmt-ns-" + std::to_string(getpid());
     ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
     // The JDK appears at DIR/jdk only inside the JVM's namespace; the host sees an empty DIR.
-    const std::string script = "mount -t tmpfs jmt-ns " + dir + " && mkdir " + dir + "/jdk && mount --bind " +
-                               home + " " + dir + "/jdk && shift && exec " + dir + "/jdk/bin/java \"$@\"";
+    const std::string script = "mount -t tmpfs jmt-ns " + dir + " && mkdir " + dir + "/jdk && mount --bind " + home +
+                               " " + dir + "/jdk && shift && exec " + dir + "/jdk/bin/java \"$@\"";
     jmt_it::RunSpec spec;
     spec.jvm.wrapper = {"unshare", "-m", "--propagation", "private", "--", "sh", "-c", script, "sh"};
     spec.jvm.main_class = "demo.abc.FixedWork";

@@ -14,10 +14,7 @@ using jmt_it::RunSpec;
 
 namespace {
 
-double ms(const nlohmann::json &row, const char *field)
-{
-    return row[field].get<double>() / 1e6;
-}
+double ms(const nlohmann::json &row, const char *field) { return row[field].get<double>() / 1e6; }
 
 // ms the machine spent on interrupts and on hypervisor steal (all CPUs, /proc/stat):
 // time a thread can be current on its CPU without running its own code. The
@@ -177,19 +174,13 @@ void check_throwing(const std::vector<std::string> &jvm_flags, bool expect_no_dr
                   (*tiny)["wall_incl_ns"].get<uint64_t>(),
               (*catcher)["wall_incl_ns"].get<uint64_t>());
     ::testing::Test::RecordProperty("dropped_frames", std::to_string(diag["dropped_frames"].get<uint64_t>()));
-    std::cout << "  dropped_frames=" << diag["dropped_frames"] << " unmatched_returns="
-              << diag["unmatched_returns"] << std::endl;
+    std::cout << "  dropped_frames=" << diag["dropped_frames"] << " unmatched_returns=" << diag["unmatched_returns"]
+              << std::endl;
 }
 
-TEST_F(Robustness, ExceptionsTiered)
-{
-    check_throwing({}, false);
-}
+TEST_F(Robustness, ExceptionsTiered) { check_throwing({}, false); }
 
-TEST_F(Robustness, ExceptionsC1Only)
-{
-    check_throwing({"-XX:TieredStopAtLevel=1"}, false);
-}
+TEST_F(Robustness, ExceptionsC1Only) { check_throwing({"-XX:TieredStopAtLevel=1"}, false); }
 
 TEST_F(Robustness, ExceptionsInterpreterAndC2)
 {

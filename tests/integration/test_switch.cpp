@@ -172,8 +172,8 @@ TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
         jmt.signal(SIGKILL);
         killed = jmt::monotonic_ns();
         jmt.wait_exit(10000);
-        std::cout << "  CPU per call: " << base << " ns before (3 rounds, spread " << 100 * spread << "%), "
-                  << traced << " ns traced" << std::endl;
+        std::cout << "  CPU per call: " << base << " ns before (3 rounds, spread " << 100 * spread << "%), " << traced
+                  << " ns traced" << std::endl;
     }
     // The agent restores within a poll of the owner's exit: flag off, mode back to idle.
     while (flag_on(jvm.pid()) || examined(jvm.pid()).access != jmt::ProbeAccess::Switchable) {
@@ -231,12 +231,12 @@ TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
         // The classes may be under the host's /tmp (a build there): the new /tmp is made on /mnt,
         // given a copy of them, then moved over /tmp.
         WarmJvm jvm(WarmJvm::command(
-                    {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
-                     "mount -t tmpfs -o " + tmp_options + " jmt-tmp /mnt && cp -r '" + JMT_JAVA_CLASSES +
-                         "' /mnt/classes && chmod -R a+rX /mnt/classes && mount --move /mnt /tmp && "
-                         "exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
-                     "sh"},
-                    JMT_JAVA, {marker}, "/tmp/classes"));
+            {"unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--", "sh", "-c",
+             "mount -t tmpfs -o " + tmp_options + " jmt-tmp /mnt && cp -r '" + JMT_JAVA_CLASSES +
+                 "' /mnt/classes && chmod -R a+rX /mnt/classes && mount --move /mnt /tmp && "
+                 "exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"",
+             "sh"},
+            JMT_JAVA, {marker}, "/tmp/classes"));
         ASSERT_GT(jvm.pid(), 0);
         const std::string status = jmt::read_file("/proc/" + jvm.pid_text() + "/status");
         EXPECT_NE(status.find("\nNSpid:\t" + jvm.pid_text() + "\t1\n"), std::string::npos) << status;
@@ -251,8 +251,8 @@ TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
         for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + jvm.pid_text() + "/maps")))
             if (e.path.find("/libjmtagent.so") != std::string::npos && e.perms.find('x') != std::string::npos)
                 agent_dir = e.path.substr(0, e.path.rfind('/'));
-        const std::string libjvm_dir = examined(jvm.pid()).libjvm_seen.substr(
-            0, examined(jvm.pid()).libjvm_seen.rfind('/'));
+        const std::string libjvm_dir =
+            examined(jvm.pid()).libjvm_seen.substr(0, examined(jvm.pid()).libjvm_seen.rfind('/'));
         EXPECT_EQ(agent_dir.rfind(tmp_options.find("noexec") != std::string::npos ? libjvm_dir : "/tmp", 0), 0u)
             << agent_dir;
         EXPECT_NE(access(("/proc/" + jvm.pid_text() + "/root" + agent_dir).c_str(), F_OK), 0) << agent_dir;
@@ -279,8 +279,8 @@ TEST_F(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
         for (const auto &[name, value] : t.libjvm_symbols)
             if (name.rfind("gHotSpotVM", 0) == 0)
                 exported[name] = t.libjvm_bias + value;
-        const auto flags = jmt::flags_from_vmstructs(
-            [&memory](uint64_t a, size_t n) { return memory.read(a, n); }, exported, jmt::kSwitchFlags);
+        const auto flags = jmt::flags_from_vmstructs([&memory](uint64_t a, size_t n) { return memory.read(a, n); },
+                                                     exported, jmt::kSwitchFlags);
         ASSERT_EQ(flags.size(), jmt::kSwitchFlags.size());
         for (const std::string &name : jmt::kSwitchFlags) {
             ASSERT_TRUE(memory.symbol(name).has_value()) << name;

@@ -101,7 +101,8 @@ TEST_F(VirtualThreads, UnderShenandoahTheFramesFollow)
 TEST_F(VirtualThreads, FreshVirtualThreadsBeyondTheParkedTableKeepEveryFrame)
 {
     constexpr uint64_t kThreads = 17000;
-    const VtRun r = launch_main(vt_jdk25(), "demo.vt.FreshThreads", {std::to_string(kThreads), "64"}, {"--method", "call"}, {});
+    const VtRun r =
+        launch_main(vt_jdk25(), "demo.vt.FreshThreads", {std::to_string(kThreads), "64"}, {"--method", "call"}, {});
     ASSERT_FALSE(r.report.is_null());
     ASSERT_EQ(done_value(r.done, "calls"), kThreads);
     const auto &d = r.report.at("diagnostics");

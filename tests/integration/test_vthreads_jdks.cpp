@@ -95,7 +95,8 @@ void expect_pinned(const VtRun &r, const Tasks &t)
     const double blocked_counted = static_cast<double>(u64(block, "blocked_incl_ns")) *
                                    static_cast<double>(u64(step, "pinned")) / static_cast<double>(steps);
     EXPECT_GE(static_cast<double>(u64(block, "pinned_ns")), 0.9 * blocked_counted)
-        << "block() off a CPU " << off_cpu / 1e6 << " ms, waiting for one " << u64(block, "runq_incl_ns") / 1e6 << " ms";
+        << "block() off a CPU " << off_cpu / 1e6 << " ms, waiting for one " << u64(block, "runq_incl_ns") / 1e6
+        << " ms";
     // Armed until the virtual thread next unmounts, a carrier's later block in step() counts too.
     EXPECT_GE(u64(step, "pinned_ns"), u64(block, "pinned_ns"));
     EXPECT_LE(u64(step, "pinned_ns"), u64(step, "wall_incl_ns") - u64(step, "cpu_incl_ns"));

@@ -114,7 +114,8 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched, bool unmount
     if (unmounts)
         EXPECT_GE(u64(d, "vt_unmounts"), steps) << "each step() unmounts at least once inside block()";
     else
-        EXPECT_LE(u64(d, "vt_unmounts"), t.threads) << "the JDK pins step()'s blocks: only the wait for GO in task() unmounts";
+        EXPECT_LE(u64(d, "vt_unmounts"), t.threads)
+            << "the JDK pins step()'s blocks: only the wait for GO in task() unmounts";
     EXPECT_EQ(u64(d, "vt_unmounts"), u64(d, "vt_mounts"));
 
     // Elapsed per call within 10% of the JVM's own timing of the same calls.

@@ -27,8 +27,8 @@ public:
         if (stats_fd_ < 0 || !skel_)
             throw std::runtime_error("cannot load the floor programs or enable BPF statistics");
         const jmt::TargetStatus st = jmt::examine_target(pid);
-        links_ = jmt::attach_entry_return(skel_->progs.floor_entry, skel_->progs.floor_return, pid,
-                                          st.target.libjvm, "hotspot");
+        links_ = jmt::attach_entry_return(skel_->progs.floor_entry, skel_->progs.floor_return, pid, st.target.libjvm,
+                                          "hotspot");
     }
     ~ProbeEvents()
     {

@@ -42,15 +42,16 @@ Case abc()
 {
     Case c{"abc", {}, {}};
     const std::string k = "demo/abc/FixedWork";
-    c.tree.nodes = {node(1, 0, k, "a", "()V", 1000, 1'000'000, 900'000),
-                    node(2, 1, k, "b", "()V", 2000, 4'000'000, 3'600'000),
-                    node(3, 2, k, "c", "()V", 4000, 20'000'000, 18'000'000),
-                    node(4, 1, k, "c", "()V", 1000, 5'000'000, 4'500'000)};
+    c.tree.nodes = {
+        node(1, 0, k, "a", "()V", 1000, 1'000'000, 900'000), node(2, 1, k, "b", "()V", 2000, 4'000'000, 3'600'000),
+        node(3, 2, k, "c", "()V", 4000, 20'000'000, 18'000'000), node(4, 1, k, "c", "()V", 1000, 5'000'000, 4'500'000)};
     const std::string A = "demo.abc.FixedWork.a()", B = "demo.abc.FixedWork.b()", C = "demo.abc.FixedWork.c()";
     c.expected = {"8000", "30000000", "27000000",  // totals: calls, wall ns, cpu ns
-                  A, "calls", "1000", "8000",     B, "calls", "2000", "6000",     C, "calls", "5000", "5000",
-                  A, "wall", "1000000", "30000000", B, "wall", "4000000", "24000000", C, "wall", "25000000", "25000000",
-                  A, "cpu", "900000", "27000000",  B, "cpu", "3600000", "21600000", C, "cpu", "22500000", "22500000"};
+                  A,      "calls",    "1000",     "8000",     B, "calls", "2000",     "6000",
+                  C,      "calls",    "5000",     "5000",     A, "wall",  "1000000",  "30000000",
+                  B,      "wall",     "4000000",  "24000000", C, "wall",  "25000000", "25000000",
+                  A,      "cpu",      "900000",   "27000000", B, "cpu",   "3600000",  "21600000",
+                  C,      "cpu",      "22500000", "22500000"};
     return c;
 }
 
@@ -67,10 +68,10 @@ Case recursion()
     c.tree.nodes[3].truncated = true;
     c.tree.truncated_calls = 7;
     const std::string main = "app.Main.main(String[])", r = "app.Rec.r(int, long)", t = "[truncated]";
-    c.expected = {"20", "2000000", "1350000",
-                  main, "calls", "1", "20",  r, "calls", "12", "12",  t, "calls", "7", "7",
-                  main, "wall", "100000", "2000000",  r, "wall", "1200000", "1200000",  t, "wall", "700000", "700000",
-                  r, "cpu", "800000", "800000"};
+    c.expected = {"20",    "2000000", "1350000", main, "calls", "1",       "20",      r,
+                  "calls", "12",      "12",      t,    "calls", "7",       "7",       main,
+                  "wall",  "100000",  "2000000", r,    "wall",  "1200000", "1200000", t,
+                  "wall",  "700000",  "700000",  r,    "cpu",   "800000",  "800000"};
     return c;
 }
 

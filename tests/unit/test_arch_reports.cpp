@@ -104,7 +104,8 @@ TEST(ArchReports, OneArchitectureOrAnUnknownOneIsNoDifference)
 
 TEST(ArchReports, DiffNamesBothArchitecturesWhenTheyDiffer)
 {
-    const jmt::MergeInput base = report("intel1", "x86_64", 5000, 5000), now = report("graviton1", "aarch64", 5000, 7000);
+    const jmt::MergeInput base = report("intel1", "x86_64", 5000, 5000),
+                          now = report("graviton1", "aarch64", 5000, 7000);
     EXPECT_EQ(jmt::architecture_difference(base.profile, now.profile, "base.json", "new.json"),
               "base.json comes from x86_64 and new.json from aarch64: counts compare, times per call compare the "
               "machines too");

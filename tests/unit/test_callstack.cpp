@@ -14,15 +14,25 @@ TEST(CallStack, OffCpuTimeIsRunQueueWaitAndBlockedTime)
     Thread th;
     th.exact_cpu = true;
     uint64_t now = 1000;
-    auto run = [&](uint64_t n) { now += n; th.cpu += n; };
-    auto runnable = [&](uint64_t n) { now += n; th.runq += n; };
+    auto run = [&](uint64_t n) {
+        now += n;
+        th.cpu += n;
+    };
+    auto runnable = [&](uint64_t n) {
+        now += n;
+        th.runq += n;
+    };
     auto blocked = [&](uint64_t n) { now += n; };
     th.enter(A, now);
-    run(10); runnable(30);
+    run(10);
+    runnable(30);
     th.enter(B, now);
-    run(10); runnable(20); blocked(40);
+    run(10);
+    runnable(20);
+    blocked(40);
     th.leave(B, now);
-    blocked(5); run(10);
+    blocked(5);
+    run(10);
     th.leave(A, now);
     const Totals &a = th.totals[A], &b = th.totals[B];
     EXPECT_EQ(a.wall_incl_ns, 125u);
@@ -67,10 +77,28 @@ TEST(CallStack, SeedFlowInclusiveExclusive)
     Thread th;
     uint64_t now = 1000;
     auto consume = [&](uint64_t n) { now += n; };
-    auto c = [&] { th.enter(C, now); consume(10); th.leave(C, now); };
-    auto b = [&] { th.enter(B, now); consume(5); c(); consume(5); c(); consume(10); th.leave(B, now); };
+    auto c = [&] {
+        th.enter(C, now);
+        consume(10);
+        th.leave(C, now);
+    };
+    auto b = [&] {
+        th.enter(B, now);
+        consume(5);
+        c();
+        consume(5);
+        c();
+        consume(10);
+        th.leave(B, now);
+    };
     th.enter(A, now);
-    consume(15); b(); consume(20); c(); consume(5); b(); consume(5);
+    consume(15);
+    b();
+    consume(20);
+    c();
+    consume(5);
+    b();
+    consume(5);
     th.leave(A, now);
 
     EXPECT_EQ(th.t->depth, 0u);
@@ -229,7 +257,7 @@ TEST(CallStack, LostReturnIsDroppedOnTheNextMatchingReturn)
 {
     Thread th;
     th.enter(A, 0);
-    th.enter(X, 10);   // inlined callee, throws: no return
+    th.enter(X, 10);  // inlined callee, throws: no return
     th.enter(C, 20);
     th.leave(C, 30);   // 10 ns child of X
     th.leave(A, 100);  // resync: X dropped
@@ -262,10 +290,10 @@ TEST(CallStack, CallSiteCacheKeysOnMethodStackPointerAndParent)
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), X, A, 1008), X, A, 1008));  // other frame
     EXPECT_FALSE(jmt_site_matches(jmt_site_slot(t.get(), C, A, 1000), C, A, 1000));  // other method
 
-    jmt_push(t.get(), X, 2, &c0, 1000, 0x77, 0, 0);               // X inlined in A
-    EXPECT_TRUE(jmt_top_is_ambiguous(t.get(), X, 1000));       // X again at X's sp: read afresh
-    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), X, 900));       // a real call from X
-    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), C, 1000));      // another inlined method
+    jmt_push(t.get(), X, 2, &c0, 1000, 0x77, 0, 0);        // X inlined in A
+    EXPECT_TRUE(jmt_top_is_ambiguous(t.get(), X, 1000));   // X again at X's sp: read afresh
+    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), X, 900));   // a real call from X
+    EXPECT_FALSE(jmt_top_is_ambiguous(t.get(), C, 1000));  // another inlined method
 }
 
 // Stack pointers and call sites tell dead frames apart from recursion at the next entry.
@@ -273,14 +301,14 @@ TEST(CallStack, StaleTopFrameDetectedFromStackPointerAndCallSite)
 {
     jmt_thread t{};
     const jmt_clock c0{0, 0, 1, 1}, c1{10, 5, 2, 2};
-    jmt_push(&t, A, 1, &c0, 1000, 0, 0, 0);    // compiled caller frame
-    jmt_push(&t, X, 2, &c1, 1000, 0x77, 0, 0);   // inlined callee (same sp) at call site 0x77: threw, no return
-    EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));     // a real call from inside X: X is alive
-    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));    // higher sp: may be an OSR-moved frame, alive
-    EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));  // X again from the same site of the same frame
-    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0x99)); // X from another site: inlined recursion
-    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1000, 0x77)); // another method: not the same call
-    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0));    // call site unknown: never stale
+    jmt_push(&t, A, 1, &c0, 1000, 0, 0, 0);             // compiled caller frame
+    jmt_push(&t, X, 2, &c1, 1000, 0x77, 0, 0);          // inlined callee (same sp) at call site 0x77: threw, no return
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 800, 0));      // a real call from inside X: X is alive
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1100, 0));     // higher sp: may be an OSR-moved frame, alive
+    EXPECT_TRUE(jmt_top_is_stale(&t, X, 1000, 0x77));   // X again from the same site of the same frame
+    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0x99));  // X from another site: inlined recursion
+    EXPECT_FALSE(jmt_top_is_stale(&t, C, 1000, 0x77));  // another method: not the same call
+    EXPECT_FALSE(jmt_top_is_stale(&t, X, 1000, 0));     // call site unknown: never stale
     EXPECT_TRUE(jmt_needs_call_site(&t, 1000));
     EXPECT_FALSE(jmt_needs_call_site(&t, 900));
     jmt_thread empty{};
@@ -352,16 +380,16 @@ TEST(CallStack, ForeignTimeIsTheUntracedCalleesLessTracedCallbacks)
     Thread th;
     th.foreign = 1;
     th.enter(A, 0);
-    th.untraced_enter(10);   // U: opens A's segment
-    th.untraced_enter(12);   // V, nested: no clock
-    th.untraced_leave(20);   // V returns: U still open
-    th.enter(B, 30);         // U calls back into B: A's segment pauses (10..30 = 20)
-    th.untraced_enter(35);   // B's own untraced callee: B's segment
+    th.untraced_enter(10);  // U: opens A's segment
+    th.untraced_enter(12);  // V, nested: no clock
+    th.untraced_leave(20);  // V returns: U still open
+    th.enter(B, 30);        // U calls back into B: A's segment pauses (10..30 = 20)
+    th.untraced_enter(35);  // B's own untraced callee: B's segment
     th.untraced_leave(45);
-    th.leave(B, 50);         // resumes A's segment at 50
-    th.untraced_leave(60);   // U returns (50..60 = 10)
-    th.untraced_enter(70);   // W
-    th.untraced_leave(75);   // (5)
+    th.leave(B, 50);        // resumes A's segment at 50
+    th.untraced_leave(60);  // U returns (50..60 = 10)
+    th.untraced_enter(70);  // W
+    th.untraced_leave(75);  // (5)
     th.leave(A, 100);
     EXPECT_EQ(th.t->depth, 0u);
     EXPECT_EQ(th.totals[A].wall_excl_ns, 80u);
@@ -396,10 +424,10 @@ TEST(CallStack, ForeignSegmentWithoutReturnEndsWithTheFrame)
 {
     Thread th;
     th.foreign = 1;
-    th.untraced_enter(0);    // no traced frame yet: nothing to time
+    th.untraced_enter(0);  // no traced frame yet: nothing to time
     th.enter(A, 5);
-    th.untraced_leave(8);    // a return of a call entered before A: ignored
-    th.untraced_enter(10);   // inlined, throws: no return
+    th.untraced_leave(8);   // a return of a call entered before A: ignored
+    th.untraced_enter(10);  // inlined, throws: no return
     th.leave(A, 50);
     EXPECT_EQ(th.totals[A].wall_foreign_ns, 40u);
     EXPECT_EQ(th.totals[A].foreign_lost, 1u);
@@ -430,8 +458,8 @@ TEST(CallStack, ForeignIsWithinExclusive)
     jmt_closed a{};
     jmt_close_top(&t, &a1, &a, 1);
     EXPECT_EQ(a.wall_foreign_ns, 80u);
-    EXPECT_EQ(a.cpu_excl_ns, 100u);   // clamped to elapsed
-    EXPECT_EQ(a.cpu_foreign_ns, 80u); // within its own elapsed foreign time
+    EXPECT_EQ(a.cpu_excl_ns, 100u);    // clamped to elapsed
+    EXPECT_EQ(a.cpu_foreign_ns, 80u);  // within its own elapsed foreign time
     EXPECT_LE(a.events_foreign, a.events_excl);
 }
 

@@ -88,7 +88,7 @@ TEST(Diff, FlameGraphPageColoursTheChange)
     jmt::write_diff_flamegraph_html(out, tree(10, 5, false), tree(20, 5, true), "t", jmt::PathMetric::Wall);
     const std::string page = out.str();
     EXPECT_NE(page.find("<svg"), std::string::npos);
-    EXPECT_NE(page.find("#b04ad0"), std::string::npos);  // b: only in the new report
+    EXPECT_NE(page.find("#b04ad0"), std::string::npos);                  // b: only in the new report
     EXPECT_NE(page.find("change per call: +66.7%"), std::string::npos);  // a: 15 -> 25 ns per call
 }
 

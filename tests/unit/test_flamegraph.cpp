@@ -35,7 +35,8 @@ jmt::CallTree abc_tree()
     return t;
 }
 
-std::string html_of(const jmt::CallTree &tree, const std::string &title = "jmethodtime pid 4242: package demo/abc, 1.20 s",
+std::string html_of(const jmt::CallTree &tree,
+                    const std::string &title = "jmethodtime pid 4242: package demo/abc, 1.20 s",
                     jmt::PathMetric metric = jmt::PathMetric::Wall)
 {
     std::ostringstream out;
@@ -56,10 +57,7 @@ std::string data_text(const std::string &html)
     return html.substr(start, end - start);
 }
 
-json data_of(const std::string &html)
-{
-    return json::parse(data_text(html));
-}
+json data_of(const std::string &html) { return json::parse(data_text(html)); }
 
 size_t count(const std::string &haystack, const std::string &needle)
 {
@@ -139,8 +137,7 @@ TEST(Flamegraph, FirstMetricIsTheOneAsked)
 {
     EXPECT_NE(html_of(abc_tree()).find("<body data-metric=\"wall\">"), std::string::npos);
     EXPECT_NE(html_of(abc_tree(), "t", jmt::PathMetric::Cpu).find("<body data-metric=\"cpu\">"), std::string::npos);
-    EXPECT_NE(html_of(abc_tree(), "t", jmt::PathMetric::Calls).find("<body data-metric=\"calls\">"),
-              std::string::npos);
+    EXPECT_NE(html_of(abc_tree(), "t", jmt::PathMetric::Calls).find("<body data-metric=\"calls\">"), std::string::npos);
 }
 
 TEST(Flamegraph, ScriptEndInNamesCannotBreakOut)
@@ -169,8 +166,8 @@ TEST(Flamegraph, ScriptEndInNamesCannotBreakOut)
 TEST(Flamegraph, LabelsAreFrameLabels)
 {
     jmt::CallTree t;
-    t.nodes.push_back(node(2, 0, "org/postgresql/jdbc/PgResultSet", "getString", "(ILjava/lang/String;)Ljava/lang/String;",
-                           3, 300, 100, 200, 50));
+    t.nodes.push_back(node(2, 0, "org/postgresql/jdbc/PgResultSet", "getString",
+                           "(ILjava/lang/String;)Ljava/lang/String;", 3, 300, 100, 200, 50));
     t.nodes.push_back(node(3, 2, "org/postgresql/core/Utils", "toInt", "([BI)I", 2, 200, 200, 150, 150));
     jmt::PathNode truncated = node(1, 2, "", "", "", 7, 0, 0, 0, 0);
     truncated.truncated = true;

@@ -109,9 +109,9 @@ TEST(DiagnosticLines, EveryProblemCounterHasItsOwnLine)
     d.arg_fail = 7;
     d.truncated_names = 8;
     auto lines = jmt::diagnostic_lines(d);
-    const std::vector<std::string> prefixes = {
-        "depth_overflow: 1 ",    "unmatched_returns: 2 ", "dropped_frames: 3 ", "thread_state_fail: 4 ",
-        "method_table_full: 5 ", "names_fail: 6 ",        "arg_fail: 7 ",       "truncated_names: 8 "};
+    const std::vector<std::string> prefixes = {"depth_overflow: 1 ",    "unmatched_returns: 2 ", "dropped_frames: 3 ",
+                                               "thread_state_fail: 4 ", "method_table_full: 5 ", "names_fail: 6 ",
+                                               "arg_fail: 7 ",          "truncated_names: 8 "};
     ASSERT_EQ(lines.size(), prefixes.size());
     for (size_t i = 0; i < lines.size(); i++) {
         EXPECT_TRUE(starts_with(lines[i], prefixes[i])) << lines[i];

@@ -189,7 +189,7 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
     EXPECT_EQ(p.cost_source, CostSource::Gaps);
     EXPECT_TRUE(p.cost_method.empty());
     EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge - edge / 32);
-    EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);  // (8 s + two ticks) / 1M events
+    EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);    // (8 s + two ticks) / 1M events
     EXPECT_EQ(p.probe_cost.traced_event_ns, edge + 400);  // 25% of the edge is over the refill's 400 ns
     EXPECT_EQ(p.methods[0].stats.cpu_excl_ns, 0u) << "a getter under a trap: clamped at 0";
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[0], 0u);

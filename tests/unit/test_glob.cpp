@@ -60,11 +60,11 @@ bool reference(const std::string &p, const std::string &s)
 TEST(Glob, LiteralsMatchWholeNamesOnly)
 {
     EXPECT_TRUE(matches("getA", "getA"));
-    EXPECT_FALSE(matches("getA", "getAB"));   // anchored at the end
-    EXPECT_FALSE(matches("getA", "xgetA"));   // anchored at the start
+    EXPECT_FALSE(matches("getA", "getAB"));  // anchored at the end
+    EXPECT_FALSE(matches("getA", "xgetA"));  // anchored at the start
     EXPECT_FALSE(matches("getA", "get"));
     EXPECT_FALSE(matches("getA", "getB"));
-    EXPECT_FALSE(matches("geta", "getA"));    // case matters
+    EXPECT_FALSE(matches("geta", "getA"));  // case matters
     EXPECT_TRUE(matches("<init>", "<init>"));
     EXPECT_FALSE(matches("<init>", "<clinit>"));
     EXPECT_TRUE(matches("demo/globs/Shop$Inner", "demo/globs/Shop$Inner"));
@@ -73,7 +73,7 @@ TEST(Glob, LiteralsMatchWholeNamesOnly)
 TEST(Glob, StarAtEitherEndOrBoth)
 {
     EXPECT_TRUE(matches("get*", "getA"));
-    EXPECT_TRUE(matches("get*", "get"));      // a star may match nothing
+    EXPECT_TRUE(matches("get*", "get"));  // a star may match nothing
     EXPECT_FALSE(matches("get*", "setA"));
     EXPECT_FALSE(matches("get*", "ge"));
     EXPECT_TRUE(matches("*Inner", "demo/globs/Shop$Inner"));
@@ -110,7 +110,7 @@ TEST(Glob, StarsAndEmptyRuns)
     EXPECT_TRUE(matches("**", ""));
     EXPECT_TRUE(matches("***", "abc"));
     EXPECT_TRUE(matches("a**b", "ab"));
-    EXPECT_TRUE(matches("a*b*c", "abc"));     // every star empty
+    EXPECT_TRUE(matches("a*b*c", "abc"));  // every star empty
     EXPECT_TRUE(matches("*a*", "a"));
     EXPECT_FALSE(matches("", "a"));
     EXPECT_TRUE(matches("", ""));
@@ -123,7 +123,7 @@ TEST(Glob, Backtracking)
     EXPECT_TRUE(matches("a*b*c", "abbbbc"));
     EXPECT_FALSE(matches("a*b*c", "aXbYbZ"));
     EXPECT_FALSE(matches("a*b*c", "aXcYc b"));
-    EXPECT_TRUE(matches("*ab", "aab"));       // the first 'a' is not the one
+    EXPECT_TRUE(matches("*ab", "aab"));  // the first 'a' is not the one
     EXPECT_TRUE(matches("*aab", "aaaab"));
     EXPECT_TRUE(matches("*abc*abd", "abcabcabd"));
     EXPECT_FALSE(matches("*abc*abd", "abcabcab"));

@@ -66,8 +66,7 @@ TEST(IntervalReport, TableHeaderNamesTheIntervalAndItsEnd)
 {
     std::ostringstream out;
     jmt::write_table(out, interval_profile(2), {});
-    EXPECT_EQ(out.str().rfind("Interval 2 ending 2026-11-21T20:31:05.123Z (1.00 s), pid 77: all methods\n", 0),
-              0u)
+    EXPECT_EQ(out.str().rfind("Interval 2 ending 2026-11-21T20:31:05.123Z (1.00 s), pid 77: all methods\n", 0), 0u)
         << out.str();
 }
 
@@ -77,8 +76,7 @@ TEST(IntervalReport, AnIntervalWithoutCallsSaysSoBriefly)
     p.methods.clear();
     std::ostringstream out;
     jmt::write_table(out, p, {});
-    EXPECT_NE(out.str().find("No traced method completed a call in this interval.\n"), std::string::npos)
-        << out.str();
+    EXPECT_NE(out.str().find("No traced method completed a call in this interval.\n"), std::string::npos) << out.str();
     EXPECT_EQ(out.str().find("Check --package"), std::string::npos) << out.str();
 }
 

@@ -90,16 +90,18 @@ TEST(Json, RoundTripsEveryField)
                                  // virtual_threads_not_followed, kernel_memory_bytes, method_ids,
                                  // shared_probes and probes
     EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
-    EXPECT_EQ(doc.at("probes"), nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
-                                                      R"("settle_s":4.5,"settled":false,"hot_methods":5210,"hot_back":12,)"
-                                                      R"("cold":true,"end_methods":2300,"end_back":2299,"end_cold":false})"));
+    EXPECT_EQ(doc.at("probes"),
+              nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
+                                    R"("settle_s":4.5,"settled":false,"hot_methods":5210,"hot_back":12,)"
+                                    R"("cold":true,"end_methods":2300,"end_back":2299,"end_cold":false})"));
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);
     // No events, no JVM CPU time: counts of 0 and nulls.
-    EXPECT_EQ(doc.at("overhead"), nlohmann::json::parse(
-                                      R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null,)"
-                                      R"("jvm_runq_ns":null,"runq_share":null,"saturated":false})"));
+    EXPECT_EQ(doc.at("overhead"),
+              nlohmann::json::parse(
+                  R"({"events":0,"traced_events":0,"trap_ns":0,"jvm_cpu_ns":null,"jvm_cpu_early":false,"share":null,)"
+                  R"("jvm_runq_ns":null,"runq_share":null,"saturated":false})"));
     EXPECT_EQ(doc.at("foreign"), false);
     EXPECT_EQ(doc.at("class_globs"), nlohmann::json::array({"*ResultSet"}));
     EXPECT_EQ(doc.at("method_globs"), nlohmann::json::array({"get*", "<init>"}));
@@ -171,20 +173,45 @@ TEST(Json, RoundTripsEveryField)
                 EXPECT_EQ(back.profile.methods[i].stats.*k.field, p.methods[order[i]].stats.*k.field) << k.key;
 
     const auto &diag = doc.at("diagnostics");
-    const std::vector<std::pair<const char *, uint64_t>> expected = {
-        {"entries", 101},           {"returns", 102},          {"traced_calls", 103},
-        {"depth_overflow", 104},    {"unmatched_returns", 105}, {"dropped_frames", 106},
-        {"thread_state_fail", 107}, {"method_table_full", 108}, {"names_fail", 109},
-        {"arg_fail", 110},          {"truncated_names", 111},   {"threads_traced", 112},
-        {"threads_ended", 113},     {"glob_budget_out", 114},   {"thread_rows_full", 115},
-        {"paths_full", 116},        {"cpu_clamped", 117},      {"foreign_lost", 118},
-        {"switch_unseen", 119},     {"classes_unloaded", 120}, {"methods_forgotten", 121},
-        {"scratch_busy", 122},      {"totals_not_ready", 123}, {"methods_seen", 124},
-        {"rejected_by_package", 125}, {"rejected_by_class", 126}, {"rejected_by_method", 127},
-        {"classes_rejected_by_globs", 128}, {"runq_ns", 129}, {"vt_unmounts", 130},
-        {"vt_mounts", 131}, {"vt_frames_lost", 132}, {"vt_unfollowed", 133},
-        {"pinned_critical", 134}, {"pinned_native", 135}, {"pinned_monitor", 136}, {"pinned_other", 137},
-        {"pinned_ns", 138}, {"vt_layout_mismatch", 139}};
+    const std::vector<std::pair<const char *, uint64_t>> expected = {{"entries", 101},
+                                                                     {"returns", 102},
+                                                                     {"traced_calls", 103},
+                                                                     {"depth_overflow", 104},
+                                                                     {"unmatched_returns", 105},
+                                                                     {"dropped_frames", 106},
+                                                                     {"thread_state_fail", 107},
+                                                                     {"method_table_full", 108},
+                                                                     {"names_fail", 109},
+                                                                     {"arg_fail", 110},
+                                                                     {"truncated_names", 111},
+                                                                     {"threads_traced", 112},
+                                                                     {"threads_ended", 113},
+                                                                     {"glob_budget_out", 114},
+                                                                     {"thread_rows_full", 115},
+                                                                     {"paths_full", 116},
+                                                                     {"cpu_clamped", 117},
+                                                                     {"foreign_lost", 118},
+                                                                     {"switch_unseen", 119},
+                                                                     {"classes_unloaded", 120},
+                                                                     {"methods_forgotten", 121},
+                                                                     {"scratch_busy", 122},
+                                                                     {"totals_not_ready", 123},
+                                                                     {"methods_seen", 124},
+                                                                     {"rejected_by_package", 125},
+                                                                     {"rejected_by_class", 126},
+                                                                     {"rejected_by_method", 127},
+                                                                     {"classes_rejected_by_globs", 128},
+                                                                     {"runq_ns", 129},
+                                                                     {"vt_unmounts", 130},
+                                                                     {"vt_mounts", 131},
+                                                                     {"vt_frames_lost", 132},
+                                                                     {"vt_unfollowed", 133},
+                                                                     {"pinned_critical", 134},
+                                                                     {"pinned_native", 135},
+                                                                     {"pinned_monitor", 136},
+                                                                     {"pinned_other", 137},
+                                                                     {"pinned_ns", 138},
+                                                                     {"vt_layout_mismatch", 139}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;
@@ -253,7 +280,7 @@ TEST(Json, JavaNamesSurviveAndInvalidUtf8IsReplaced)
     jmt::Profile p = sample();
     p.methods[0].klass = "demo/Flow$$Lambda$1+0x00007f8444000c10";
     p.methods[0].method = "<init>";
-    p.methods[1].klass = "demo/Caf\xC3\xA9\"quoted\"\\";     // valid UTF-8 and JSON escapes
+    p.methods[1].klass = "demo/Caf\xC3\xA9\"quoted\"\\";          // valid UTF-8 and JSON escapes
     p.methods[2].klass = std::string("bad\xC0\x80name\xFF", 10);  // modified-UTF-8 NUL, stray byte
     std::ostringstream out;
     ASSERT_NO_THROW(jmt::write_json(out, p));
@@ -265,8 +292,7 @@ TEST(Json, JavaNamesSurviveAndInvalidUtf8IsReplaced)
     EXPECT_NE(std::find(classes.begin(), classes.end(), "demo/Flow$$Lambda$1+0x00007f8444000c10"), classes.end());
     EXPECT_NE(std::find(classes.begin(), classes.end(), "demo/Caf\xC3\xA9\"quoted\"\\"), classes.end());
     // Each invalid byte becomes U+FFFD; the valid bytes around them stay.
-    EXPECT_NE(std::find(classes.begin(), classes.end(), "bad\xEF\xBF\xBD\xEF\xBF\xBDname\xEF\xBF\xBD"),
-              classes.end())
+    EXPECT_NE(std::find(classes.begin(), classes.end(), "bad\xEF\xBF\xBD\xEF\xBF\xBDname\xEF\xBF\xBD"), classes.end())
         << out.str();
 }
 

@@ -39,10 +39,10 @@ TEST(FindLibjvm, PathsWithSpacesAndDeletedFiles)
 
 TEST(ParseMaps, EveryFieldDeletedFilesAndAnonymousMemory)
 {
-    const std::vector<jmt::MapsEntry> m = jmt::parse_maps(
-        std::string(kMaps) + "7f00000a0000-7f00000a1000 r--p 00000000 fe:00 10952723                   "
-                             "/tmp/.jmethodtime-a8612d5eaf8540a7/libjmtagent.so (deleted)\n"
-                             "not a maps line\n");
+    const std::vector<jmt::MapsEntry> m =
+        jmt::parse_maps(std::string(kMaps) + "7f00000a0000-7f00000a1000 r--p 00000000 fe:00 10952723                   "
+                                             "/tmp/.jmethodtime-a8612d5eaf8540a7/libjmtagent.so (deleted)\n"
+                                             "not a maps line\n");
     ASSERT_EQ(m.size(), 6u);
     EXPECT_EQ(m[2].start, 0x7f1a2e200000ULL);
     EXPECT_EQ(m[2].end, 0x7f1a2e4c1000ULL);
@@ -69,18 +69,21 @@ TEST(RegisterArgs, HotspotX86Layout)
 {
     auto regs = jmt::register_args("-8@%rax 8@%rdx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64);
     ASSERT_TRUE(regs.has_value());
-    std::array<uint8_t, 7> want = {JMT_REG_AX, JMT_REG_DX, JMT_REG_CX, JMT_REG_SI,
-                                   JMT_REG_DI, JMT_REG_R8, JMT_REG_R9};
+    std::array<uint8_t, 7> want = {JMT_REG_AX, JMT_REG_DX, JMT_REG_CX, JMT_REG_SI, JMT_REG_DI, JMT_REG_R8, JMT_REG_R9};
     EXPECT_EQ(*regs, want);
 }
 
 TEST(RegisterArgs, FallsBackForMemoryOperandsAndOddLayouts)
 {
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@-16(%rbp) -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(jmt::register_args("-8@%rax 8@-16(%rbp) -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64)
+                     .has_value());
     EXPECT_FALSE(jmt::register_args("-8@%rax 8@%rdx -4@%ecx", jmt::kMachineX86_64).has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 4@%edx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@%xmm0 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
-    EXPECT_FALSE(jmt::register_args("-8@%rax 8@$5 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(
+        jmt::register_args("-8@%rax 4@%edx -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(
+        jmt::register_args("-8@%rax 8@%xmm0 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
+    EXPECT_FALSE(
+        jmt::register_args("-8@%rax 8@$5 -4@%ecx 8@%rsi -4@%edi 8@%r8 -4@%r9d", jmt::kMachineX86_64).has_value());
 }
 
 TEST(InspectLibjvm, DebianJdkHasTheProbesAndTheFlagSymbol)

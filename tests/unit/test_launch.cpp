@@ -41,8 +41,7 @@ TEST_F(FakeJdk, PlanFindsTheLauncherOnPathAndAddsTheFlagAfterIt)
     jmt::LaunchPlan plan = jmt::plan_launch({"java", "-cp", "a.jar", "Main"}, "/nonexistent:" + home + "/bin");
     EXPECT_EQ(plan.java, home + "/bin/java");
     EXPECT_EQ(plan.libjvm, home + "/lib/server/libjvm.so");
-    EXPECT_EQ(plan.argv,
-              (std::vector<std::string>{home + "/bin/java", jmt::kProbeFlag, "-cp", "a.jar", "Main"}));
+    EXPECT_EQ(plan.argv, (std::vector<std::string>{home + "/bin/java", jmt::kProbeFlag, "-cp", "a.jar", "Main"}));
 }
 
 TEST_F(FakeJdk, PlanFollowsSymlinksToTheJdk)
@@ -202,10 +201,9 @@ TEST(RunAs, UsersComeFromEtcPasswdWithTheirGroups)
     EXPECT_EQ(sudo.gid, 65534u);
     EXPECT_NE(sudo.note.find("running the command as nobody (uid 65534, who ran sudo)"), std::string::npos);
     EXPECT_FALSE(jmt::resolve_run_as("root", "65534", "65534").change);  // -u root keeps root
-    const jmt::RunAs numeric = jmt::resolve_run_as("43210", "", "");  // no passwd entry: the uid as given
+    const jmt::RunAs numeric = jmt::resolve_run_as("43210", "", "");     // no passwd entry: the uid as given
     EXPECT_EQ(numeric.uid, 43210u);
     EXPECT_EQ(numeric.gid, 43210u);
     EXPECT_EQ(numeric.name, "43210");
     EXPECT_THROW(jmt::resolve_run_as("no-such-user-jmt", "", ""), jmt::Error);
 }
-

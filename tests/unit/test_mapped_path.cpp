@@ -63,9 +63,9 @@ TEST(ChooseView, HostJvmThroughItsRoot)
 // A container: its paths exist only through its root; here, a different file has the same path.
 TEST(ChooseView, ContainerPathsThroughItsRoot)
 {
-    const auto view = jmt::choose_view(
-        kPid, mapping(kLib), "/", kRootId,
-        files({{"/proc/42/root" + std::string(kLib), kLibId}, {kLib, jmt::FileId{0xfe, 1, 1234}}}));
+    const auto view =
+        jmt::choose_view(kPid, mapping(kLib), "/", kRootId,
+                         files({{"/proc/42/root" + std::string(kLib), kLibId}, {kLib, jmt::FileId{0xfe, 1, 1234}}}));
     EXPECT_TRUE(view.verified);
     EXPECT_EQ(view.prefix, "/proc/42/root");
     EXPECT_EQ(view.own("/tmp/.jmethodtime-0123456789abcdef/libjmtagent.so"),
@@ -87,8 +87,8 @@ TEST(ChooseView, ChrootPathsAreOursAndItsOwnAreBelowItsRoot)
     EXPECT_EQ(view.own(root + "-other/usr/lib/x.so"), "") << "a sibling directory is not below the root";
     EXPECT_EQ(view.own("/usr/lib/x.so"), "") << "outside its root: no name of its own";
     // A root given with a trailing slash names the same directory.
-    const auto slash = jmt::choose_view(kPid, mapping(seen), root + "/", kRootId,
-                                        files({{seen, kLibId}, {root + "/", kRootId}}));
+    const auto slash =
+        jmt::choose_view(kPid, mapping(seen), root + "/", kRootId, files({{seen, kLibId}, {root + "/", kRootId}}));
     EXPECT_EQ(slash.own(seen), kLib);
 }
 
@@ -97,8 +97,8 @@ TEST(ChooseView, RootLinkThatIsNotTheRootNamesNothing)
 {
     const std::string root = "/srv/jail";
     const std::string seen = root + kLib;
-    const auto view = jmt::choose_view(kPid, mapping(seen), root, kRootId,
-                                       files({{seen, kLibId}, {root, jmt::FileId{0xfe, 1, 8}}}));
+    const auto view =
+        jmt::choose_view(kPid, mapping(seen), root, kRootId, files({{seen, kLibId}, {root, jmt::FileId{0xfe, 1, 8}}}));
     EXPECT_TRUE(view.verified);
     EXPECT_EQ(view.here(seen), seen);
     EXPECT_EQ(view.own(seen), "");

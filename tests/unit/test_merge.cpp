@@ -34,8 +34,8 @@ jmt::MergeInput input(const std::string &host, int pid, uint64_t c_ns_per_call, 
     in.profile.duration_ns = 1'000'000'000ULL + pid;
     in.profile.packages = {"demo/abc"};
     in.profile.corrected = true;
-    in.profile.methods = {row("a", calls, calls * 100'000, calls * 50'000), row("c", calls * 5, calls * 5 * c_ns_per_call,
-                                                                           calls * 5 * c_ns_per_call)};
+    in.profile.methods = {row("a", calls, calls * 100'000, calls * 50'000),
+                          row("c", calls * 5, calls * 5 * c_ns_per_call, calls * 5 * c_ns_per_call)};
     in.profile.diag.unmatched_returns = 1;
     in.profile.overhead.events = 10 * calls;
     jmt::ReportSource s;

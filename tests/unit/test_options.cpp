@@ -46,8 +46,8 @@ TEST(ParseOptions, Defaults)
 
 TEST(ParseOptions, RepeatedPackagesAreNormalised)
 {
-    auto r = parse({"-p", "7", "--package", "org.postgresql", "--package", "com/example/", "-d", "2.5",
-                    "--top", "5", "--sort", "calls", "--json"});
+    auto r = parse({"-p", "7", "--package", "org.postgresql", "--package", "com/example/", "-d", "2.5", "--top", "5",
+                    "--sort", "calls", "--json"});
     ASSERT_FALSE(r.exit_now) << r.message;
     EXPECT_EQ(r.options.packages, (std::vector<std::string>{"org/postgresql", "com/example"}));
     EXPECT_DOUBLE_EQ(r.options.duration_s, 2.5);
@@ -121,8 +121,7 @@ TEST(ParseOptions, LaunchModeTakesTheCommandAfterDashes)
     auto r = parse({"--package", "demo", "-i", "2", "--", "java", "-cp", "app.jar", "-Xmx1g", "Main", "--x"});
     ASSERT_FALSE(r.exit_now) << r.message;
     EXPECT_EQ(r.options.pid, 0);
-    EXPECT_EQ(r.options.command,
-              (std::vector<std::string>{"java", "-cp", "app.jar", "-Xmx1g", "Main", "--x"}));
+    EXPECT_EQ(r.options.command, (std::vector<std::string>{"java", "-cp", "app.jar", "-Xmx1g", "Main", "--x"}));
     EXPECT_DOUBLE_EQ(r.options.interval_s, 2.0);
     // A repeatable option right before "--" does not swallow the command.
     auto pkg = parse({"--package", "demo", "--", "java", "-cp", "x", "Main"});
@@ -216,8 +215,8 @@ void expect_one_line_error(std::vector<const char *> args, const std::string &op
 }
 
 struct NumericCase {
-    const char *option;    // as given
-    const char *name;      // as named in the message
+    const char *option;  // as given
+    const char *name;    // as named in the message
     std::vector<const char *> good;
     std::vector<const char *> bad;
 };
@@ -225,17 +224,25 @@ struct NumericCase {
 // Every numeric option, with a plain value, a non-number, trailing garbage, a
 // sign, bounds and overflow. --pid runs with --list excluded, so the rest add -p 1.
 const std::vector<NumericCase> kNumericCases = {
-    {"-p", "--pid", {"1", "4194303", "007"},
+    {"-p",
+     "--pid",
+     {"1", "4194303", "007"},
      {"abc", "0", "-3", "+3", "5x", "1.5", "1e3", " 5", "", "4194304", "99999999999999999999999", "0x10"}},
-    {"-d", "--duration", {"1", "2.5", "0.001", ".5", "1.", "1e2", "1000000000"},
+    {"-d",
+     "--duration",
+     {"1", "2.5", "0.001", ".5", "1.", "1e2", "1000000000"},
      {"abc", "0", "-1", "5x", "5s", "inf", "nan", "1e400", "1e10", "e5", "+1", "."}},
     {"-i", "--interval", {"0.1", "2", "1e3"}, {"0", "-1", "0.05", "1x", "inf", "1e10", "abc", ""}},
-    {"--top", "--top", {"0", "5", "18446744073709551615"},
+    {"--top",
+     "--top",
+     {"0", "5", "18446744073709551615"},
      {"-3", "abc", "5x", "2.5", "18446744073709551616", "99999999999999999999999", ""}},
     {"--max-overhead", "--max-overhead", {"1", "30", "100", "12.5"}, {"0", "0.5", "101", "-5", "x", "30%", "nan"}},
     {"--min-percent", "--min-percent", {"0", "0.5", "100"}, {"-1", "100.5", "abc", "1x", "inf", ""}},
     {"--max-paths", "--max-paths", {"1", "65534"}, {"0", "-1", "65535", "4294967297", "1.5", "abc", "10k"}},
-    {"--min-calls", "--min-calls", {"0", "5", "18446744073709551615"},
+    {"--min-calls",
+     "--min-calls",
+     {"0", "5", "18446744073709551615"},
      {"-3", "abc", "5x", "1e3", "18446744073709551616", ""}},
 };
 
@@ -264,8 +271,8 @@ TEST(OptionChecks, EveryBadNumericValueIsOneLineAndExit2)
 
 TEST(OptionChecks, ValuesReachTheOptions)
 {
-    auto r = parse({"-p", "4194303", "-d", "0.25", "-i", "0.5", "--top", "0", "--max-overhead", "12.5",
-                    "--min-percent", "2", "--max-paths", "100", "--min-calls", "18446744073709551615"});
+    auto r = parse({"-p", "4194303", "-d", "0.25", "-i", "0.5", "--top", "0", "--max-overhead", "12.5", "--min-percent",
+                    "2", "--max-paths", "100", "--min-calls", "18446744073709551615"});
     ASSERT_FALSE(r.exit_now) << r.message;
     EXPECT_EQ(r.options.pid, 4194303);
     EXPECT_DOUBLE_EQ(r.options.duration_s, 0.25);
@@ -294,9 +301,13 @@ TEST(OptionChecks, TheMessagesSayWhatIsExpected)
 
 TEST(OptionChecks, OtherUsageErrorsAreOneLineToo)
 {
-    for (std::vector<const char *> args : std::vector<std::vector<const char *>>{
-             {"-p", "1", "--foo"}, {"-p"}, {"-p", "1", "--top"}, {"-p", "1", "-p", "2"}, {"-p", "1", "--csv", "--json"},
-             {"-p", "1", "--sort", "name"}, {}}) {
+    for (std::vector<const char *> args : std::vector<std::vector<const char *>>{{"-p", "1", "--foo"},
+                                                                                 {"-p"},
+                                                                                 {"-p", "1", "--top"},
+                                                                                 {"-p", "1", "-p", "2"},
+                                                                                 {"-p", "1", "--csv", "--json"},
+                                                                                 {"-p", "1", "--sort", "name"},
+                                                                                 {}}) {
         auto r = parse(args);
         EXPECT_TRUE(r.exit_now);
         EXPECT_EQ(r.exit_code, 2);

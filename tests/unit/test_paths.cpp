@@ -51,10 +51,10 @@ TEST(Folded, OneLinePerPathWithExclusiveValues)
     jmt::write_folded(wall, t, jmt::PathMetric::Wall);
     jmt::write_folded(cpu, t, jmt::PathMetric::Cpu);
     const std::string a = "demo.abc.FixedWork.a()", b = "demo.abc.FixedWork.b()", c = "demo.abc.FixedWork.c()";
-    EXPECT_EQ(calls.str(), a + " 10\n" + a + ";" + b + " 20\n" + a + ";" + b + ";" + c + " 40\n" + a + ";" + c +
-                               " 10\n");
-    EXPECT_EQ(wall.str(), a + " 220\n" + a + ";" + b + " 200\n" + a + ";" + b + ";" + c + " 200\n" + a + ";" + c +
-                              " 50\n");
+    EXPECT_EQ(calls.str(),
+              a + " 10\n" + a + ";" + b + " 20\n" + a + ";" + b + ";" + c + " 40\n" + a + ";" + c + " 10\n");
+    EXPECT_EQ(wall.str(),
+              a + " 220\n" + a + ";" + b + " 200\n" + a + ";" + b + ";" + c + " 200\n" + a + ";" + c + " 50\n");
     // A flame graph's width of a frame is the sum of the lines under it: a's is its inclusive time.
     uint64_t under_a = 0;
     std::istringstream in(wall.str());
@@ -116,7 +116,7 @@ TEST(Tree, MinPercentPrunesSmallSubtrees)
     std::ostringstream out;
     jmt::write_tree(out, p, seed_tree(), 10.0);  // 10% of 670 ns = 67 ns: a;c (50 ns) goes
     const std::string t = out.str();
-    EXPECT_EQ(t.find("FixedWork.c()"), t.rfind("FixedWork.c()")) << t;  // one c() line left
+    EXPECT_EQ(t.find("FixedWork.c()"), t.rfind("FixedWork.c()")) << t;            // one c() line left
     EXPECT_NE(t.find("      demo.abc.FixedWork.c()\n"), std::string::npos) << t;  // the one under b
     EXPECT_NE(t.find("(1 smaller call paths and their callees not shown)"), std::string::npos) << t;
 }

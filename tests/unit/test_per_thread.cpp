@@ -55,8 +55,9 @@ TEST(PerThread, TableHasAThreadColumnBeforeMethod)
     ASSERT_EQ(lines.size(), 9u) << text;
     EXPECT_EQ(lines[2], "4 rows: 2 methods in 2 threads, 8000 calls; top 4 by exclusive elapsed time");
     const std::string off = "  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl";
-    EXPECT_EQ(lines[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl" + off + "  Thread                          "
-                        "Method");
+    EXPECT_EQ(lines[4], "Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl" + off +
+                            "  Thread                          "
+                            "Method");
     EXPECT_EQ(lines[5], " 3000       9.00 ms       6.00 ms   4.50 ms   3.00 ms       0 ns       0 ns       4.50 ms"
                         "       3.00 ms  worker-3 (301)                  demo/Work.run()V");
     // Equal exclusive times: by name, then tid (0 before 301).
@@ -92,7 +93,8 @@ TEST(PerThread, TableWithoutThreadsIsUnchanged)
     // The mode comes from the rows (or Profile::per_thread), not from tid 0 rows alone.
     auto lines = lines_of(table_of(sample()));
     ASSERT_GE(lines.size(), 5u);
-    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl  Method");
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  "
+                        "Blocked Excl  Method");
     EXPECT_EQ(lines[4].find("Thread"), std::string::npos);
 }
 
@@ -153,14 +155,17 @@ TEST(PerThread, CsvAddsTidAndThreadAtTheEnd)
         lines.push_back(line);
     }
     ASSERT_EQ(lines.size(), 5u);
-    EXPECT_EQ(lines[0], "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
-                         "blocked_incl_ns,blocked_excl_ns,unreturned,"
-                        "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
-                        "probe_dominated,tid,thread");
+    EXPECT_EQ(
+        lines[0],
+        "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
+        "blocked_incl_ns,blocked_excl_ns,unreturned,"
+        "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
+        "probe_dominated,tid,thread");
     // By calls: 3000 (301), 2000 step tid 0, 2000 step tid 301, 1000 (101).
-    const std::vector<std::pair<std::string, std::string>> expected = {
-        {"301", "worker-3"}, {"0", "[not split: thread table full]"}, {"301", "worker-3"},
-        {"101", "pool-1,worker \"1\""}};
+    const std::vector<std::pair<std::string, std::string>> expected = {{"301", "worker-3"},
+                                                                       {"0", "[not split: thread table full]"},
+                                                                       {"301", "worker-3"},
+                                                                       {"101", "pool-1,worker \"1\""}};
     for (size_t i = 0; i < expected.size(); i++) {
         const auto f = csv_fields(lines[i + 1]);
         ASSERT_EQ(f.size(), 23u) << lines[i + 1];
@@ -182,10 +187,12 @@ TEST(PerThread, CsvHeaderHasThreadColumnsEvenWithoutRows)
     p.per_thread = true;
     std::ostringstream out;
     jmt::write_csv(out, p, jmt::SortKey::Calls);
-    EXPECT_EQ(out.str(), "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
-                         "blocked_incl_ns,blocked_excl_ns,unreturned,"
-                         "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
-                         "probe_dominated,tid,thread\r\n");
+    EXPECT_EQ(
+        out.str(),
+        "class,method,signature,calls,wall_incl_ns,wall_excl_ns,cpu_incl_ns,cpu_excl_ns,runq_incl_ns,runq_excl_ns,"
+        "blocked_incl_ns,blocked_excl_ns,unreturned,"
+        "events_incl,events_excl,traced_events_incl,traced_events_excl,pinned,pinned_ns,pinned_monitor,"
+        "probe_dominated,tid,thread\r\n");
     std::ostringstream plain;
     jmt::write_csv(plain, sample(), jmt::SortKey::Calls);
     EXPECT_EQ(plain.str().find("tid"), std::string::npos);

@@ -148,8 +148,8 @@ struct Decoded {
     std::vector<Sample> samples;
     std::map<uint64_t, std::vector<std::pair<uint64_t, int64_t>>> location_lines;  // id -> (function_id, line)
     std::map<uint64_t, Function> functions;
-    std::map<uint64_t, uint64_t> location_mapping;               // location id -> mapping id
-    std::map<uint64_t, std::pair<bool, bool>> mappings;          // id -> (has_functions, has_filenames)
+    std::map<uint64_t, uint64_t> location_mapping;       // location id -> mapping id
+    std::map<uint64_t, std::pair<bool, bool>> mappings;  // id -> (has_functions, has_filenames)
     int64_t time_nanos = 0, duration_nanos = 0, period = 0;
     std::pair<std::string, std::string> period_type;
     std::vector<std::string> comments;
@@ -467,21 +467,18 @@ TEST(Pprof, MalformedParentChainEnds)
     EXPECT_EQ(d.samples[2].names, (std::vector<std::string>{C}));
 }
 
-TEST(Pprof, SameInputSameBytes)
-{
-    EXPECT_EQ(pprof_bytes(abc_tree()), pprof_bytes(abc_tree()));
-}
+TEST(Pprof, SameInputSameBytes) { EXPECT_EQ(pprof_bytes(abc_tree()), pprof_bytes(abc_tree())); }
 
 TEST(Pprof, TimeDefaultsToTheTraceStart)
 {
-    const int64_t before = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+    const int64_t before =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     std::ostringstream out;
     jmt::write_pprof(out, abc_tree(), 2'000'000'000);
-    const int64_t after = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+    const int64_t after =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const Decoded d = decode_profile(out.str());
     EXPECT_GE(d.time_nanos, before - 2'000'000'000);
     EXPECT_LE(d.time_nanos, after - 2'000'000'000);

@@ -6,9 +6,8 @@
 
 namespace {
 
-jmt::MethodRow row(const std::string &k, const std::string &m, const std::string &s, uint64_t calls,
-                   uint64_t incl, uint64_t excl, uint64_t cpu_incl = 0, uint64_t cpu_excl = 0,
-                   uint64_t unreturned = 0)
+jmt::MethodRow row(const std::string &k, const std::string &m, const std::string &s, uint64_t calls, uint64_t incl,
+                   uint64_t excl, uint64_t cpu_incl = 0, uint64_t cpu_excl = 0, uint64_t unreturned = 0)
 {
     jmt::MethodRow r;
     r.klass = k;
@@ -117,10 +116,8 @@ TEST(SortedRows, DescendingByEachKey)
     EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::Calls)), (Names{"p/A.y()V", "p/A.x()V", "p/A.z()V"}));
     EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::Incl)), (Names{"p/A.x()V", "p/A.z()V", "p/A.y()V"}));
     EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::Excl)), (Names{"p/A.z()V", "p/A.y()V", "p/A.x()V"}));
-    EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::CpuIncl)),
-              (Names{"p/A.z()V", "p/A.x()V", "p/A.y()V"}));
-    EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::CpuExcl)),
-              (Names{"p/A.z()V", "p/A.y()V", "p/A.x()V"}));
+    EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::CpuIncl)), (Names{"p/A.z()V", "p/A.x()V", "p/A.y()V"}));
+    EXPECT_EQ(names_of(jmt::sorted_rows(rows, jmt::SortKey::CpuExcl)), (Names{"p/A.z()V", "p/A.y()V", "p/A.x()V"}));
 }
 
 TEST(SortedRows, TiesByClassThenMethodThenSignatureAscending)
@@ -158,9 +155,9 @@ TEST(SortedRows, EmptyAndInputUnchanged)
 TEST(MergeRows, SumsEqualMethodsKeepsOverloadsAndClassesApartInFirstSeenOrder)
 {
     std::vector<jmt::MethodRow> rows = {
-        row("p/B", "f", "()V", 4, 40, 20, 4, 2, 0), row("p/A", "f", "()V", 1, 10, 5, 1, 1, 1),
+        row("p/B", "f", "()V", 4, 40, 20, 4, 2, 0),  row("p/A", "f", "()V", 1, 10, 5, 1, 1, 1),
         row("p/A", "f", "(I)V", 2, 20, 10, 2, 1, 0), row("p/A", "f", "()V", 3, 30, 15, 3, 2, 2),
-        row("p/A", "g", "()V", 5, 50, 25, 5, 3, 0), row("p/A", "f", "()V", 6, 60, 30, 6, 4, 3)};
+        row("p/A", "g", "()V", 5, 50, 25, 5, 3, 0),  row("p/A", "f", "()V", 6, 60, 30, 6, 4, 3)};
     auto merged = jmt::merge_rows(rows);
     ASSERT_EQ(names_of(merged), (Names{"p/B.f()V", "p/A.f()V", "p/A.f(I)V", "p/A.g()V"}));
     const jmt::MethodStats &f = merged[1].stats;

@@ -44,9 +44,9 @@ TEST(StatusLine, LossesAreTheNonZeroCountersOfLostData)
 {
     jmt::Diagnostics d;
     EXPECT_TRUE(jmt::loss_counts(d).empty());
-    d.entries = 1000;            // events: no loss
-    d.unmatched_returns = 7;     // calls entered before attach: expected
-    d.cpu_clamped = 2;           // clock only
+    d.entries = 1000;         // events: no loss
+    d.unmatched_returns = 7;  // calls entered before attach: expected
+    d.cpu_clamped = 2;        // clock only
     d.paths_full = 4;
     d.depth_overflow = 1;
     d.thread_state_fail = 9;

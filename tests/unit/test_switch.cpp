@@ -261,9 +261,8 @@ TEST(AgentDir, OnlyTheToolsOwnNames)
 
 TEST(AttachIdentity, NamespacePidOwnerAndSigquit)
 {
-    const char *status =
-        "Name:\tjava\nState:\tS (sleeping)\nUid:\t998\t999\t999\t999\nGid:\t50\t51\t51\t51\n"
-        "NSpid:\t4242\t17\nSigCgt:\t0000000181005ccf\n";
+    const char *status = "Name:\tjava\nState:\tS (sleeping)\nUid:\t998\t999\t999\t999\nGid:\t50\t51\t51\t51\n"
+                         "NSpid:\t4242\t17\nSigCgt:\t0000000181005ccf\n";
     const jmt::AttachIdentity id = jmt::parse_attach_identity(4242, status);
     EXPECT_EQ(id.pid, 4242);
     EXPECT_EQ(id.ns_pid, 17);  // its own namespace's pid: the socket's name
@@ -313,12 +312,17 @@ FakeMemory hotspot_tables(const char *flag_type, std::map<std::string, uint64_t>
         return at;
     };
     // The exported layout variables.
-    const std::map<std::string, uint64_t> layout = {
-        {"gHotSpotVMStructEntryArrayStride", 48}, {"gHotSpotVMStructEntryTypeNameOffset", 0},
-        {"gHotSpotVMStructEntryFieldNameOffset", 8}, {"gHotSpotVMStructEntryIsStaticOffset", 24},
-        {"gHotSpotVMStructEntryOffsetOffset", 32}, {"gHotSpotVMStructEntryAddressOffset", 40},
-        {"gHotSpotVMTypeEntryArrayStride", 40}, {"gHotSpotVMTypeEntryTypeNameOffset", 0},
-        {"gHotSpotVMTypeEntrySizeOffset", 32}, {"gHotSpotVMStructs", 0x1000}, {"gHotSpotVMTypes", 0x3000}};
+    const std::map<std::string, uint64_t> layout = {{"gHotSpotVMStructEntryArrayStride", 48},
+                                                    {"gHotSpotVMStructEntryTypeNameOffset", 0},
+                                                    {"gHotSpotVMStructEntryFieldNameOffset", 8},
+                                                    {"gHotSpotVMStructEntryIsStaticOffset", 24},
+                                                    {"gHotSpotVMStructEntryOffsetOffset", 32},
+                                                    {"gHotSpotVMStructEntryAddressOffset", 40},
+                                                    {"gHotSpotVMTypeEntryArrayStride", 40},
+                                                    {"gHotSpotVMTypeEntryTypeNameOffset", 0},
+                                                    {"gHotSpotVMTypeEntrySizeOffset", 32},
+                                                    {"gHotSpotVMStructs", 0x1000},
+                                                    {"gHotSpotVMTypes", 0x3000}};
     uint64_t var = 0x100;
     for (const auto &[name, value] : layout) {
         m.put_u64(var, value);
@@ -367,8 +371,8 @@ TEST(VmStructs, FlagAddressesFromTheFlagTable)
         std::map<std::string, uint64_t> exported;
         const FakeMemory m = hotspot_tables(type, exported);
         const auto read = [&m](uint64_t at, size_t len) { return m.read(at, len); };
-        const auto found = jmt::flags_from_vmstructs(read, exported, {"DTraceMethodProbes", "DisableAttachMechanism",
-                                                                      "EnableDynamicAgentLoading"});
+        const auto found = jmt::flags_from_vmstructs(
+            read, exported, {"DTraceMethodProbes", "DisableAttachMechanism", "EnableDynamicAgentLoading"});
         ASSERT_EQ(found.size(), 2u) << type;
         EXPECT_EQ(found.at("DTraceMethodProbes"), 0x7001u);
         EXPECT_EQ(found.at("DisableAttachMechanism"), 0x7002u);

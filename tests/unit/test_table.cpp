@@ -13,7 +13,8 @@ TEST(Table, HeaderAndSummaryLines)
     EXPECT_EQ(lines[1], "Times as measured (--raw): each probe event inside a call adds its cost to it");
     EXPECT_EQ(lines[2], "3 methods, 1812538 calls; top 3 by exclusive elapsed time");
     EXPECT_EQ(lines[3], "");
-    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  Blocked Excl  Method");
+    EXPECT_EQ(lines[4], "  Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl  "
+                        "Blocked Excl  Method");
 }
 
 TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
@@ -33,9 +34,10 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     p.cost_range.paid_why = "too little I/O";
     auto lines = lines_of(table_of(p));
     ASSERT_GE(lines.size(), 3u);
-    EXPECT_EQ(lines[1], "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
-                        "(--raw to keep it), the gaps' edge plus 25% (at most 400 ns) for the refill after each "
-                        "trap (what the JVM paid is not measured: too little I/O); calibrated at start-up at 790 ns and 600 ns");
+    EXPECT_EQ(lines[1],
+              "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
+              "(--raw to keep it), the gaps' edge plus 25% (at most 400 ns) for the refill after each "
+              "trap (what the JVM paid is not measured: too little I/O); calibrated at start-up at 790 ns and 600 ns");
     // The range it lies in, and what each end rests on.
     EXPECT_EQ(lines[2], "Per probe event 700 ns to 1.93 us (traced), 560 ns to 1.93 us (filtered out): from the lower "
                         "edge of 12.3K gaps between the JVM's own probe events to the JVM's whole CPU time per probe "
@@ -144,12 +146,15 @@ TEST(Table, ColumnsWidenForWideCells)
     add_method(p, "a/B", "narrow", "()V", 1, 5, 5);
     auto lines = lines_of(table_of(p));
     ASSERT_EQ(lines.size(), 7u);
-    EXPECT_EQ(lines[4], "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl"
-                        "  Blocked Excl  Method");
-    EXPECT_EQ(lines[5], "123456789012        7235 s       1.00 us    3617 s    500 ns       0 ns       0 ns        3617 s"
-                        "        500 ns  a/B.wide()V");
-    EXPECT_EQ(lines[6], "           1          5 ns          5 ns      2 ns      2 ns       0 ns       0 ns          3 ns"
-                        "          3 ns  a/B.narrow()V");
+    EXPECT_EQ(lines[4],
+              "       Calls  Elapsed Incl  Elapsed Excl  CPU Incl  CPU Excl  RunQ Incl  RunQ Excl  Blocked Incl"
+              "  Blocked Excl  Method");
+    EXPECT_EQ(lines[5],
+              "123456789012        7235 s       1.00 us    3617 s    500 ns       0 ns       0 ns        3617 s"
+              "        500 ns  a/B.wide()V");
+    EXPECT_EQ(lines[6],
+              "           1          5 ns          5 ns      2 ns      2 ns       0 ns       0 ns          3 ns"
+              "          3 ns  a/B.narrow()V");
 }
 
 TEST(Table, TopNAndSortKey)
@@ -366,8 +371,9 @@ TEST(RunQueue, TheHeaderSaysWhenTheCpusWereSaturated)
     p.overhead.jvm_runq_ns = 50'000'000;
     jmt::settle_overhead(p);
     EXPECT_FALSE(p.overhead.saturated);
-    EXPECT_EQ(jmt::run_queue_text(p),
-              "Run queue: the JVM's threads waited 50.0 ms for a CPU against 1.00 s on one (5% of their runnable time)");
+    EXPECT_EQ(
+        jmt::run_queue_text(p),
+        "Run queue: the JVM's threads waited 50.0 ms for a CPU against 1.00 s on one (5% of their runnable time)");
     p.overhead.jvm_runq_ns = 500'000'000;
     p.overhead.events = 2'000'000;
     p.overhead.traced_events = 1'000'000;
@@ -407,7 +413,9 @@ TEST(PerJvm, RowsNameTheirJvmAndTheHeaderEveryJvm)
     p.methods[1].pid = 34;
     const auto lines = lines_of(table_of(p));
     EXPECT_EQ(lines[0], "Traced 2 JVMs (pids 12, 34) for 1.00 s: all methods");
-    const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string &l) { return l.find("Calls") == 0 || l.find(" Calls") != std::string::npos; });
+    const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string &l) {
+        return l.find("Calls") == 0 || l.find(" Calls") != std::string::npos;
+    });
     ASSERT_NE(header, lines.end());
     EXPECT_NE(header->find("  JVM     Method"), std::string::npos) << *header;
     EXPECT_NE((header + 1)->find("  pid 34  a/B.run()V"), std::string::npos) << *(header + 1);

@@ -24,9 +24,8 @@ TEST(UsdtArgs, HotspotArm64LayoutIsXRegistersZeroToSix)
 {
     const auto regs = jmt::register_args(kHotspotArm64, kMachineAarch64);
     ASSERT_TRUE(regs.has_value());
-    const std::array<uint8_t, 7> want = {JMT_REG_ARM64_X(0), JMT_REG_ARM64_X(1), JMT_REG_ARM64_X(2),
-                                         JMT_REG_ARM64_X(3), JMT_REG_ARM64_X(4), JMT_REG_ARM64_X(5),
-                                         JMT_REG_ARM64_X(6)};
+    const std::array<uint8_t, 7> want = {JMT_REG_ARM64_X(0), JMT_REG_ARM64_X(1), JMT_REG_ARM64_X(2), JMT_REG_ARM64_X(3),
+                                         JMT_REG_ARM64_X(4), JMT_REG_ARM64_X(5), JMT_REG_ARM64_X(6)};
     EXPECT_EQ(*regs, want);
     EXPECT_EQ((*regs)[0], 1);
     EXPECT_EQ((*regs)[6], 7);

@@ -225,7 +225,7 @@ TEST(Pinned, BlocksGoIntoEveryOpenFrameInclusively)
     Thread k;
     ASSERT_EQ(k.enter(Task, 0), 0);
     ASSERT_EQ(k.enter(Step, 10), 0);
-    ASSERT_EQ(k.enter(Task, 20), 0);  // recursive
+    ASSERT_EQ(k.enter(Task, 20), 0);        // recursive
     jmt_pinned_add(k.t.get(), 5000, 1, 1);  // a block by a monitor held
     jmt_pinned_add(k.t.get(), 3000, 0, 1);  // the same block, woken and blocked again
     ASSERT_TRUE(k.leave(Task, 9000));

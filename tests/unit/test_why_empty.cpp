@@ -116,8 +116,11 @@ TEST(WhyEmpty, NoEventsMeansTheProbesAreOffOrNoJavaRan)
     EXPECT_NE(why->reason.find("-XX:+DTraceMethodProbes"), std::string::npos);
     std::ostringstream out;
     jmt::write_json(out, seen_nothing_kept());  // events, no verdicts counted: the general advice
-    EXPECT_NE(nlohmann::json::parse(out.str()).at("nothing_traced").at("reason").get<std::string>().find(
-                  "No traced method completed a call during the trace"),
+    EXPECT_NE(nlohmann::json::parse(out.str())
+                  .at("nothing_traced")
+                  .at("reason")
+                  .get<std::string>()
+                  .find("No traced method completed a call during the trace"),
               std::string::npos);
 }
 

@@ -160,7 +160,8 @@ int run_merge(int argc, const char *const argv[])
     const std::vector<Outlier> outliers = find_outliers(inputs, oopts);
     const bool paths_needed = folded || tree || !flamegraph.empty() || !pprof.empty();
     const CallTree paths = merged_tree(inputs, paths_needed, "--folded, --tree, --flamegraph and --pprof");
-    const bool any_paths = std::any_of(inputs.begin(), inputs.end(), [](const MergeInput &in) { return bool(in.tree); });
+    const bool any_paths =
+        std::any_of(inputs.begin(), inputs.end(), [](const MergeInput &in) { return bool(in.tree); });
 
     ReportSink sink(output, "-o");
     ReportSink pprof_sink(pprof, "--pprof");
@@ -171,8 +172,8 @@ int run_merge(int argc, const char *const argv[])
     }
     if (!flamegraph.empty()) {
         write_flamegraph_html(flame_sink.stream(), paths,
-                              "jmethodtime merge of " + std::to_string(inputs.size()) + " reports: " +
-                                  pid_list(merged) + "; " +
+                              "jmethodtime merge of " + std::to_string(inputs.size()) +
+                                  " reports: " + pid_list(merged) + "; " +
                                   filter_text(merged.packages, merged.class_globs, merged.method_globs),
                               kMetrics.at(metric));
         flame_sink.flush();

@@ -51,15 +51,17 @@ const NumberRule kPidRule{"--pid", "a process id (a positive integer up to 41943
 const NumberRule kDurationRule{"--duration",
                                "a number of seconds above 0 and at most 1e9 (without -d the trace runs until "
                                "Ctrl-C, SIGTERM or the JVM's exit)",
-                               false, 0, 1e9, true};
+                               false,
+                               0,
+                               1e9,
+                               true};
 const NumberRule kIntervalRule{"--interval", "a number of seconds from 0.1 to 1e9", false, 0.1, 1e9};
 const NumberRule kTopRule{"--top", "a number of rows (an integer, 0 for all)", true, 0, kU64Max};
 const NumberRule kMaxOverheadRule{"--max-overhead", "a percentage from 1 to 100", false, 1, 100};
 const NumberRule kMinPercentRule{"--min-percent", "a percentage from 0 to 100", false, 0, 100};
 const NumberRule kMaxPathsRule{"--max-paths", "a number of call paths (an integer from 1 to 65534)", true, 1,
                                JMT_MAX_PATHS - 2};
-const NumberRule kMinCallsRule{"--min-calls", "a number of calls (an integer, 0 for every method)", true, 0,
-                               kU64Max};
+const NumberRule kMinCallsRule{"--min-calls", "a number of calls (an integer, 0 for every method)", true, 0, kU64Max};
 const NumberRule kSettleRule = {"--settle", "a number of seconds from 0 to 3600", false, 0, 3600};
 
 std::string bad_value_message(const NumberRule &rule, const std::string &value)
@@ -87,7 +89,7 @@ uint64_t checked_integer(const NumberRule &rule, const std::string &value)
         throw std::invalid_argument(bad_value_message(rule, value));
     errno = 0;
     const unsigned long long v = std::strtoull(value.c_str(), nullptr, 10);
-    if (errno == ERANGE || static_cast<double>(v) < rule.min || (rule.max < kU64Max && static_cast<double>(v) > rule.max) ||
+    if (errno == ERANGE || static_cast<double>(v) < rule.min || (rule.max<kU64Max &&static_cast<double>(v)> rule.max) ||
         (rule.min_exclusive && static_cast<double>(v) == rule.min))
         throw std::invalid_argument(bad_value_message(rule, value));
     return v;

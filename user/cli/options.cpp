@@ -25,15 +25,16 @@ std::string normalize_package(const std::string &spec)
         throw std::invalid_argument("empty package '" + spec +
                                     "': give a prefix such as org/postgresql or org.postgresql");
     if (p.size() > JMT_PREFIX_LEN)
-        throw std::invalid_argument("package '" + spec + "' is longer than " +
-                                    std::to_string(JMT_PREFIX_LEN) + " bytes: give a shorter prefix");
+        throw std::invalid_argument("package '" + spec + "' is longer than " + std::to_string(JMT_PREFIX_LEN) +
+                                    " bytes: give a shorter prefix");
     for (char c : p) {
         if (c == ';' || c == '[' || c == ' ' || c == '\t' || c == '\n' || c == '*')
             throw std::invalid_argument("package '" + spec + "' contains '" + std::string(1, c) +
                                         "': give a plain prefix such as org/postgresql");
     }
     if (p.find("//") != std::string::npos)
-        throw std::invalid_argument("package '" + spec + "' has an empty segment: give a prefix such as org/postgresql");
+        throw std::invalid_argument("package '" + spec +
+                                    "' has an empty segment: give a prefix such as org/postgresql");
     return p;
 }
 
@@ -54,8 +55,8 @@ std::string normalize_glob(const std::string &spec, bool is_class)
     for (char c : g) {
         if (c == ';' || c == '(' || c == ')' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\n' ||
             (!is_class && (c == '/' || c == '.')))
-            throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' contains '" +
-                                        std::string(1, c) + "': " +
+            throw std::invalid_argument(std::string(what) + " pattern '" + spec + "' contains '" + std::string(1, c) +
+                                        "': " +
                                         (is_class ? "give a class name such as org/postgresql/jdbc/PgResultSet "
                                                     "or a glob such as '*ResultSet'"
                                                   : "give a method name such as getString or a glob such as "
@@ -90,19 +91,26 @@ std::string parse_error_line(const CLI::ParseError &e)
 
 const std::map<std::string, SortKey> &sort_keys()
 {
-    static const std::map<std::string, SortKey> keys = {
-        {"calls", SortKey::Calls}, {"incl", SortKey::Incl}, {"excl", SortKey::Excl},
-        {"cpu-incl", SortKey::CpuIncl}, {"cpu-excl", SortKey::CpuExcl}, {"foreign", SortKey::Foreign},
-        {"runq-incl", SortKey::RunqIncl}, {"runq-excl", SortKey::RunqExcl},
-        {"blocked-incl", SortKey::BlockedIncl}, {"blocked-excl", SortKey::BlockedExcl}};
+    static const std::map<std::string, SortKey> keys = {{"calls", SortKey::Calls},
+                                                        {"incl", SortKey::Incl},
+                                                        {"excl", SortKey::Excl},
+                                                        {"cpu-incl", SortKey::CpuIncl},
+                                                        {"cpu-excl", SortKey::CpuExcl},
+                                                        {"foreign", SortKey::Foreign},
+                                                        {"runq-incl", SortKey::RunqIncl},
+                                                        {"runq-excl", SortKey::RunqExcl},
+                                                        {"blocked-incl", SortKey::BlockedIncl},
+                                                        {"blocked-excl", SortKey::BlockedExcl}};
     return keys;
 }
 
 const std::map<std::string, PathMetric> &path_metrics()
 {
-    static const std::map<std::string, PathMetric> metrics = {
-        {"calls", PathMetric::Calls}, {"wall", PathMetric::Wall}, {"cpu", PathMetric::Cpu},
-        {"runq", PathMetric::Runq}, {"blocked", PathMetric::Blocked}};
+    static const std::map<std::string, PathMetric> metrics = {{"calls", PathMetric::Calls},
+                                                              {"wall", PathMetric::Wall},
+                                                              {"cpu", PathMetric::Cpu},
+                                                              {"runq", PathMetric::Runq},
+                                                              {"blocked", PathMetric::Blocked}};
     return metrics;
 }
 
@@ -122,23 +130,22 @@ struct Given {
     std::string sort = "excl", metric = "wall";
     std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5", settle;
     CLI::Option *pid_opt = nullptr, *list_opt = nullptr, *duration_opt = nullptr, *max_overhead_opt = nullptr,
-                *interval_opt = nullptr, *top_opt = nullptr, *min_percent_opt = nullptr,
-                *max_paths_opt = nullptr, *min_calls_opt = nullptr, *settle_opt = nullptr;
+                *interval_opt = nullptr, *top_opt = nullptr, *min_percent_opt = nullptr, *max_paths_opt = nullptr,
+                *min_calls_opt = nullptr, *settle_opt = nullptr;
 };
 
-const char kDescription[] =
-    "jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
-    "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
-    "A JVM started without -XX:+DTraceMethodProbes (JDK 8 to 23) gets the probes\n"
-    "switched on at run time for the traced classes only, and off at the end; one\n"
-    "started with the flag (any JDK) traps on every call unless put on standby.\n"
-    "In launch mode (-- java ...) jmethodtime adds the flag and traces from the\n"
-    "first Java method.\n\n"
-    "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
-    "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
-    "  jmethodtime --list                            show the JVMs on this host\n"
-    "  jmethodtime standby -p PID | --match REGEX    leave a JVM started with the flag as\n"
-    "                                                cheap as without it until traced\n";
+const char kDescription[] = "jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
+                            "on-CPU time of a running JVM, from HotSpot's method probes (eBPF).\n"
+                            "A JVM started without -XX:+DTraceMethodProbes (JDK 8 to 23) gets the probes\n"
+                            "switched on at run time for the traced classes only, and off at the end; one\n"
+                            "started with the flag (any JDK) traps on every call unless put on standby.\n"
+                            "In launch mode (-- java ...) jmethodtime adds the flag and traces from the\n"
+                            "first Java method.\n\n"
+                            "  jmethodtime -p PID [OPTIONS]                  trace a running JVM\n"
+                            "  jmethodtime [OPTIONS] -- java [JAVA ARGS...]  run a JVM and trace it from its start\n"
+                            "  jmethodtime --list                            show the JVMs on this host\n"
+                            "  jmethodtime standby -p PID | --match REGEX    leave a JVM started with the flag as\n"
+                            "                                                cheap as without it until traced\n";
 
 // What to trace, and for how long.
 void add_trace_options(CLI::App &app, Options &o, Given &g)
@@ -159,18 +166,21 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
     app.add_option("--method", g.methods,
                    "Trace only methods whose name matches this glob ('get*', '<init>'; repeatable)")
         ->take_all();
-    g.duration_opt = app.add_option("-d,--duration", g.duration,
-                   "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
-                   "command runs on untraced)")
-                         ->type_name("SECONDS");
-    g.max_overhead_opt = app.add_option("--max-overhead", g.max_overhead,
-                   "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
-                   "1 s windows in a row (default: never); the report covers the trace until then")
-                             ->type_name("PERCENT");
-    g.interval_opt = app.add_option("-i,--interval", g.interval,
-                   "Print a report every SECONDS with the calls that completed in that interval, with a "
-                   "timestamp")
-                         ->type_name("SECONDS");
+    g.duration_opt =
+        app.add_option("-d,--duration", g.duration,
+                       "Stop after SECONDS (default: until Ctrl-C, SIGTERM or the JVM exits; in launch mode the "
+                       "command runs on untraced)")
+            ->type_name("SECONDS");
+    g.max_overhead_opt =
+        app.add_option("--max-overhead", g.max_overhead,
+                       "Detach when the probes' traps take more than PERCENT of the JVM's CPU time in two "
+                       "1 s windows in a row (default: never); the report covers the trace until then")
+            ->type_name("PERCENT");
+    g.interval_opt =
+        app.add_option("-i,--interval", g.interval,
+                       "Print a report every SECONDS with the calls that completed in that interval, with a "
+                       "timestamp")
+            ->type_name("SECONDS");
     app.add_option("-u,--user", o.user,
                    "Launch mode: run the command as USER (name or uid) with USER's groups; under sudo "
                    "the default is the user who ran sudo, otherwise root (-u root keeps root)")
@@ -178,9 +188,10 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
     app.add_flag("--per-thread", o.per_thread, "Split the rows by thread (thread id and name)");
     app.add_flag("--per-jvm", o.per_jvm,
                  "With several JVMs (--match): split the rows by JVM (pid) instead of summing them");
-    app.add_flag("--foreign", o.foreign,
-                 "Also measure the part of each method's exclusive time spent inside untraced callees "
-                 "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
+    app.add_flag(
+        "--foreign", o.foreign,
+        "Also measure the part of each method's exclusive time spent inside untraced callees "
+        "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call (the cost is still calibrated for the overhead line and --max-overhead)");
@@ -188,11 +199,12 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "Trace even when another tracer (jmethodtime, bpftrace, bcc, perf) holds the JVM's method probes: "
                  "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
-    g.settle_opt = app.add_option("--settle", g.settle,
-                   "A JVM whose probes are switched on at run time: wait at most SECONDS for its JIT compiles "
-                   "to settle first, so that code compiling then does not carry probe calls, and at the end for "
-                   "the code the end deoptimized to compile again (default 60; 0: neither)")
-                       ->type_name("SECONDS");
+    g.settle_opt =
+        app.add_option("--settle", g.settle,
+                       "A JVM whose probes are switched on at run time: wait at most SECONDS for its JIT compiles "
+                       "to settle first, so that code compiling then does not carry probe calls, and at the end for "
+                       "the code the end deoptimized to compile again (default 60; 0: neither)")
+            ->type_name("SECONDS");
     auto *match = app.add_option("--match", o.match,
                                  "Trace the JVMs whose command line matches this regular expression "
                                  "(ECMAScript, searched anywhere in it; up to 16 in one trace), instead of -p: the "
@@ -216,8 +228,8 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
     app.add_flag("--offcpu", o.offcpu,
                  "Show the table's run-queue and blocked columns even when no row spends 1% of its time so");
     auto *json = app.add_flag("--json", o.json, "Print one JSON document with every method instead of the table");
-    auto *csv = app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")
-                    ->excludes(json);
+    auto *csv =
+        app.add_flag("--csv", o.csv, "Print CSV (a header, then every method) instead of the table")->excludes(json);
     auto *folded = app.add_flag("--folded", o.folded,
                                 "Print the call paths as collapsed stacks (a;b;c VALUE per line: FlameGraph, "
                                 "speedscope, inferno) instead of the table; VALUE per --metric")
@@ -233,20 +245,21 @@ void add_output_options(CLI::App &app, Options &o, Given &g)
         ->check(one_of(path_metrics(), "a metric"))
         ->capture_default_str();
     g.min_percent_opt = app.add_option("--min-percent", g.min_percent,
-                   "--tree: leave out call paths under this percentage of the total elapsed time")
+                                       "--tree: leave out call paths under this percentage of the total elapsed time")
                             ->type_name("PERCENT")
                             ->capture_default_str();
     app.add_option("--flamegraph", o.flamegraph,
                    "Also write the call paths as a flame graph to FILE.html (self-contained, offline)");
-    g.max_paths_opt = app.add_option("--max-paths", g.max_paths,
-                   "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
-                   "65534, fewer on hosts with very many CPUs)")
-                          ->type_name("N");
+    g.max_paths_opt =
+        app.add_option("--max-paths", g.max_paths,
+                       "Call paths the kernel keeps before counting new ones under [truncated] (default: up to "
+                       "65534, fewer on hosts with very many CPUs)")
+            ->type_name("N");
     app.add_option("--pprof", o.pprof,
                    "Also write the call paths as a gzipped pprof profile to FILE.pb.gz (go tool pprof, "
                    "Pyroscope, Parca)");
-    g.min_calls_opt = app.add_option("--min-calls", g.min_calls, "Leave out methods with fewer calls (every output)")
-                          ->type_name("N");
+    g.min_calls_opt =
+        app.add_option("--min-calls", g.min_calls, "Leave out methods with fewer calls (every output)")->type_name("N");
     app.add_option("-o,--output", o.output, "Write the report to FILE instead of standard output");
 }
 

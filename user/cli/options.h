@@ -12,37 +12,37 @@
 namespace jmt {
 
 struct Options {
-    int pid = 0;                        // attach mode: the JVM to trace
-    std::vector<std::string> command;   // launch mode: the java command after "--"
-    std::string user;                   // launch mode: -u/--user, who the command runs as
-    std::string match;                  // --match REGEX: the one JVM whose command line matches
-    bool list = false;                  // --list: show the JVMs on this host, trace nothing
-    std::vector<std::string> packages;  // JVM form, no trailing '/'
+    int pid = 0;                            // attach mode: the JVM to trace
+    std::vector<std::string> command;       // launch mode: the java command after "--"
+    std::string user;                       // launch mode: -u/--user, who the command runs as
+    std::string match;                      // --match REGEX: the one JVM whose command line matches
+    bool list = false;                      // --list: show the JVMs on this host, trace nothing
+    std::vector<std::string> packages;      // JVM form, no trailing '/'
     std::vector<std::string> class_globs;   // JVM form ('.' -> '/'); '*' and '?' wildcards
     std::vector<std::string> method_globs;  // method names; '*' and '?' wildcards
-    double interval_s = 0;              // >0: a report per interval of this many seconds
-    bool per_thread = false;            // rows split by thread
-    bool per_jvm = false;               // several JVMs: rows split by JVM (pid)
-    bool foreign = false;               // --foreign: time inside untraced callees per method
-    double duration_s = 0;              // 0: until signal or target exit
-    double max_overhead_percent = 0;    // >0: detach when the traps take more of the JVM's CPU time
-    size_t top = 20;                    // 0: all rows
+    double interval_s = 0;                  // >0: a report per interval of this many seconds
+    bool per_thread = false;                // rows split by thread
+    bool per_jvm = false;                   // several JVMs: rows split by JVM (pid)
+    bool foreign = false;                   // --foreign: time inside untraced callees per method
+    double duration_s = 0;                  // 0: until signal or target exit
+    double max_overhead_percent = 0;        // >0: detach when the traps take more of the JVM's CPU time
+    size_t top = 20;                        // 0: all rows
     SortKey sort = SortKey::Excl;
-    bool offcpu = false;                // --offcpu: the table's run-queue and blocked columns always
+    bool offcpu = false;  // --offcpu: the table's run-queue and blocked columns always
     bool json = false;
     bool csv = false;
-    bool folded = false;                // collapsed stacks of the call paths instead of the table
-    bool tree = false;                  // the call tree instead of the table
+    bool folded = false;                   // collapsed stacks of the call paths instead of the table
+    bool tree = false;                     // the call tree instead of the table
     PathMetric metric = PathMetric::Wall;  // --folded's value (and the flame graph's default)
-    double min_percent = 0.5;           // --tree: leave out subtrees under this % of the total
-    std::string flamegraph;             // --flamegraph FILE.html, besides the report
-    std::string pprof;                  // --pprof FILE.pb.gz, besides the report
-    uint32_t max_paths = 0;             // call paths the kernel keeps (0: as many as fit, up to 65534)
-    uint64_t min_calls = 0;             // rows with fewer calls are left out of every output
-    std::string output;                 // report file; empty: stdout
-    bool raw = false;                   // times as measured, probe cost left in
-    bool shared_probes = false;         // trace although another tracer holds the probes
-    bool verbose = false;               // libbpf's own messages on stderr
+    double min_percent = 0.5;              // --tree: leave out subtrees under this % of the total
+    std::string flamegraph;                // --flamegraph FILE.html, besides the report
+    std::string pprof;                     // --pprof FILE.pb.gz, besides the report
+    uint32_t max_paths = 0;                // call paths the kernel keeps (0: as many as fit, up to 65534)
+    uint64_t min_calls = 0;                // rows with fewer calls are left out of every output
+    std::string output;                    // report file; empty: stdout
+    bool raw = false;                      // times as measured, probe cost left in
+    bool shared_probes = false;            // trace although another tracer holds the probes
+    bool verbose = false;                  // libbpf's own messages on stderr
     // A JVM whose probes are switched on at run time: the longest wait (s) for
     // its compiles to settle before the switch; 0: none.
     double settle_s = 60;

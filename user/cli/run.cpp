@@ -16,8 +16,7 @@ namespace {
 int run_list(const Options &options)
 {
     if (geteuid() != 0)
-        std::cerr << "jmethodtime: not root: JVMs of other users are not listed (run as root to see all)"
-                  << std::endl;
+        std::cerr << "jmethodtime: not root: JVMs of other users are not listed (run as root to see all)" << std::endl;
     std::vector<JvmTarget> jvms = list_jvms();
     ReportSink sink(options.output);
     if (options.json)

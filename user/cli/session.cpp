@@ -185,11 +185,10 @@ void TraceSession::attach()
 void TraceSession::switch_probes_on()
 {
     const std::vector<const TargetWatch *> watching = watching_all();
-    switched_.switch_on(targets_, options_.packages, options_.class_globs, options_.settle_s,
-                        [this, &watching](uint64_t deadline) {
-                            return wait_until(stop_, watching, deadline).wake == Wake::Deadline;
-                        },
-                        base_.probes);
+    switched_.switch_on(
+        targets_, options_.packages, options_.class_globs, options_.settle_s,
+        [this, &watching](uint64_t deadline) { return wait_until(stop_, watching, deadline).wake == Wake::Deadline; },
+        base_.probes);
 }
 
 std::vector<const TargetWatch *> TraceSession::watching_all() const
@@ -203,8 +202,8 @@ std::vector<const TargetWatch *> TraceSession::watching_all() const
 int TraceSession::run()
 {
     for (;;) {
-        const Woken w =
-            wait_until(stop_, watching_all(), earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
+        const Woken w = wait_until(stop_, watching_all(),
+                                   earliest({end_deadline_, next_interval_, next_progress_, next_cpu_read_}));
         if (w.wake == Wake::Signal) {
             if (!launch_)
                 return finish(EndReason::Signal);
@@ -287,8 +286,8 @@ void TraceSession::check_probe_holders(bool held_before)
     std::string partial;
     for (const JvmTarget &t : targets_)
         if (t.access == ProbeAccess::Standby || t.access == ProbeAccess::Switchable)
-            partial = " (pid " + std::to_string(t.pid) + (t.access == ProbeAccess::Standby ? " is on standby" :
-                                                          " runs without the flag") +
+            partial = " (pid " + std::to_string(t.pid) +
+                      (t.access == ProbeAccess::Standby ? " is on standby" : " runs without the flag") +
                       ": that tracer sees only interpreted calls and the classes a jmethodtime switches on)";
     if (first && !options_.shared_probes)
         throw Error("the method probes of " + targets_text(targets_) + " are already in use by " + who + partial +
@@ -403,7 +402,7 @@ int TraceSession::finish(EndReason reason)
     CallTree tree = tracer_->call_tree();
     if (targets_.size() > 1)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed
-    tracer_.reset();  // detach before formatting: the JVM runs untraced from here
+    tracer_.reset();                  // detach before formatting: the JVM runs untraced from here
     // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.
     switched_.switch_off(
         std::cerr, [this](uint64_t deadline) { return wait_until(stop_, {}, deadline).wake == Wake::Deadline; },

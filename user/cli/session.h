@@ -79,7 +79,7 @@ private:
     // Declared after tracer_: destroyed first, so a switched JVM is switched off on every way out.
     SwitchedJvms switched_;
     std::vector<std::unique_ptr<TargetWatch>> watches_;  // the traced JVMs still running
-    Profile base_;  // what every window's profile starts from
+    Profile base_;                                       // what every window's profile starts from
 
     // Clocks (monotonic ns; 0: not due).
     uint64_t start_ns_ = 0, end_deadline_ = 0, interval_ns_ = 0, next_interval_ = 0, next_progress_ = 0,
@@ -87,12 +87,12 @@ private:
     std::unique_ptr<ProgressLine> progress_;
     std::optional<OverheadGuard> guard_;  // --max-overhead
     double tripped_share_ = 0;            // the traps' share that ended the trace (EndReason::Overhead)
-    std::unique_ptr<JvmsCpu> cpu_;  // the JVMs' CPU time, read every kCpuReadPeriodNs
+    std::unique_ptr<JvmsCpu> cpu_;        // the JVMs' CPU time, read every kCpuReadPeriodNs
     // The JVMs' work (CPU time and I/O calls) from before the probes go on, then window by window.
     std::unique_ptr<WorkMeter> work_;
     std::vector<const TargetWatch *> watching_all() const;
     uint64_t untraced_from_ns_ = 0;
-    TraceWindows windows_;          // the current window (the trace's, or the interval's) and its start
+    TraceWindows windows_;  // the current window (the trace's, or the interval's) and its start
     uint64_t window_start_ns_ = 0;
     uint32_t interval_no_ = 0;
     // Our links' uprobe sites and ids, to tell other tracers' links from ours.

@@ -22,8 +22,8 @@ void ReportSink::flush()
 {
     stream().flush();
     if (!stream())
-        throw Error("writing to " + (file_ ? path_ : std::string("standard output")) + " failed: " +
-                        strerror(errno) + "; check the disk space and the path",
+        throw Error("writing to " + (file_ ? path_ : std::string("standard output")) + " failed: " + strerror(errno) +
+                        "; check the disk space and the path",
                     errno);
 }
 

@@ -52,14 +52,12 @@ std::string standby_one(int pid, double settle_s)
                    (w.hot.cold() ? ": a trace before the rest do traps about as widely as the flag at start" : "");
         }
         return who + " is on standby already";
-    case ProbeAccess::Switchable:
-        return put_on_standby(t, standby_hooks(), settle_s);
+    case ProbeAccess::Switchable: return put_on_standby(t, standby_hooks(), settle_s);
     case ProbeAccess::Off:
         throw Error(who + " was started without -XX:+DTraceMethodProbes, so there is nothing to put on standby; " +
                         t.off_reason.substr(t.off_reason.find(": ") + 2),
                     ENOTSUP);
-    case ProbeAccess::LeftOn:
-        return recover_switch(t);
+    case ProbeAccess::LeftOn: return recover_switch(t);
     case ProbeAccess::AtStart:
         for (uint64_t addr : t.probe_addrs)
             if (breakpoint_at(pid, addr))
@@ -69,18 +67,14 @@ std::string standby_one(int pid, double settle_s)
                             EBUSY);
         return put_on_standby(t, standby_hooks(), settle_s);
     case ProbeAccess::Missing:
-    case ProbeAccess::Switched:
-        break;
+    case ProbeAccess::Switched: break;
     }
     throw Error(st.message.empty() ? who + " cannot be put on standby" : st.message, EBUSY);
 }
 
 }  // namespace
 
-bool is_standby_command(int argc, const char *const argv[])
-{
-    return argc >= 2 && std::string(argv[1]) == "standby";
-}
+bool is_standby_command(int argc, const char *const argv[]) { return argc >= 2 && std::string(argv[1]) == "standby"; }
 
 int run_standby(int argc, const char *const argv[])
 {

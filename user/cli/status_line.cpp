@@ -20,8 +20,8 @@ constexpr uint64_t kNsPerSec = 1000000000ULL;
 
 std::string status_line(const StatusFacts &f, size_t width)
 {
-    std::string text = std::to_string(f.elapsed_ns / kNsPerSec) + " s: " + format_count(f.events) +
-                       " probe events, " + std::to_string(f.methods) + " methods traced";
+    std::string text = std::to_string(f.elapsed_ns / kNsPerSec) + " s: " + format_count(f.events) + " probe events, " +
+                       std::to_string(f.methods) + " methods traced";
     if (f.trap_share)
         text += ", traps " + std::to_string(std::lround(100.0 * *f.trap_share)) + "% of the JVM's CPU";
     for (size_t i = 0; i < f.losses.size(); i++)

@@ -24,8 +24,9 @@ std::string seconds_text(double s)
 // "Switched pid N's method probes on ...": what the switch did, in one line.
 std::string switched_line(int pid, const SwitchReport &r, double settle_s)
 {
-    std::string line = "Switched pid " + std::to_string(pid) + "'s method probes on for the filter's classes: " +
-                       std::to_string(r.classes) + (r.classes == 1 ? " class" : " classes") + " retransformed in " +
+    std::string line = "Switched pid " + std::to_string(pid) +
+                       "'s method probes on for the filter's classes: " + std::to_string(r.classes) +
+                       (r.classes == 1 ? " class" : " classes") + " retransformed in " +
                        std::to_string(std::lround(r.switch_ms)) + " ms";
     if (r.full_deopt)
         line += ", after the one-time deoptimization of all compiled code";
@@ -44,8 +45,8 @@ std::string cold_line(int pid, const HotCode &hot)
 {
     return "jmethodtime: pid " + std::to_string(pid) + "'s code is still interpreted (" + std::to_string(hot.back) +
            " of its " + std::to_string(hot.methods) + " hot methods compiled again since " + hot.cause_text() +
-           "): this trace traps about as widely as the flag at start; `jmethodtime standby -p " +
-           std::to_string(pid) + "` ahead of time, or traffic during the switch, avoids it";
+           "): this trace traps about as widely as the flag at start; `jmethodtime standby -p " + std::to_string(pid) +
+           "` ahead of time, or traffic during the switch, avoids it";
 }
 
 // The status line on a terminal, and the way to clear it.

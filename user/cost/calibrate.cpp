@@ -196,7 +196,7 @@ CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_
 
 struct CostSampler::State {
     SkeletonPtr skel;
-    SkeletonTotals totals;  // the few ids of the self-probe
+    SkeletonTotals totals;       // the few ids of the self-probe
     std::vector<LinkPtr> links;  // entry, return
     bool foreign = false;
     double bare_traced = 0, bare_rejected = 0;  // ns per pair with nothing attached

@@ -45,8 +45,8 @@ void cap_by_widest(CostRange &r, const TrapEvidence &e)
 {
     const MethodStats &w = e.widest;
     const double taken = static_cast<double>(events_cost_ns(w.events_incl, w.traced_incl, r.likely));
-    const double keep = std::min(static_cast<double>(w.cpu_incl_ns),
-                                 kWidestUntracedShare * static_cast<double>(e.untraced_cpu_ns));
+    const double keep =
+        std::min(static_cast<double>(w.cpu_incl_ns), kWidestUntracedShare * static_cast<double>(e.untraced_cpu_ns));
     const double allowed = static_cast<double>(w.cpu_incl_ns) - keep;
     if (taken <= 0 || taken <= allowed)
         return;
@@ -71,9 +71,9 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
         top, weight > 0 ? times(e.paid_ns_per_event, static_cast<double>(e.events) / weight) : e.paid_ns_per_event);
     const double rest = static_cast<double>(e.paid_ns_per_event) * static_cast<double>(e.events) -
                         static_cast<double>(traced) * static_cast<double>(traced_events);
-    const uint64_t rejected =
-        rejected_events ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
-                        : times(traced, ratio);
+    const uint64_t rejected = rejected_events
+                                  ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
+                                  : times(traced, ratio);
     if (e.paid_ns_per_event > top || traced < r.lo.traced_event_ns || rejected < r.lo.rejected_event_ns) {
         r.paid_why = "the JVM's CPU per I/O call put " + std::to_string(e.paid_ns_per_event) +
                      " ns on an event, outside the range: its I/O does not follow its work";
@@ -153,7 +153,7 @@ TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
     const MethodStats low = without_probe_cost(raw, range.hi);
     const MethodStats high = without_probe_cost(raw, range.lo);
     TimeBounds b;
-    auto set = [](uint64_t (&out)[2], uint64_t lo, uint64_t hi) {
+    auto set = [](uint64_t(&out)[2], uint64_t lo, uint64_t hi) {
         out[0] = std::min(lo, hi);
         out[1] = std::max(lo, hi);
     };

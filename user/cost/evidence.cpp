@@ -42,7 +42,8 @@ uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t
         why = "no probe events";
         return 0;
     }
-    const double paid = (cpu_per_io_call(traced) - cpu_per_io_call(untraced)) * static_cast<double>(traced.io_calls) / static_cast<double>(events);
+    const double paid = (cpu_per_io_call(traced) - cpu_per_io_call(untraced)) * static_cast<double>(traced.io_calls) /
+                        static_cast<double>(events);
     if (paid < 1) {
         why = "the JVM's CPU per I/O call did not grow with its probes on (its I/O does not follow its work)";
         return 0;
@@ -60,8 +61,8 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     // holds what it paid per event, which is that sum less the untraced work, whatever the traps cost).
     e.jvm_ns_per_event = jvm_ceiling_ns(p.overhead, cpus);
     if (e.jvm_ns_per_event > 0 && p.overhead.events > 0)
-        e.jvm_ns_per_event = std::max(e.jvm_ns_per_event,
-                                      (p.traced_work.cpu_ns + p.overhead.events - 1) / p.overhead.events);
+        e.jvm_ns_per_event =
+            std::max(e.jvm_ns_per_event, (p.traced_work.cpu_ns + p.overhead.events - 1) / p.overhead.events);
     e.shared_probes = !p.shared_probes.empty();
     e.events = p.overhead.events;
     e.traced_events = p.overhead.traced_events;
@@ -70,8 +71,8 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
         if (row.stats.cpu_incl_ns > e.widest.cpu_incl_ns)
             e.widest = row.stats;
     if (e.paid_ns_per_event > 0)
-        e.untraced_cpu_ns = static_cast<uint64_t>(cpu_per_io_call(p.untraced_work) *
-                                                  static_cast<double>(p.traced_work.io_calls));
+        e.untraced_cpu_ns =
+            static_cast<uint64_t>(cpu_per_io_call(p.untraced_work) * static_cast<double>(p.traced_work.io_calls));
     return e;
 }
 

@@ -55,8 +55,8 @@ const StateSymbol &state_symbol()
             const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
             for (size_t i = 0; data && i < count && !found; i++) {
                 GElf_Sym s;
-                const char *name = gelf_getsym(data, static_cast<int>(i), &s) ? elf_strptr(elf, sh.sh_link, s.st_name)
-                                                                             : nullptr;
+                const char *name =
+                    gelf_getsym(data, static_cast<int>(i), &s) ? elf_strptr(elf, sh.sh_link, s.st_name) : nullptr;
                 if (name && strcmp(name, JMT_AGENT_STATE_SYMBOL) == 0) {
                     out.value = s.st_value;
                     found = true;

@@ -92,9 +92,8 @@ void start_listener(const AttachIdentity &id, const std::string &tmp, const std:
     if (attach_disabled)
         throw Error(who(id.pid) + " does not accept attach requests: " + disabled_fix, EPERM);
     if (!id.handles_sigquit)
-        throw Error(who(id.pid) +
-                        " has no attach socket and does not handle SIGQUIT (started with -Xrs?), which would "
-                        "end it: restart it without -Xrs, or with -XX:+DTraceMethodProbes",
+        throw Error(who(id.pid) + " has no attach socket and does not handle SIGQUIT (started with -Xrs?), which would "
+                                  "end it: restart it without -Xrs, or with -XX:+DTraceMethodProbes",
                     ENOTSUP);
     Trigger trigger(tmp + "/.attach_pid" + std::to_string(id.ns_pid), id);
     if (!trigger.created())
@@ -133,8 +132,7 @@ int connect_listener(const AttachIdentity &id, const std::string &socket_path)
         const int err = errno;
         if (s >= 0)
             close(s);
-        throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err),
-                    err);
+        throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err), err);
     }
     struct ucred peer = {};
     socklen_t len = sizeof(peer);

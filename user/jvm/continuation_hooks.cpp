@@ -11,9 +11,9 @@ namespace jmt {
 
 namespace {
 
-constexpr const char *kFreezePrefix = "_Z6freezeI6Config";  // freeze<Config<...>>(JavaThread*, long*)
+constexpr const char *kFreezePrefix = "_Z6freezeI6Config";                  // freeze<Config<...>>(JavaThread*, long*)
 constexpr const char *kFreezePreempt = "14freeze_preemptEP10JavaThreadPl";  // Config<...>::freeze_preempt
-constexpr const char *kThawPrefix = "_Z4thawI6Config";      // thaw<Config<...>>(JavaThread*, int)
+constexpr const char *kThawPrefix = "_Z4thawI6Config";                      // thaw<Config<...>>(JavaThread*, int)
 
 bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
@@ -40,7 +40,8 @@ void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh, LibjvmScan &s)
         if (!name)
             continue;
         if (GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
-            if (starts_with(name, kFreezePrefix) || (starts_with(name, "_ZN6Config") && ends_with(name, kFreezePreempt)))
+            if (starts_with(name, kFreezePrefix) ||
+                (starts_with(name, "_ZN6Config") && ends_with(name, kFreezePreempt)))
                 s.freeze.push_back(sym.st_value);
             else if (starts_with(name, kThawPrefix))
                 s.thaw.push_back(sym.st_value);

@@ -33,5 +33,4 @@ struct ContinuationHooks {
 // Reads them from libjvm's file; throws jmt::Error when it is not an ELF file.
 ContinuationHooks find_continuation_hooks(const std::string &libjvm);
 
-
 }  // namespace jmt

@@ -49,9 +49,8 @@ std::string string_at(const ReadMemory &read, uint64_t addr, size_t max)
 }
 
 // The value of each exported layout variable (a uint64_t in the JVM's memory).
-std::optional<std::map<std::string, uint64_t>> layout(const ReadMemory &read,
-                                                      const std::map<std::string, uint64_t> &exported,
-                                                      const std::vector<std::string> &names)
+std::optional<std::map<std::string, uint64_t>>
+layout(const ReadMemory &read, const std::map<std::string, uint64_t> &exported, const std::vector<std::string> &names)
 {
     std::map<std::string, uint64_t> out;
     for (const std::string &n : names) {
@@ -82,10 +81,11 @@ std::vector<VmStructEntry> vmstructs_entries(const ReadMemory &read, const std::
                                              const std::function<bool(const std::string &)> &keep)
 {
     std::vector<VmStructEntry> out;
-    const auto s = layout(read, exported,
-                          {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
-                           "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
-                           "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"});
+    const auto s =
+        layout(read, exported,
+               {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
+                "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
+                "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"});
     if (!s || !s->at("gHotSpotVMStructs") || !s->at("gHotSpotVMStructEntryArrayStride"))
         return out;
     for (uint64_t i = 0; i < kMaxVmStructEntries; i++) {
@@ -182,8 +182,7 @@ const std::vector<std::string> kSwitchFlags = {"DTraceMethodProbes", "DisableAtt
 
 JvmMemory::JvmMemory(int pid, uint64_t bias, std::map<std::string, uint64_t> symbols)
     : pid_(pid), bias_(bias), symbols_(std::move(symbols))
-{
-}
+{}
 
 std::optional<uint64_t> JvmMemory::symbol(const std::string &name) const
 {

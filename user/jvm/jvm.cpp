@@ -178,8 +178,7 @@ std::optional<std::string> read_maps(const std::string &proc, const std::string 
                         ? "cannot read " + proc + "/maps (" + strerror(err) +
                               "): run jmethodtime as root (sudo), or as the JVM's user with "
                               "CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE"
-                        : "cannot read " + proc + "/maps (" + strerror(err) + ") although running as root: " +
-                              named +
+                        : "cannot read " + proc + "/maps (" + strerror(err) + ") although running as root: " + named +
                               " holds privileges this process lacks, or a security module forbids "
                               "ptrace access to it; run jmethodtime where it may ptrace the JVM",
                     err);
@@ -279,8 +278,7 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
     if (info.machine != host_machine())
-        return failed(st, TargetProblem::Unreadable, machine_mismatch_message(named, m.path, info.machine),
-                      ENOEXEC);
+        return failed(st, TargetProblem::Unreadable, machine_mismatch_message(named, m.path, info.machine), ENOEXEC);
     if (!has_method_probes(info, &t.arg_regs)) {
         t.access = ProbeAccess::Missing;
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
@@ -302,8 +300,8 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::ProbesOff, t.off_reason, ENOTSUP);
     if (t.access == ProbeAccess::Switched)
         return failed(st, TargetProblem::Busy,
-                      named + "'s method probes are switched on for jmethodtime pid " +
-                          std::to_string(t.switch_owner) + ", which traces it: wait for it to end, or stop it",
+                      named + "'s method probes are switched on for jmethodtime pid " + std::to_string(t.switch_owner) +
+                          ", which traces it: wait for it to end, or stop it",
                       EBUSY);
     return st;
 }

@@ -17,34 +17,33 @@ namespace jmt {
 
 // One mapping of libjvm.so found in /proc/PID/maps.
 struct LibjvmMapping {
-    std::string path;      // as /proc/PID/maps names it (util/mapped_path.h)
-    uint64_t start = 0;    // address of the mapping with file offset 0
+    std::string path;    // as /proc/PID/maps names it (util/mapped_path.h)
+    uint64_t start = 0;  // address of the mapping with file offset 0
     bool found = false;
-    MapsEntry entry;       // that mapping's line
+    MapsEntry entry;  // that mapping's line
 };
 
 // Parses the text of /proc/PID/maps: the libjvm.so mapping with offset 0.
 LibjvmMapping find_libjvm(const std::string &maps_text);
 
-
 // What the preflight found about a pid.
 struct JvmTarget {
     int pid = 0;
     std::string comm;
-    std::string command;      // /proc/PID/cmdline, arguments joined by spaces
-    std::string libjvm;       // path usable from here (util/mapped_path.h)
-    std::string libjvm_seen;  // path as the target opens it (its root, its mount namespace)
-    std::string jdk_version;  // JAVA_VERSION of the JDK's release file; empty if unknown
-    bool has_probes = false;  // libjvm has the hotspot method__entry/method__return notes
-    bool probes_on = false;   // the running JVM has DTraceMethodProbes (or the extended flag) on
+    std::string command;                    // /proc/PID/cmdline, arguments joined by spaces
+    std::string libjvm;                     // path usable from here (util/mapped_path.h)
+    std::string libjvm_seen;                // path as the target opens it (its root, its mount namespace)
+    std::string jdk_version;                // JAVA_VERSION of the JDK's release file; empty if unknown
+    bool has_probes = false;                // libjvm has the hotspot method__entry/method__return notes
+    bool probes_on = false;                 // the running JVM has DTraceMethodProbes (or the extended flag) on
     ProbeAccess access = ProbeAccess::Off;  // how a trace gets the probes (jvm/probe_switch.h)
-    std::string off_reason;   // access Off: one line naming the cause and the fix
-    int switch_owner = 0;     // access Switched, LeftOn: the jmethodtime that switched the probes on
-    bool attach_disabled = false;  // -XX:+DisableAttachMechanism
-    uint64_t libjvm_bias = 0;  // libjvm's vaddr 0 in the JVM's memory
+    std::string off_reason;                 // access Off: one line naming the cause and the fix
+    int switch_owner = 0;                   // access Switched, LeftOn: the jmethodtime that switched the probes on
+    bool attach_disabled = false;           // -XX:+DisableAttachMechanism
+    uint64_t libjvm_bias = 0;               // libjvm's vaddr 0 in the JVM's memory
     std::map<std::string, uint64_t> libjvm_symbols;  // of kLibjvmSymbols, st_value
     std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
-    std::vector<uint64_t> probe_addrs;  // method__entry/method__return sites in its memory (attach mode)
+    std::vector<uint64_t> probe_addrs;               // method__entry/method__return sites in its memory (attach mode)
 };
 
 // Why a pid cannot be traced, in the preflight's order. ProbesOff: off, and
@@ -83,8 +82,6 @@ std::vector<int> pick_jvms(const std::vector<JvmTarget> &jvms, const std::string
 // (JAVA_VERSION="17.0.13"); root_prefix is prepended to find the file (a
 // ProcessView's prefix).
 std::string jdk_version_of(const std::string &libjvm_seen, const std::string &root_prefix);
-
-
 
 // The feature release of a JAVA_VERSION string ("17.0.15" -> 17, "1.8.0_392" -> 8,
 // "21" -> 21); 0 when unknown.

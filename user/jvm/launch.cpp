@@ -75,8 +75,7 @@ LaunchPlan plan_launch(const std::vector<std::string> &command, const std::strin
         throw Error("no command to launch: give one after --, e.g. jmethodtime -- java -cp app.jar Main", EINVAL);
     const std::string found = find_executable(command[0], path_env);
     if (found.empty())
-        throw Error("cannot find the command '" + command[0] +
-                        "': give the java launcher's path or put it on PATH",
+        throw Error("cannot find the command '" + command[0] + "': give the java launcher's path or put it on PATH",
                     ENOENT);
     LaunchPlan plan;
     plan.java = real_path(found);
@@ -127,10 +126,7 @@ std::vector<std::string> fields_of(const std::string &line)
     return f;
 }
 
-bool all_digits(const std::string &s)
-{
-    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool all_digits(const std::string &s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
 // The entry whose name (or, numeric, whose uid) is who.
 std::optional<PasswdEntry> passwd_entry(const std::string &who, const std::string &passwd_text)
@@ -225,8 +221,8 @@ LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv, const Run
             _exit(127);  // the tracer went away before attaching: run nothing
         close(gate[0]);
         // The user's groups, then its gid, then its uid: after setuid nothing can be changed back.
-        if (run_as.change && (setgroups(run_as.groups.size(), run_as.groups.data()) || setgid(run_as.gid) ||
-                              setuid(run_as.uid))) {
+        if (run_as.change &&
+            (setgroups(run_as.groups.size(), run_as.groups.data()) || setgid(run_as.gid) || setuid(run_as.uid))) {
             int err = errno;
             ssize_t w = write(status[1], &err, sizeof(err));
             (void)w;

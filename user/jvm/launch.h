@@ -30,12 +30,12 @@ std::vector<std::string> libjvm_candidates(const std::string &java_home);
 
 // Who the launched command runs as: only the tracer needs root.
 struct RunAs {
-    bool change = false;          // false: as this process (root)
+    bool change = false;  // false: as this process (root)
     uid_t uid = 0;
     gid_t gid = 0;
-    std::vector<gid_t> groups;    // the user's supplementary groups
-    std::string name;             // the user's name, for messages
-    std::string note;             // one line for stderr when chosen without -u (empty otherwise)
+    std::vector<gid_t> groups;  // the user's supplementary groups
+    std::string name;           // the user's name, for messages
+    std::string note;           // one line for stderr when chosen without -u (empty otherwise)
 };
 
 // The user of -u/--user (a name or a numeric uid; "" when not given), or

@@ -18,7 +18,7 @@ namespace jmt {
 
 namespace {
 
-constexpr uint64_t kSettlePollNs = 100'000'000;      // the agent's compile count, read this often
+constexpr uint64_t kSettlePollNs = 100'000'000;        // the agent's compile count, read this often
 constexpr uint64_t kProgressPeriodNs = 1'000'000'000;  // the status line while waiting
 constexpr char kAllDependenciesRecorded[] = "_ZN11JvmtiExport30_all_dependencies_are_recordedE";
 
@@ -172,26 +172,35 @@ Access decide_access(const AccessFacts &f)
         return a;
     }
     const std::string restart = "restart it with -XX:+DTraceMethodProbes (then `jmethodtime standby -p " +
-                                std::to_string(f.pid) + "` keeps it cheap until traced), or start it with "
-                                                        "`jmethodtime [options] -- java ...`";
+                                std::to_string(f.pid) +
+                                "` keeps it cheap until traced), or start it with "
+                                "`jmethodtime [options] -- java ...`";
     a.access = ProbeAccess::Off;
     if (!f.flag_found)
-        a.off_reason = named + " runs with the method probes off, and its libjvm has neither a symbol table nor "
-                               "HotSpot's flag table to switch them on: " + restart;
+        a.off_reason = named +
+                       " runs with the method probes off, and its libjvm has neither a symbol table nor "
+                       "HotSpot's flag table to switch them on: " +
+                       restart;
     else if (f.jdk_feature == 0)
-        a.off_reason = named + " runs with the method probes off, and its JDK version cannot be told (no release "
-                               "file, no version string): " + restart;
+        a.off_reason = named +
+                       " runs with the method probes off, and its JDK version cannot be told (no release "
+                       "file, no version string): " +
+                       restart;
     else if (f.jdk_feature >= kFirstJdkWithFixedInterpreterProbes)
         a.off_reason = named + " runs JDK " + std::to_string(f.jdk_feature) +
                        " with the method probes off: from JDK 24 the interpreter has its probe calls only when "
-                       "started with the flag, so a switch at run time would miss interpreted calls; " + restart;
+                       "started with the flag, so a switch at run time would miss interpreted calls; " +
+                       restart;
     else if (f.attach_disabled)
-        a.off_reason = named + " runs with the method probes off and -XX:+DisableAttachMechanism, and jmethodtime "
-                               "switches them on through HotSpot's attach mechanism: restart it without that flag, "
-                               "or " + restart.substr(std::string("restart it ").size());
+        a.off_reason = named +
+                       " runs with the method probes off and -XX:+DisableAttachMechanism, and jmethodtime "
+                       "switches them on through HotSpot's attach mechanism: restart it without that flag, "
+                       "or " +
+                       restart.substr(std::string("restart it ").size());
     else if (f.dynamic_agents_off)
-        a.off_reason = named + " runs with the method probes off and -XX:-EnableDynamicAgentLoading, and jmethodtime "
-                               "switches them on through a small agent: restart it without that flag, or " +
+        a.off_reason = named +
+                       " runs with the method probes off and -XX:-EnableDynamicAgentLoading, and jmethodtime "
+                       "switches them on through a small agent: restart it without that flag, or " +
                        restart.substr(std::string("restart it ").size());
     else
         a.access = ProbeAccess::Switchable;
@@ -289,8 +298,7 @@ bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
     const std::string owner = owner_field(self_identity());
     // Compiles are remembered from here, so that none made with the flag on is missed; the
     // agent watches watch_ from here, and restores by itself if it closes before a restore.
-    agent_request(pid_,
-                  "op=begin;" + owner + ";flag=" + std::to_string(flag_addr_) + (deopt_needed_ ? ";deopt=1" : ""),
+    agent_request(pid_, "op=begin;" + owner + ";flag=" + std::to_string(flag_addr_) + (deopt_needed_ ? ";deopt=1" : ""),
                   place_, {}, &watch_);
     began_ = true;
     report_.full_deopt = deopt_needed_;
@@ -376,7 +384,7 @@ std::string readiness_line(int pid, const CompileWait &w)
     if (!w.hot.cold())
         return who(pid) + " is ready: " + counts +
                (w.settled && w.hot.back < w.hot.methods ? " (its compiles settled: the others are not called now)"
-                                                         : "") +
+                                                        : "") +
                "; each trace now deoptimizes only its own classes and starts narrow, quiet or not";
     return who(pid) + " is not ready: " + counts +
            (w.settled ? ", and it compiles nothing now (no traffic)" : ", its compiles still running (--settle)") +
@@ -394,11 +402,13 @@ std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, do
     if (switchable && !full) {
         const std::optional<LoadedAgent> agent = find_agent(target.pid);
         if (!agent || HotCode(agent->state).methods == 0)
-            return who(target.pid) + " needs nothing ahead of a trace: HotSpot records its code's dependencies (JDK 23, "
-                                     "or a class redefined before), so each trace deoptimizes only its own classes";
-        done = who(target.pid) + " needs no deoptimization ahead of a trace (HotSpot records its code's "
-                                 "dependencies); waiting for the code " + HotCode(agent->state).cause_text() +
-               " deoptimized to compile again";
+            return who(target.pid) +
+                   " needs nothing ahead of a trace: HotSpot records its code's dependencies (JDK 23, "
+                   "or a class redefined before), so each trace deoptimizes only its own classes";
+        done = who(target.pid) +
+               " needs no deoptimization ahead of a trace (HotSpot records its code's "
+               "dependencies); waiting for the code " +
+               HotCode(agent->state).cause_text() + " deoptimized to compile again";
     } else {
         const uint64_t flag = flag_address(memory);
         if (!switchable)

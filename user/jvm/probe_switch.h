@@ -44,14 +44,14 @@ enum class ProbeAccess {
 struct AccessFacts {
     int pid = 0;
     bool has_probes = false;
-    bool flag_on = false;              // the DTraceMethodProbes byte now
-    bool flag_found = false;           // its address is known (.symtab or VMStructs)
-    int jdk_feature = 0;               // 17, 25; 0 when unknown
-    bool attach_disabled = false;      // -XX:+DisableAttachMechanism
-    bool dynamic_agents_off = false;   // -XX:-EnableDynamicAgentLoading
-    bool agent_loaded = false;         // jmethodtime's agent, with:
+    bool flag_on = false;             // the DTraceMethodProbes byte now
+    bool flag_found = false;          // its address is known (.symtab or VMStructs)
+    int jdk_feature = 0;              // 17, 25; 0 when unknown
+    bool attach_disabled = false;     // -XX:+DisableAttachMechanism
+    bool dynamic_agents_off = false;  // -XX:-EnableDynamicAgentLoading
+    bool agent_loaded = false;        // jmethodtime's agent, with:
     uint32_t agent_mode = JMT_AGENT_IDLE;
-    bool owner_alive = false;          // the jmethodtime that switched it runs
+    bool owner_alive = false;  // the jmethodtime that switched it runs
 };
 
 struct Access {
@@ -125,22 +125,22 @@ struct CompileWait {
 
 // What a switch (or standby) did, for the header and the docs.
 struct SwitchReport {
-    std::string recovered;         // a switch left on by an earlier jmethodtime, put back first: the line saying so
-    bool full_deopt = false;       // the one-time full deoptimization was taken (JDK 22 and older)
-    double settle_s = 0;           // waited for compiles to settle
-    bool settled = true;           // false: --settle's limit came first
-    uint32_t classes = 0;          // classes retransformed by the switch
-    uint32_t unmodifiable = 0;     // classes the filter takes that cannot be (hidden classes)
-    double switch_ms = 0;          // the switch's retransform, as the tool waited for it
-    HotCode hot;                   // when the flag went on: cold() says the trace traps about as the flag at start
-    HotCode end_hot;               // after the end's restore and the wait for its methods (end_wait_s)
+    std::string recovered;      // a switch left on by an earlier jmethodtime, put back first: the line saying so
+    bool full_deopt = false;    // the one-time full deoptimization was taken (JDK 22 and older)
+    double settle_s = 0;        // waited for compiles to settle
+    bool settled = true;        // false: --settle's limit came first
+    uint32_t classes = 0;       // classes retransformed by the switch
+    uint32_t unmodifiable = 0;  // classes the filter takes that cannot be (hidden classes)
+    double switch_ms = 0;       // the switch's retransform, as the tool waited for it
+    HotCode hot;                // when the flag went on: cold() says the trace traps about as the flag at start
+    HotCode end_hot;            // after the end's restore and the wait for its methods (end_wait_s)
     double end_wait_s = 0;
 };
 
 // The session's side of the wait for compiles to settle.
 struct SwitchHooks {
     std::function<void(const std::string &)> progress;  // a status line (may be empty)
-    std::function<bool(uint64_t deadline_ns)> wait;      // sleeps until deadline; false: stop now
+    std::function<bool(uint64_t deadline_ns)> wait;     // sleeps until deadline; false: stop now
 };
 
 // Polls pid's agent until its compiles settle (SettleWatch), at most max_s seconds, with a
@@ -177,7 +177,7 @@ private:
     AgentPlace place_;
     uint64_t flag_addr_ = 0;
     bool deopt_needed_ = false;
-    bool began_ = false;    // the agent remembers compiles
+    bool began_ = false;     // the agent remembers compiles
     bool flag_set_ = false;  // the flag byte is ours to clear
     UniqueFd watch_;         // the owner's FIFO: the agent restores by itself once it closes unrestored
     SwitchReport report_;

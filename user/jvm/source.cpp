@@ -13,9 +13,18 @@ namespace jmt {
 std::string java_main_class(const std::vector<std::string> &argv)
 {
     // Options of the java launcher that take their value as the next argument.
-    static const char *const with_value[] = {"-cp", "-classpath", "--class-path", "-p", "--module-path",
-                                             "--upgrade-module-path", "--add-modules", "--limit-modules",
-                                             "--add-opens", "--add-exports", "--add-reads", "--patch-module",
+    static const char *const with_value[] = {"-cp",
+                                             "-classpath",
+                                             "--class-path",
+                                             "-p",
+                                             "--module-path",
+                                             "--upgrade-module-path",
+                                             "--add-modules",
+                                             "--limit-modules",
+                                             "--add-opens",
+                                             "--add-exports",
+                                             "--add-reads",
+                                             "--patch-module",
                                              "--enable-native-access"};
     for (size_t i = 1; i < argv.size(); i++) {
         const std::string &a = argv[i];

@@ -132,8 +132,8 @@ std::optional<std::vector<UsdtArg>> parse_usdt_args(const std::string &spec, uin
         if (at == std::string::npos || at == 0 || at + 1 >= arg.size())
             return std::nullopt;
         const auto size = integer(arg.substr(0, at));
-        if (!size || (std::llabs(*size) != 1 && std::llabs(*size) != 2 && std::llabs(*size) != 4 &&
-                      std::llabs(*size) != 8))
+        if (!size ||
+            (std::llabs(*size) != 1 && std::llabs(*size) != 2 && std::llabs(*size) != 4 && std::llabs(*size) != 8))
             return std::nullopt;
         UsdtArg a;
         a.size = static_cast<int>(std::llabs(*size));
@@ -150,11 +150,11 @@ std::optional<uint8_t> register_number(const std::string &reg, uint16_t machine)
 {
     if (machine == kMachineX86_64) {
         static const std::map<std::string, uint8_t> regs = {
-            {"rax", JMT_REG_AX}, {"eax", JMT_REG_AX}, {"rbx", JMT_REG_BX}, {"ebx", JMT_REG_BX},
-            {"rcx", JMT_REG_CX}, {"ecx", JMT_REG_CX}, {"rdx", JMT_REG_DX}, {"edx", JMT_REG_DX},
-            {"rsi", JMT_REG_SI}, {"esi", JMT_REG_SI}, {"rdi", JMT_REG_DI}, {"edi", JMT_REG_DI},
-            {"rbp", JMT_REG_BP}, {"ebp", JMT_REG_BP}, {"rsp", JMT_REG_SP}, {"esp", JMT_REG_SP},
-            {"r8", JMT_REG_R8}, {"r8d", JMT_REG_R8}, {"r9", JMT_REG_R9}, {"r9d", JMT_REG_R9},
+            {"rax", JMT_REG_AX},  {"eax", JMT_REG_AX},   {"rbx", JMT_REG_BX},  {"ebx", JMT_REG_BX},
+            {"rcx", JMT_REG_CX},  {"ecx", JMT_REG_CX},   {"rdx", JMT_REG_DX},  {"edx", JMT_REG_DX},
+            {"rsi", JMT_REG_SI},  {"esi", JMT_REG_SI},   {"rdi", JMT_REG_DI},  {"edi", JMT_REG_DI},
+            {"rbp", JMT_REG_BP},  {"ebp", JMT_REG_BP},   {"rsp", JMT_REG_SP},  {"esp", JMT_REG_SP},
+            {"r8", JMT_REG_R8},   {"r8d", JMT_REG_R8},   {"r9", JMT_REG_R9},   {"r9d", JMT_REG_R9},
             {"r10", JMT_REG_R10}, {"r10d", JMT_REG_R10}, {"r11", JMT_REG_R11}, {"r11d", JMT_REG_R11},
             {"r12", JMT_REG_R12}, {"r12d", JMT_REG_R12}, {"r13", JMT_REG_R13}, {"r13d", JMT_REG_R13},
             {"r14", JMT_REG_R14}, {"r14d", JMT_REG_R14}, {"r15", JMT_REG_R15}, {"r15d", JMT_REG_R15},

@@ -12,8 +12,8 @@
 namespace jmt {
 
 // ELF e_machine values of the machines jmethodtime decodes.
-constexpr uint16_t kMachineX86_64 = 62;   // EM_X86_64
-constexpr uint16_t kMachineAarch64 = 183; // EM_AARCH64
+constexpr uint16_t kMachineX86_64 = 62;    // EM_X86_64
+constexpr uint16_t kMachineAarch64 = 183;  // EM_AARCH64
 
 // The machine this jmethodtime runs on (and its BPF programs were built for).
 uint16_t host_machine();
@@ -24,10 +24,10 @@ std::string machine_name(uint16_t machine);
 struct UsdtArg {
     enum class Kind { Constant, Register, Memory };
     Kind kind = Kind::Constant;
-    int size = 8;           // bytes: 1, 2, 4 or 8
-    bool is_signed = false; // the spec's size was negative
-    std::string reg;        // Register, Memory: the register's name as written ("rax", "x1", "sp")
-    int64_t value = 0;      // Constant: the value; Memory: the byte offset added to reg
+    int size = 8;            // bytes: 1, 2, 4 or 8
+    bool is_signed = false;  // the spec's size was negative
+    std::string reg;         // Register, Memory: the register's name as written ("rax", "x1", "sp")
+    int64_t value = 0;       // Constant: the value; Memory: the byte offset added to reg
 };
 
 // The arguments of spec, or nullopt when one of them is not of a form machine's

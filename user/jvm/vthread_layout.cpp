@@ -98,8 +98,9 @@ std::string check_derived_entry(const JvmMemory &memory, const std::map<std::str
                    std::to_string(*held) + ")";
         some_fastpath_state |= s == 1;
     }
-    return some_fastpath_state ? "" : "its threads do not hold a continuation entry where JDK 21 to 23 keep it (no "
-                                      "thread's fast-path state is set)";
+    return some_fastpath_state ? ""
+                               : "its threads do not hold a continuation entry where JDK 21 to 23 keep it (no "
+                                 "thread's fast-path state is set)";
 }
 
 // The continuation entry's offset: VMStructs' (JDK 24+), else placed after its

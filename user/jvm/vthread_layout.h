@@ -26,8 +26,8 @@ struct VthreadLayout {
     // addresses in its libjvm file's image (ContinuationHooks' vaddr): the only
     // ones it runs.
     uint64_t freeze_vaddr = 0, freeze_preempt_vaddr = 0, thaw_vaddr = 0;
-    std::string why;                 // Unsupported: what is missing, for the report's header;
-                                     // Pending: what disagreed last, if anything
+    std::string why;  // Unsupported: what is missing, for the report's header;
+                      // Pending: what disagreed last, if anything
 };
 
 // pid's layout now: Pending while its libjvm is not mapped or not initialised

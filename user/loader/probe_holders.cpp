@@ -222,8 +222,8 @@ std::string holders_text(const std::vector<ProbeHolder> &holders)
     std::string text;
     for (size_t i = 0; i < holders.size(); i++) {
         text += i ? ", " : "";
-        text += holders[i].pid ? "pid " + std::to_string(holders[i].pid) + " (" + holders[i].comm + ")"
-                               : holders[i].comm;
+        text +=
+            holders[i].pid ? "pid " + std::to_string(holders[i].pid) + " (" + holders[i].comm + ")" : holders[i].comm;
     }
     return text;
 }

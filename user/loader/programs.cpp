@@ -48,20 +48,11 @@ std::vector<std::string> take_libbpf_warnings()
     return std::exchange(g_warnings, {});
 }
 
-std::string errno_text(int err)
-{
-    return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")";
-}
+std::string errno_text(int err) { return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")"; }
 
-void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const
-{
-    jmethodtime_bpf__destroy(skel);
-}
+void SkeletonDeleter::operator()(jmethodtime_bpf *skel) const { jmethodtime_bpf__destroy(skel); }
 
-void LinkDeleter::operator()(bpf_link *link) const
-{
-    bpf_link__destroy(link);
-}
+void LinkDeleter::operator()(bpf_link *link) const { bpf_link__destroy(link); }
 
 uint32_t percpu_entries(uint64_t value_size, int ncpu, uint32_t limit)
 {
@@ -101,10 +92,7 @@ uint64_t test_setting(const char *name, const char *unit, uint64_t lo, uint64_t 
 
 }  // namespace
 
-uint64_t test_trap_ns()
-{
-    return test_setting("JMT_TEST_TRAP_NS", " of ns", 0, kMaxTestTrapNs);
-}
+uint64_t test_trap_ns() { return test_setting("JMT_TEST_TRAP_NS", " of ns", 0, kMaxTestTrapNs); }
 
 uint32_t test_thread_rows()
 {
@@ -137,8 +125,8 @@ void set_filters(jmethodtime_bpf *skel, const ProgramConfig &config)
         for (size_t i = 0; i < globs.size(); i++) {
             const std::string &g = globs[i];
             if (g.size() >= JMT_GLOB_LEN)
-                throw Error(std::string(what) + " glob '" + g + "' is longer than " +
-                            std::to_string(JMT_GLOB_LEN - 1) + " bytes");
+                throw Error(std::string(what) + " glob '" + g + "' is longer than " + std::to_string(JMT_GLOB_LEN - 1) +
+                            " bytes");
             const_cast<__u32 &>(ro->globs[kind][i].len) = static_cast<__u32>(g.size());
             for (size_t j = 0; j < g.size(); j++)
                 const_cast<char &>(ro->globs[kind][i].s[j]) = g[j];
@@ -163,9 +151,9 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
         sizeof(jmt_method_stats), ncpu,
         config.max_methods ? std::min<uint32_t>(config.max_methods + 1, JMT_MAX_METHODS) : JMT_MAX_METHODS);
     // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
-    const uint32_t paths = percpu_entries(sizeof(jmt_method_stats), ncpu,
-                                          config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS)
-                                                           : JMT_MAX_PATHS);
+    const uint32_t paths =
+        percpu_entries(sizeof(jmt_method_stats), ncpu,
+                       config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS) : JMT_MAX_PATHS);
     // Row ids 1..rows-1 name (thread, method) rows under --per-thread (not per CPU).
     uint32_t rows = 1;
     if (config.per_thread) {
@@ -178,7 +166,7 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
     bpf_map__set_max_entries(skel->maps.names, methods);
     bpf_map__set_max_entries(skel->maps.totals_overflow,
                              std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0) +
-                                                                          (config.per_thread ? rows : 0)));
+                                                                         (config.per_thread ? rows : 0)));
     ro->max_method_ids = methods;
     ro->max_path_ids = paths;
     ro->max_row_ids = rows;
@@ -188,8 +176,8 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
     bpf_map__set_max_entries(skel->maps.method_cache, method_slots);
     ro->method_cache_mask = method_slots - 1;
     if (config.call_paths) {
-        const uint32_t path_slots =
-            cache_slots(bpf_map__value_size(skel->maps.path_cache), ncpu, std::min<uint32_t>(slot_limit, JMT_PATH_CACHE_SLOTS));
+        const uint32_t path_slots = cache_slots(bpf_map__value_size(skel->maps.path_cache), ncpu,
+                                                std::min<uint32_t>(slot_limit, JMT_PATH_CACHE_SLOTS));
         bpf_map__set_max_entries(skel->maps.path_stats, chunks_for(paths));
         bpf_map__set_max_entries(skel->maps.path_ids, paths);
         bpf_map__set_max_entries(skel->maps.path_cache, path_slots);
@@ -244,7 +232,8 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         int err = errno;
         if (err == EPERM || err == EACCES)
             throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
-                        "CAP_PERFMON and CAP_SYS_PTRACE)", err);
+                        "CAP_PERFMON and CAP_SYS_PTRACE)",
+                        err);
         throw Error("the kernel refused the BPF programs: " + errno_text(err) +
                         "; a kernel >= 5.17 with BTF is needed (run with -v for the verifier log)",
                     err);
@@ -255,7 +244,7 @@ SkeletonPtr load_programs(const ProgramConfig &config)
 ProgramGlobals program_globals(jmethodtime_bpf *skel)
 {
     ProgramGlobals g;
-    g.ids = {&skel->bss->last_method_id,  &skel->data->last_path_id,  &skel->bss->last_row_id,
+    g.ids = {&skel->bss->last_method_id,   &skel->data->last_path_id,  &skel->bss->last_row_id,
              skel->rodata->max_method_ids, skel->rodata->max_path_ids, skel->rodata->max_row_ids};
     g.rejected_taken = skel->bss->rejected_taken;
     g.vt_layouts = skel->bss->vt_layouts;
@@ -266,12 +255,10 @@ ProgramGlobals program_globals(jmethodtime_bpf *skel)
 
 bpf_program *return_program(jmethodtime_bpf *skel)
 {
-    return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t
-                                                               : skel->progs.handle_return;
+    return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t : skel->progs.handle_return;
 }
 
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
-                    const char *probe)
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe)
 {
     bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
     if (link)
@@ -283,8 +270,7 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
                            "probably holds this probe with a different semaphore offset; stop it and retry",
                     err);
     if (err == ESRCH || err == ENOENT)
-        throw Error(what + " failed: the process exited or " + binary + " is gone (" + errno_text(err) + ")",
-                    err);
+        throw Error(what + " failed: the process exited or " + binary + " is gone (" + errno_text(err) + ")", err);
     throw Error(what + " in " + binary + " failed: " + errno_text(err), err);
 }
 

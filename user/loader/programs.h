@@ -27,22 +27,22 @@ using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
 
 // What the BPF programs are told before load (rodata).
 struct ProgramConfig {
-    int pid = 0;                                    // threads of this process are traced
-    std::vector<int> other_pids;                    // and of these (several JVMs: method keys carry the pid)
-    bool filter_by_process = false;                 // probes attached for every process: keep the pids' events
-    std::vector<std::string> packages;              // JVM form; empty = all
-    std::vector<std::string> class_globs;           // --class, JVM form; empty = all
-    std::vector<std::string> method_globs;          // --method; empty = all
-    bool per_thread = false;                        // --per-thread: totals per (thread, method) too
-    bool call_paths = false;                        // totals per call path too (flame graphs)
-    bool foreign = false;                           // --foreign: time inside untraced callees
-    uint32_t max_paths = 0;                         // call paths kept (0: as many as fit)
-    uint32_t max_methods = 0;                       // traced methods (0: as many as fit)
-    uint32_t method_keys = 0;                       // method table entries (0: JMT_MAX_METHOD_KEYS)
-    uint32_t cache_slots = 0;                       // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
-    std::optional<std::array<uint8_t, 7>> arg_regs; // fast argument registers, if plain
-    bool vthread_hooks = false;                     // the virtual-thread hooks' programs are loaded
-    bool verbose = false;                           // libbpf's log on stderr
+    int pid = 0;                                     // threads of this process are traced
+    std::vector<int> other_pids;                     // and of these (several JVMs: method keys carry the pid)
+    bool filter_by_process = false;                  // probes attached for every process: keep the pids' events
+    std::vector<std::string> packages;               // JVM form; empty = all
+    std::vector<std::string> class_globs;            // --class, JVM form; empty = all
+    std::vector<std::string> method_globs;           // --method; empty = all
+    bool per_thread = false;                         // --per-thread: totals per (thread, method) too
+    bool call_paths = false;                         // totals per call path too (flame graphs)
+    bool foreign = false;                            // --foreign: time inside untraced callees
+    uint32_t max_paths = 0;                          // call paths kept (0: as many as fit)
+    uint32_t max_methods = 0;                        // traced methods (0: as many as fit)
+    uint32_t method_keys = 0;                        // method table entries (0: JMT_MAX_METHOD_KEYS)
+    uint32_t cache_slots = 0;                        // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
+    std::optional<std::array<uint8_t, 7>> arg_regs;  // fast argument registers, if plain
+    bool vthread_hooks = false;                      // the virtual-thread hooks' programs are loaded
+    bool verbose = false;                            // libbpf's log on stderr
 };
 
 // Entries of a per-CPU array of value_size-byte values that fit
@@ -101,8 +101,7 @@ SkeletonPtr load_programs(const ProgramConfig &config);
 bpf_program *return_program(jmethodtime_bpf *skel);
 
 // Attaches prog to provider:probe of binary for pid; throws jmt::Error.
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider,
-                    const char *probe);
+LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe);
 
 // The method__entry and method__return probes of provider in binary for pid
 // (-1: every process), return first; throws jmt::Error.

@@ -20,8 +20,7 @@ namespace jmt {
 
 TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu)
     : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), per_cpu_(per_cpu)
-{
-}
+{}
 
 SkeletonTotals cover_totals(jmethodtime_bpf *skel)
 {
@@ -63,8 +62,8 @@ void TotalsChunks::cover(uint32_t last_id)
     std::vector<int> fresh;
     for (size_t index = fds_.size(); index < needed; index++) {
         const bpf_map_type type = per_cpu_ ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY;
-        const int fd = bpf_map_create(type, "jmt_totals", sizeof(__u32),
-                                      sizeof(jmt_method_stats), JMT_TOTALS_CHUNK, nullptr);
+        const int fd =
+            bpf_map_create(type, "jmt_totals", sizeof(__u32), sizeof(jmt_method_stats), JMT_TOTALS_CHUNK, nullptr);
         if (fd < 0) {
             const int err = errno;
             for (int f : fresh)

@@ -22,8 +22,8 @@ namespace {
 
 // A name as the kernel stored it, completed from the target's memory when the
 // kernel buffer was too short or the kernel's read failed.
-std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const char *buf, uint32_t buf_len,
-                            bool read_ok, uint64_t &truncated)
+std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const char *buf, uint32_t buf_len, bool read_ok,
+                            uint64_t &truncated)
 {
     if (full_len <= buf_len && read_ok)
         return std::string(buf, full_len);
@@ -55,8 +55,8 @@ std::vector<std::pair<jmt_thread_key, __u32>> read_row_ids(int fd)
     bool first = true;
     for (;;) {
         __u32 count = kBatch;
-        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), rows.data(),
-                                       &count, nullptr);
+        int err = bpf_map_lookup_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(), rows.data(), &count,
+                                       nullptr);
         const int e = err ? errno : 0;
         if (err && e != ENOENT) {
             if (!first || (e != EINVAL && e != ENOTSUP && e != EOPNOTSUPP))
@@ -112,8 +112,7 @@ class ChunkedTotals {
 public:
     ChunkedTotals(const TotalsChunks *chunks, int overflow_fd, uint32_t overflow_bit)
         : chunks_(chunks), overflow_fd_(overflow_fd), overflow_bit_(overflow_bit)
-    {
-    }
+    {}
     // False when id has no entry.
     bool read(__u32 id, MethodStats &out)
     {
@@ -198,10 +197,11 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     }
     if (programs.vthread_hooks)
         vthread_hooks_ = std::make_unique<VthreadHooks>(
-            skel_.get(), vthread_targets_, std::move(hooks), std::any_of(where.begin(), where.end(), [](const TracedLibjvm &l) { return l.whole; }));
+            skel_.get(), vthread_targets_, std::move(hooks),
+            std::any_of(where.begin(), where.end(), [](const TracedLibjvm &l) { return l.whole; }));
     const std::pair<bpf_program *, const char *> scheduler[] = {{skel_->progs.handle_switch, "sched_switch"},
-                                                                 {skel_->progs.handle_wakeup, "sched_wakeup"},
-                                                                 {skel_->progs.handle_exit, "sched_process_exit"}};
+                                                                {skel_->progs.handle_wakeup, "sched_wakeup"},
+                                                                {skel_->progs.handle_exit, "sched_process_exit"}};
     for (const auto &[prog, tracepoint] : scheduler) {
         bpf_link *link = bpf_program__attach(prog);
         if (!link) {
@@ -345,7 +345,8 @@ void Tracer::rejected_examples(Snapshot &snap) const
     const int fd = bpf_map__fd(skel_->maps.rejected_examples);
     const volatile uint32_t *rejected_taken = program_globals(skel_.get()).rejected_taken;
     for (uint32_t group = 0; group < JMT_REJECT_GROUPS; group++) {
-        std::vector<std::string> &out = group == JMT_REJECTED_BY_PACKAGE ? snap.rejected_by_package : snap.rejected_by_globs;
+        std::vector<std::string> &out =
+            group == JMT_REJECTED_BY_PACKAGE ? snap.rejected_by_package : snap.rejected_by_globs;
         const uint32_t taken = rejected_taken[group];
         for (uint32_t i = 0; i < taken; i++) {
             const __u32 slot = group * JMT_REJECTED_EXAMPLES + i;
@@ -417,7 +418,9 @@ void Tracer::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_
         row.vthread = key.vthread;
         auto name = thread_names.find(key.tid);
         if (!key.vthread && name == thread_names.end())
-            name = thread_names.emplace(key.tid, thread_name(row.pid ? row.pid : config_.programs.pid, key.tid, names_fd)).first;
+            name =
+                thread_names.emplace(key.tid, thread_name(row.pid ? row.pid : config_.programs.pid, key.tid, names_fd))
+                    .first;
         row.thread = key.vthread ? "virtual thread " + std::to_string(key.vthread) : name->second;
         snap.methods.push_back(std::move(row));
     }

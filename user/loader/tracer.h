@@ -30,8 +30,8 @@ struct TracedLibjvm {
 };
 
 struct TracerConfig {
-    ProgramConfig programs;  // programs.pid (and other_pids) are the JVMs
-    std::string libjvm;      // programs.pid's, path usable from here
+    ProgramConfig programs;             // programs.pid (and other_pids) are the JVMs
+    std::string libjvm;                 // programs.pid's, path usable from here
     std::vector<TracedLibjvm> libjvms;  // several JVMs: where to attach (empty: libjvm for programs.pid)
 };
 

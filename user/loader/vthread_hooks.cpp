@@ -27,11 +27,15 @@ LinkPtr attach_uprobe(bpf_program *prog, bool ret, int pid, const std::string &l
     bpf_link *link = bpf_program__attach_uprobe(prog, ret, pid, libjvm.c_str(), file_offset);
     if (!link) {
         const int err = errno;
-        throw Error("attaching the virtual-thread hook at " + libjvm + "+0x" + [file_offset] {
-            char b[32];
-            snprintf(b, sizeof(b), "%llx", static_cast<unsigned long long>(file_offset));
-            return std::string(b);
-        }() + " failed: " + errno_text(err), err);
+        throw Error(
+            "attaching the virtual-thread hook at " + libjvm + "+0x" +
+                [file_offset] {
+                    char b[32];
+                    snprintf(b, sizeof(b), "%llx", static_cast<unsigned long long>(file_offset));
+                    return std::string(b);
+                }() +
+                " failed: " + errno_text(err),
+            err);
     }
     return LinkPtr(link);
 }

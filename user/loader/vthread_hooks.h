@@ -64,10 +64,10 @@ private:
 
     jmethodtime_bpf *skel_;
     std::vector<VthreadTarget> targets_;
-    std::vector<VthreadLayout> layouts_;      // by target index
-    std::vector<LibjvmInfo> libjvms_;         // by target index: its libjvm's symbols
-    std::vector<ContinuationHooks> hooks_;    // by target index: its libjvm's functions
-    bool whole_;                              // hooks attach for every process (pid -1)
+    std::vector<VthreadLayout> layouts_;    // by target index
+    std::vector<LibjvmInfo> libjvms_;       // by target index: its libjvm's symbols
+    std::vector<ContinuationHooks> hooks_;  // by target index: its libjvm's functions
+    bool whole_;                            // hooks attach for every process (pid -1)
     // A hooked function: libjvm, pid (-1: every process), file offset.
     struct Site {
         std::string libjvm;

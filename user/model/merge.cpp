@@ -165,10 +165,10 @@ std::vector<std::string> merge_differences(const std::vector<MergeInput> &inputs
         }
         lines.push_back(line);
     }
-    check("probe-cost modes", [](const Profile &p) {
-        return std::string(p.corrected ? "times corrected" : "times as measured (--raw)");
-    });
-    check("--foreign settings", [](const Profile &p) { return std::string(p.foreign ? "--foreign" : "without --foreign"); });
+    check("probe-cost modes",
+          [](const Profile &p) { return std::string(p.corrected ? "times corrected" : "times as measured (--raw)"); });
+    check("--foreign settings",
+          [](const Profile &p) { return std::string(p.foreign ? "--foreign" : "without --foreign"); });
     check("row splits", [](const Profile &p) { return std::string(p.per_thread ? "--per-thread" : "not per thread"); });
     return lines;
 }

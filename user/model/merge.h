@@ -47,12 +47,12 @@ struct OutlierOptions {
 
 struct Outlier {
     std::string klass, method, signature;
-    size_t input = 0;           // index in the inputs
+    size_t input = 0;  // index in the inputs
     uint64_t calls = 0;
-    double per_call_ns = 0;     // this source's inclusive elapsed time per call
-    double median_ns = 0;       // the median of every compared source's
-    double factor = 0;          // per_call_ns / median_ns
-    size_t compared = 0;        // sources compared
+    double per_call_ns = 0;  // this source's inclusive elapsed time per call
+    double median_ns = 0;    // the median of every compared source's
+    double factor = 0;       // per_call_ns / median_ns
+    size_t compared = 0;     // sources compared
 };
 
 // For each method, the inputs whose inclusive elapsed time per call is at

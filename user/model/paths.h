@@ -18,14 +18,14 @@ namespace jmt {
 // included (A;A is its own path), so a node's inclusive time is its own
 // calls' time; exclusive = inclusive - the inclusive time of its children.
 struct PathNode {
-    uint32_t id = 0;       // path id (> 0); ids are unique within a CallTree
-    uint32_t parent = 0;   // the parent path's id; 0 for a root (outermost traced frame)
-    std::string klass;     // JVM form: org/postgresql/jdbc/PgResultSet
-    std::string method;    // getString
-    std::string signature; // (I)Ljava/lang/String;
+    uint32_t id = 0;         // path id (> 0); ids are unique within a CallTree
+    uint32_t parent = 0;     // the parent path's id; 0 for a root (outermost traced frame)
+    std::string klass;       // JVM form: org/postgresql/jdbc/PgResultSet
+    std::string method;      // getString
+    std::string signature;   // (I)Ljava/lang/String;
     bool truncated = false;  // the "[truncated]" node: calls beyond the kernel's path table
     bool untraced = false;   // an "[untraced callees]" node: see with_untraced_nodes
-    MethodStats stats;     // calls and times of the last frame on this path (corrected or raw)
+    MethodStats stats;       // calls and times of the last frame on this path (corrected or raw)
 };
 
 // Every path seen, parents before their children.

@@ -8,10 +8,7 @@
 
 namespace jmt {
 
-std::string qualified_name(const MethodRow &r)
-{
-    return r.klass + "." + r.method + r.signature;
-}
+std::string qualified_name(const MethodRow &r) { return r.klass + "." + r.method + r.signature; }
 
 double cpu_per_io_call(const JvmWork &work)
 {
@@ -94,10 +91,7 @@ bool per_jvm_rows(const std::vector<MethodRow> &rows)
     return std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.pid != 0; });
 }
 
-bool per_thread_profile(const Profile &profile)
-{
-    return profile.per_thread || per_thread_rows(profile.methods);
-}
+bool per_thread_profile(const Profile &profile) { return profile.per_thread || per_thread_rows(profile.methods); }
 
 // Total order for distinct (name, tid); rows equal in key, name and tid keep their input order.
 std::vector<MethodRow> sorted_rows(const std::vector<MethodRow> &rows, SortKey key)

@@ -47,17 +47,17 @@ struct MethodRow;
 uint64_t row_thread(const MethodRow &r);
 
 struct MethodRow {
-    std::string klass;      // JVM form: org/postgresql/jdbc/PgResultSet
-    std::string method;     // getString
-    std::string signature;  // (I)Ljava/lang/String;
+    std::string klass;             // JVM form: org/postgresql/jdbc/PgResultSet
+    std::string method;            // getString
+    std::string signature;         // (I)Ljava/lang/String;
     bool probe_dominated = false;  // corrected times: see probe_dominated (cost/correction.h)
-    uint32_t tid = 0;       // --per-thread: the thread's id (0: all threads, or a virtual thread's row)
-    uint64_t vthread = 0;   // --per-thread: a virtual thread's id (java.lang.Thread's tid) for its calls
-                            // open across an unmount; 0 in other rows
-    int pid = 0;            // several JVMs with --per-jvm: the row's JVM (0: all JVMs)
-    std::string thread;     // --per-thread: the thread's name
+    uint32_t tid = 0;              // --per-thread: the thread's id (0: all threads, or a virtual thread's row)
+    uint64_t vthread = 0;          // --per-thread: a virtual thread's id (java.lang.Thread's tid) for its calls
+                                   // open across an unmount; 0 in other rows
+    int pid = 0;                   // several JVMs with --per-jvm: the row's JVM (0: all JVMs)
+    std::string thread;            // --per-thread: the thread's name
     MethodStats stats;
-    TimeBounds bounds;      // corrected times only (Profile::corrected)
+    TimeBounds bounds;  // corrected times only (Profile::corrected)
 };
 
 // "org/postgresql/jdbc/PgResultSet.getString(I)Ljava/lang/String;": the row's method in JVM form.
@@ -96,19 +96,19 @@ struct Overhead {
 
     // Worked out once the trace's probe cost is decided (cost/overhead.h's
     // settle_overhead), and read by every output that states them:
-    uint64_t trap_ns = 0;               // the events' cost to the JVM at trap_cost
-    std::optional<double> trap_share;   // of jvm_cpu_ns; nullopt: unknown
-    std::optional<double> runq_share;   // jvm_runq_ns of the runnable time; nullopt: unknown
-    bool saturated = false;             // runq_share >= kSaturatedRunqShare
+    uint64_t trap_ns = 0;              // the events' cost to the JVM at trap_cost
+    std::optional<double> trap_share;  // of jvm_cpu_ns; nullopt: unknown
+    std::optional<double> runq_share;  // jvm_runq_ns of the runnable time; nullopt: unknown
+    bool saturated = false;            // runq_share >= kSaturatedRunqShare
 };
 
 // Totals at one moment, from which windows' Overhead are taken: the programs'
 // event counters since attach and a reading of the JVM's CPU time.
 struct OverheadTotals {
-    uint64_t events = 0;                // every entry and return
-    uint64_t traced_events = 0;         // of them, the traced methods' (a traced call's entry and return)
-    std::optional<uint64_t> jvm_cpu_ns; // process_cpu_ns; nullopt: not read
-    std::optional<uint64_t> jvm_runq_ns; // the kernel's runq_ns counter; nullopt: not read
+    uint64_t events = 0;                  // every entry and return
+    uint64_t traced_events = 0;           // of them, the traced methods' (a traced call's entry and return)
+    std::optional<uint64_t> jvm_cpu_ns;   // process_cpu_ns; nullopt: not read
+    std::optional<uint64_t> jvm_runq_ns;  // the kernel's runq_ns counter; nullopt: not read
 };
 
 // Totals from the programs' counters (enum jmt_counter), without a CPU reading.
@@ -124,8 +124,8 @@ enum class CostSource {
 
 // The gaps between consecutive probe events of one thread (bpf/gaps.h).
 struct GapSummary {
-    uint64_t samples = 0;   // gaps counted (the overflow bucket left out)
-    uint64_t edge_ns = 0;   // their low edge: one event's cost to the JVM, with no Java code between
+    uint64_t samples = 0;  // gaps counted (the overflow bucket left out)
+    uint64_t edge_ns = 0;  // their low edge: one event's cost to the JVM, with no Java code between
     uint64_t median_ns = 0;
 };
 
@@ -196,25 +196,25 @@ struct ProbesInfo {
 
 struct Profile {
     int pid = 0;
-    uint64_t duration_ns = 0;           // wall time of the trace
-    std::vector<std::string> packages;  // JVM-form prefixes, empty = all
+    uint64_t duration_ns = 0;               // wall time of the trace
+    std::vector<std::string> packages;      // JVM-form prefixes, empty = all
     std::vector<std::string> class_globs;   // --class, JVM form; empty = all
     std::vector<std::string> method_globs;  // --method; empty = all
-    std::vector<MethodRow> methods;     // every traced method with calls > 0
+    std::vector<MethodRow> methods;         // every traced method with calls > 0
     Diagnostics diag;
-    ProbeCost probe_cost;               // cost taken out (zero with --raw): cost/correction.h
-    Overhead overhead;                  // what the probes cost the JVM (see Overhead)
-    ProbeCost calibrated_cost;          // the calibration's estimate for the trace's time
-    size_t cost_samples = 0;            // calibration samples behind it (1: start-up only)
+    ProbeCost probe_cost;                             // cost taken out (zero with --raw): cost/correction.h
+    Overhead overhead;                                // what the probes cost the JVM (see Overhead)
+    ProbeCost calibrated_cost;                        // the calibration's estimate for the trace's time
+    size_t cost_samples = 0;                          // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
-    std::string cost_method;            // the row that decided it (Leaves, Bounded)
-    std::vector<uint64_t> gap_hist;     // the window's gap histogram (JMT_GAP_BUCKETS counts)
-    GapSummary gaps;                    // its summary
-    JvmWork untraced_work;              // the JVM's work before its probes went on (duration 0: none)
-    JvmWork traced_work;                // its work over this window
-    CostRange cost_range;               // probe_cost lies in it; every corrected time has bounds from it
-    bool corrected = false;             // methods' times have the probe cost taken out
-    std::string jdk_version;            // the target JDK's JAVA_VERSION; empty when unknown
+    std::string cost_method;                          // the row that decided it (Leaves, Bounded)
+    std::vector<uint64_t> gap_hist;                   // the window's gap histogram (JMT_GAP_BUCKETS counts)
+    GapSummary gaps;                                  // its summary
+    JvmWork untraced_work;                            // the JVM's work before its probes went on (duration 0: none)
+    JvmWork traced_work;                              // its work over this window
+    CostRange cost_range;                             // probe_cost lies in it; every corrected time has bounds from it
+    bool corrected = false;                           // methods' times have the probe cost taken out
+    std::string jdk_version;                          // the target JDK's JAVA_VERSION; empty when unknown
     // JDK 21+: the traced JVM has virtual threads; their traced frames follow
     // them across unmounts unless virtual_threads_not_followed says why not.
     bool virtual_threads = false;

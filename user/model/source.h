@@ -13,15 +13,15 @@ namespace jmt {
 constexpr int kReportSchemaVersion = 1;
 
 struct ReportSource {
-    std::string hostname;     // gethostname() of the tracing host (its UTS namespace)
-    int pid = 0;              // the JVM's pid as the tracing host sees it
-    std::string main_class;   // the JVM's main class (or "-jar FILE"), from its command line
-    std::string command;      // /proc/PID/cmdline, arguments joined by spaces
-    std::string jdk_version;  // JAVA_VERSION of the JVM's JDK; empty if unknown
-    std::string kernel;       // uname -r
-    std::string arch;         // uname -m of the tracing host: "x86_64", "aarch64"; empty in older reports
-    std::string start_time;   // the trace's start, UTC ISO 8601 ("2026-11-21T20:51:03.123Z")
-    uint64_t duration_ns = 0; // the trace's wall time
+    std::string hostname;      // gethostname() of the tracing host (its UTS namespace)
+    int pid = 0;               // the JVM's pid as the tracing host sees it
+    std::string main_class;    // the JVM's main class (or "-jar FILE"), from its command line
+    std::string command;       // /proc/PID/cmdline, arguments joined by spaces
+    std::string jdk_version;   // JAVA_VERSION of the JVM's JDK; empty if unknown
+    std::string kernel;        // uname -r
+    std::string arch;          // uname -m of the tracing host: "x86_64", "aarch64"; empty in older reports
+    std::string start_time;    // the trace's start, UTC ISO 8601 ("2026-11-21T20:51:03.123Z")
+    uint64_t duration_ns = 0;  // the trace's wall time
 };
 
 // "host (pid 1234)": a source in a line of text.

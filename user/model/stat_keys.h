@@ -13,10 +13,10 @@ namespace jmt {
 
 struct StatKey {
     const char *key;
-    uint64_t MethodStats::*field;               // nullptr: derived, never read back
-    uint64_t (*derived)(const MethodStats &);   // the derived value (field == nullptr)
-    bool foreign;                               // --foreign only
-    bool path;                                  // a call path carries it too (JSON "paths")
+    uint64_t MethodStats::*field;              // nullptr: derived, never read back
+    uint64_t (*derived)(const MethodStats &);  // the derived value (field == nullptr)
+    bool foreign;                              // --foreign only
+    bool path;                                 // a call path carries it too (JSON "paths")
 };
 
 // In the CSV's order: the --foreign keys come last.
@@ -62,7 +62,7 @@ constexpr int fields_keyed()
     return n;
 }
 
-#define JMT_ONE_KEY(name) \
+#define JMT_ONE_KEY(name)                                                                                              \
     static_assert(keys_reading(&MethodStats::name) == 1, "kStatKeys: one key for MethodStats::" #name);
 JMT_METHOD_STATS(JMT_ONE_KEY, JMT_ONE_KEY, JMT_ONE_KEY)
 #undef JMT_ONE_KEY
@@ -71,9 +71,6 @@ static_assert(fields_keyed() == 0 JMT_METHOD_STATS(JMT_COUNT_FIELD, JMT_COUNT_FI
               "kStatKeys: a key per field of JMT_METHOD_STATS, and no other field");
 #undef JMT_COUNT_FIELD
 
-inline uint64_t stat_value(const MethodStats &s, const StatKey &k)
-{
-    return k.field ? s.*k.field : k.derived(s);
-}
+inline uint64_t stat_value(const MethodStats &s, const StatKey &k) { return k.field ? s.*k.field : k.derived(s); }
 
 }  // namespace jmt

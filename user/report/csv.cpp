@@ -70,8 +70,8 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
             for (const uint64_t *v : {b.wall_incl_ns, b.wall_excl_ns, b.cpu_incl_ns, b.cpu_excl_ns})
                 out << ',' << v[0] << ',' << v[1];
             if (profile.foreign)
-                out << ',' << b.wall_foreign_ns[0] << ',' << b.wall_foreign_ns[1] << ',' << b.cpu_foreign_ns[0]
-                    << ',' << b.cpu_foreign_ns[1];
+                out << ',' << b.wall_foreign_ns[0] << ',' << b.wall_foreign_ns[1] << ',' << b.cpu_foreign_ns[0] << ','
+                    << b.cpu_foreign_ns[1];
         }
         out << "\r\n";
     }

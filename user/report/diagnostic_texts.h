@@ -17,13 +17,15 @@ struct DiagnosticText {
     const char *text;
 };
 
-#define JMT_TEXT(name, n, text) {#name, &Diagnostics::name, n, text}
+#define JMT_TEXT(name, n, text)                                                                                        \
+    {                                                                                                                  \
+#name, &Diagnostics::name, n, text                                                                             \
+    }
 inline const DiagnosticText kDiagnosticTexts[] = {
     JMT_TEXT(depth_overflow, JMT_MAX_DEPTH,
              "calls ran deeper than the {}-frame stack bound; they are counted, their time is charged to "
              "the deepest recorded caller"),
-    JMT_TEXT(unmatched_returns, 0,
-             "returns of traced methods entered before tracing started were ignored"),
+    JMT_TEXT(unmatched_returns, 0, "returns of traced methods entered before tracing started were ignored"),
     JMT_TEXT(dropped_frames, 0,
              "calls ended without a return event (an exception thrown out of a C1-inlined method); they are "
              "counted, their own time is charged to their caller"),
@@ -36,8 +38,7 @@ inline const DiagnosticText kDiagnosticTexts[] = {
     JMT_TEXT(names_fail, 0,
              "method names could not be read in the kernel; events of a class not yet readable were skipped, "
              "other names were read from the JVM's memory instead"),
-    JMT_TEXT(arg_fail, 0,
-             "probe events had unreadable arguments and were ignored"),
+    JMT_TEXT(arg_fail, 0, "probe events had unreadable arguments and were ignored"),
     JMT_TEXT(glob_budget_out, JMT_GLOB_STEPS,
              "methods were not traced because a --class or --method pattern took more than {} steps to "
              "match their name; use fewer '*' or a literal part"),

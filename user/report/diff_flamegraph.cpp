@@ -71,8 +71,8 @@ DiffShade shade_of(double now_per_call, const PathNode *base)
 
 }  // namespace
 
-void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const CallTree &now,
-                                const std::string &title, PathMetric metric)
+void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const CallTree &now, const std::string &title,
+                                PathMetric metric)
 {
     // Both trees on one key per path (labels from the root), so base's node of a path of now is found.
     const CallTree merged_now = merge_trees({&now});
@@ -94,38 +94,39 @@ void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const C
     };
     std::vector<Frame> frames;
     size_t max_depth = 0;
-    std::function<void(uint32_t, double, size_t, const std::string &)> lay = [&](uint32_t parent, double x,
-                                                                                 size_t depth,
-                                                                                 const std::string &prefix) {
-        auto it = children.find(parent);
-        if (it == children.end())
-            return;
-        std::vector<const PathNode *> kids = it->second;
-        std::sort(kids.begin(), kids.end(),
-                  [](const PathNode *a, const PathNode *b) { return frame_label(*a) < frame_label(*b); });
-        for (const PathNode *k : kids) {
-            const double w = total ? width * static_cast<double>(inclusive_value(*k, metric)) / total : 0;
-            const std::string key = prefix + frame_label(*k) + "\n";
-            if (w >= 0.3) {
-                frames.push_back({x, w, depth, k, key});
-                max_depth = std::max(max_depth, depth);
-                if (k->id > parent)
-                    lay(k->id, x, depth + 1, key);
+    std::function<void(uint32_t, double, size_t, const std::string &)> lay =
+        [&](uint32_t parent, double x, size_t depth, const std::string &prefix) {
+            auto it = children.find(parent);
+            if (it == children.end())
+                return;
+            std::vector<const PathNode *> kids = it->second;
+            std::sort(kids.begin(), kids.end(),
+                      [](const PathNode *a, const PathNode *b) { return frame_label(*a) < frame_label(*b); });
+            for (const PathNode *k : kids) {
+                const double w = total ? width * static_cast<double>(inclusive_value(*k, metric)) / total : 0;
+                const std::string key = prefix + frame_label(*k) + "\n";
+                if (w >= 0.3) {
+                    frames.push_back({x, w, depth, k, key});
+                    max_depth = std::max(max_depth, depth);
+                    if (k->id > parent)
+                        lay(k->id, x, depth + 1, key);
+                }
+                x += w;
             }
-            x += w;
-        }
-    };
+        };
     lay(0, 0, 0, "");
     const double height = (static_cast<double>(max_depth) + 1) * row + 40;
     out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_escape(title)
         << "</title><style>body{font-family:sans-serif}text{font-size:11px;pointer-events:none}"
            "rect:hover{stroke:#000}</style></head><body>\n<h2>"
-        << html_escape(title)
-        << "</h2>\n<p>Width: the new report's inclusive "
-        << (metric == PathMetric::Calls ? "calls" : metric == PathMetric::Cpu ? "on-CPU time" : "elapsed time")
+        << html_escape(title) << "</h2>\n<p>Width: the new report's inclusive "
+        << (metric == PathMetric::Calls ? "calls"
+            : metric == PathMetric::Cpu ? "on-CPU time"
+                                        : "elapsed time")
         << ". Colour: the frame's inclusive elapsed time per call against the same call path in the base report: "
            "<span style=\"color:#d22\">red slower</span>, <span style=\"color:#22d\">blue faster</span>, "
-           "<span style=\"color:#a3c\">purple only in the new report</span>, white within 5%. Hover a frame for its numbers.</p>\n"
+           "<span style=\"color:#a3c\">purple only in the new report</span>, white within 5%. Hover a frame for its "
+           "numbers.</p>\n"
         << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\">\n";
     for (const Frame &f : frames) {
         const PathNode &n = *f.node;
@@ -137,8 +138,8 @@ void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const C
         const std::string label = frame_label(n);
         out << "<g><title>" << html_escape(label) << "\nnew: " << n.stats.calls << " calls, "
             << format_duration(static_cast<uint64_t>(std::llround(now_pc))) << "/call\nbase: " << base_text
-            << "\nchange per call: " << change << "</title><rect x=\"" << f.x << "\" y=\"" << y << "\" width=\""
-            << f.w << "\" height=\"" << row - 1 << "\" fill=\"" << fill << "\"/>";
+            << "\nchange per call: " << change << "</title><rect x=\"" << f.x << "\" y=\"" << y << "\" width=\"" << f.w
+            << "\" height=\"" << row - 1 << "\" fill=\"" << fill << "\"/>";
         const size_t chars = static_cast<size_t>(f.w / 6.5);
         if (chars >= 3)
             out << "<text x=\"" << f.x + 2 << "\" y=\"" << y + 12 << "\">"

@@ -16,11 +16,11 @@ enum class OutputKind { Table, Json, Csv, Folded, Tree };
 
 struct OutputSpec {
     OutputKind kind = OutputKind::Table;
-    size_t top = 20;                        // table rows (0: all)
-    SortKey sort = SortKey::Excl;           // table and CSV order
-    bool offcpu = false;                    // table: run-queue and blocked columns always
-    PathMetric metric = PathMetric::Wall;   // folded stacks' value, flame graph's first metric
-    double min_percent = 0.5;               // call tree: paths under this share left out
+    size_t top = 20;                       // table rows (0: all)
+    SortKey sort = SortKey::Excl;          // table and CSV order
+    bool offcpu = false;                   // table: run-queue and blocked columns always
+    PathMetric metric = PathMetric::Wall;  // folded stacks' value, flame graph's first metric
+    double min_percent = 0.5;              // call tree: paths under this share left out
 };
 
 // Writes profile (and its call paths, tree) as spec says on out; flamegraph

@@ -20,7 +20,7 @@ using nlohmann::json;
 struct Node {
     const PathNode *path = nullptr;  // nullptr: the root "all"
     std::string label;
-    std::vector<size_t> children;    // indexes into the node vector
+    std::vector<size_t> children;  // indexes into the node vector
 };
 
 json values_of(const std::string &name, const MethodStats &s)
@@ -107,7 +107,6 @@ std::string script_safe(const std::string &json_text)
     return out;
 }
 
-
 const char *metric_name(PathMetric metric)
 {
     switch (metric) {
@@ -138,8 +137,7 @@ std::string html_escape(const std::string &text)
     return out;
 }
 
-void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title,
-                           PathMetric metric)
+void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title, PathMetric metric)
 {
     // Names come from the JVM (modified UTF-8): invalid bytes become U+FFFD instead of throwing.
     const std::string data = script_safe(tree_json(tree).dump(-1, ' ', false, json::error_handler_t::replace));

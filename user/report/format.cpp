@@ -75,8 +75,8 @@ std::string probes_text(const Profile &profile)
     const ProbesInfo &p = profile.probes;
     if (p.access != "switched" && p.access != "mixed")
         return {};
-    std::string out = std::string(p.access == "mixed" ? "Probes switched on at run time in some JVMs" :
-                                                       "Probes switched on at run time") +
+    std::string out = std::string(p.access == "mixed" ? "Probes switched on at run time in some JVMs"
+                                                      : "Probes switched on at run time") +
                       " for " + std::to_string(p.classes) + (p.classes == 1 ? " class" : " classes") +
                       ": only their code, and code compiled while the trace ran, trapped; all of it "
                       "was switched off at the end";
@@ -87,20 +87,21 @@ std::string probes_text(const Profile &profile)
                " hidden classes the filter takes (lambdas' and proxies' own classes) cannot be switched: their "
                "methods count only the calls that ran interpreted";
     const Overhead &o = profile.overhead;
-    const std::string standby =
-        "`jmethodtime standby -p " + (profile.jvm_pids.size() > 1 ? std::string("PID") : std::to_string(profile.pid)) + "`";
+    const std::string standby = "`jmethodtime standby -p " +
+                                (profile.jvm_pids.size() > 1 ? std::string("PID") : std::to_string(profile.pid)) + "`";
     if (p.cold)
         out += "\nThe JVM's code was still interpreted when the probes went on (" + std::to_string(p.hot_back) +
                " of its " + std::to_string(p.hot_methods) + " hot methods compiled again since " + p.cold_cause +
                "): this trace trapped about as widely as the flag at start, " +
-               format_count(o.events - std::min(o.events, o.traced_events)) +
-               " filtered-out probe events; " + standby + " ahead of time, or traffic during the switch, avoids it";
+               format_count(o.events - std::min(o.events, o.traced_events)) + " filtered-out probe events; " + standby +
+               " ahead of time, or traffic during the switch, avoids it";
     if (p.end_cold)
         out += "\nThe end deoptimized the " + std::to_string(p.end_methods) +
                " methods compiled during the trace (they had probe calls); " +
                std::to_string(p.end_methods - p.end_back) +
                " had not compiled again when jmethodtime ended: they run interpreted until traffic compiles them, "
-               "and a trace before then traps on them (" + standby + " waits for them)";
+               "and a trace before then traps on them (" +
+               standby + " waits for them)";
     return out;
 }
 
@@ -109,9 +110,9 @@ std::string run_queue_text(const Profile &profile)
     const Overhead &o = profile.overhead;
     if (!o.runq_share)
         return "";
-    std::string text = "Run queue: the " + jvms_possessive(profile) + " threads waited " + format_duration(*o.jvm_runq_ns) +
-                       " for a CPU against " + format_duration(o.jvm_cpu_ns) + " on one (" +
-                       std::to_string(std::lround(100.0 * *o.runq_share)) + "% of their runnable time)";
+    std::string text = "Run queue: the " + jvms_possessive(profile) + " threads waited " +
+                       format_duration(*o.jvm_runq_ns) + " for a CPU against " + format_duration(o.jvm_cpu_ns) +
+                       " on one (" + std::to_string(std::lround(100.0 * *o.runq_share)) + "% of their runnable time)";
     if (!o.saturated)
         return text;
     text += "; the CPUs were saturated";

@@ -92,8 +92,10 @@ std::string merge_header(const Profile &merged, size_t reports)
         s += (i ? ", " : "") + source_text(merged.sources[i]);
     s += "; " + filter_text(merged.packages, merged.class_globs, merged.method_globs) + "; traces of up to " +
          format_duration(merged.duration_ns) + "\n";
-    s += merged.corrected ? "Times exclude each source's probe cost, as calibrated where it was traced; counts and times are the sources' sums"
-                          : "Times as measured (--raw): each probe event inside a call adds its cost to it; counts and times are the sources' sums";
+    s += merged.corrected ? "Times exclude each source's probe cost, as calibrated where it was traced; counts and "
+                            "times are the sources' sums"
+                          : "Times as measured (--raw): each probe event inside a call adds its cost to it; counts and "
+                            "times are the sources' sums";
     return s;
 }
 
@@ -129,7 +131,8 @@ void write_outliers(std::ostream &out, const std::vector<MergeInput> &inputs, co
         for (size_t c = 0; c < row.size(); c++) {
             const bool left = c == 0 || c + 1 == row.size();
             const std::string pad(w[c] - row[c].size(), ' ');
-            out << (left ? row[c] + (c + 1 == row.size() ? "" : pad) : pad + row[c]) << (c + 1 == row.size() ? "" : "  ");
+            out << (left ? row[c] + (c + 1 == row.size() ? "" : pad) : pad + row[c])
+                << (c + 1 == row.size() ? "" : "  ");
         }
         out << "\n";
     }
@@ -179,10 +182,11 @@ json merge_json(const Profile &merged, const CallTree *tree, const std::vector<M
     json o = json::array();
     for (const Outlier &x : outliers) {
         const MergeInput &in = inputs[x.input];
-        json row = {{"class", x.klass},         {"method", x.method},       {"signature", x.signature},
-                    {"file", in.file},          {"calls", x.calls},         {"per_call_ns", x.per_call_ns},
-                    {"median_ns", x.median_ns}, {"factor", x.factor},       {"compared", x.compared},
-                    {"sources", sources_json(in.profile)}};
+        json row = {{"class", x.klass},         {"method", x.method},
+                    {"signature", x.signature}, {"file", in.file},
+                    {"calls", x.calls},         {"per_call_ns", x.per_call_ns},
+                    {"median_ns", x.median_ns}, {"factor", x.factor},
+                    {"compared", x.compared},   {"sources", sources_json(in.profile)}};
         o.push_back(std::move(row));
     }
     doc["outliers"] = std::move(o);
@@ -191,7 +195,8 @@ json merge_json(const Profile &merged, const CallTree *tree, const std::vector<M
         for (const MergeInput &in : inputs) {
             std::ostringstream one;
             write_json(one, in.profile);
-            rows.push_back({{"file", in.file}, {"sources", sources_json(in.profile)},
+            rows.push_back({{"file", in.file},
+                            {"sources", sources_json(in.profile)},
                             {"methods", json::parse(one.str()).at("methods")}});
         }
         doc["by_source"] = std::move(rows);
@@ -246,8 +251,8 @@ void write_diff_table(std::ostream &out, const std::vector<DiffRow> &rows, const
     const size_t shown = top && rows.size() > top ? top : rows.size();
     out << rows.size() << " methods; top " << shown
         << " by the change of their exclusive elapsed time per call (methods in one report only first)\n\n";
-    const std::vector<std::string> header = {"Calls Base", "Calls New", "Excl/Call Base", "Excl/Call New",
-                                             "Change", "Incl/Call Base", "Incl/Call New"};
+    const std::vector<std::string> header = {"Calls Base", "Calls New",      "Excl/Call Base", "Excl/Call New",
+                                             "Change",     "Incl/Call Base", "Incl/Call New"};
     auto count = [](const std::optional<MethodStats> &s) { return s ? std::to_string(s->calls) : std::string("-"); };
     auto time = [](const std::optional<MethodStats> &s, bool excl) {
         if (!s)
@@ -290,15 +295,15 @@ json diff_json(const std::vector<DiffRow> &rows, const Profile &base, const Prof
     };
     json methods = json::array();
     for (const DiffRow &r : rows) {
-        json row = {{"class", r.klass}, {"method", r.method}, {"signature", r.signature},
+        json row = {{"class", r.klass},        {"method", r.method},    {"signature", r.signature},
                     {"base", side(r, r.base)}, {"new", side(r, r.now)}, {"change", nullptr}};
         if (r.base && r.now && std::isfinite(r.change))
             row["change"] = r.change;
         methods.push_back(std::move(row));
     }
     auto report = [](const Profile &p) {
-        return json{{"sources", sources_json(p)}, {"duration_ns", p.duration_ns},
-                    {"times", p.corrected ? "corrected" : "raw"}};
+        return json{
+            {"sources", sources_json(p)}, {"duration_ns", p.duration_ns}, {"times", p.corrected ? "corrected" : "raw"}};
     };
     return {{"schema_version", kReportSchemaVersion},
             {"kind", "diff"},

@@ -21,8 +21,8 @@ std::string merge_header(const Profile &merged, size_t reports);
 // single-trace header), then the outliers. by_source: the rows of each input
 // under its own heading instead of the summed rows.
 void write_merge_table(std::ostream &out, const Profile &merged, const std::vector<MergeInput> &inputs,
-                       const std::vector<Outlier> &outliers, const OutlierOptions &oopts,
-                       const TableOptions &opts, bool by_source);
+                       const std::vector<Outlier> &outliers, const OutlierOptions &oopts, const TableOptions &opts,
+                       bool by_source);
 
 // The outlier lines ("Outliers (...):" and one line per outlier, or a line saying there are none).
 void write_outliers(std::ostream &out, const std::vector<MergeInput> &inputs, const std::vector<Outlier> &outliers,
@@ -59,7 +59,7 @@ nlohmann::json diff_json(const std::vector<DiffRow> &rows, const Profile &base, 
 // script): the frames of now, each as wide as its inclusive value of metric in
 // now, coloured by how its inclusive time per call moved against the same
 // path in base (red slower, blue faster, purple new; white within 5%).
-void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const CallTree &now,
-                                const std::string &title, PathMetric metric);
+void write_diff_flamegraph_html(std::ostream &out, const CallTree &base, const CallTree &now, const std::string &title,
+                                PathMetric metric);
 
 }  // namespace jmt

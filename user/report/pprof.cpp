@@ -27,18 +27,18 @@ namespace {
 // Field numbers from profile.proto, named as there. Only the fields written.
 namespace pb {
 namespace Profile {
-constexpr uint32_t sample_type = 1;          // repeated ValueType
-constexpr uint32_t sample = 2;               // repeated Sample
-constexpr uint32_t mapping = 3;              // repeated Mapping
-constexpr uint32_t location = 4;             // repeated Location
-constexpr uint32_t function = 5;             // repeated Function
-constexpr uint32_t string_table = 6;         // repeated string; [0] must be ""
-constexpr uint32_t time_nanos = 9;           // int64
-constexpr uint32_t duration_nanos = 10;      // int64
-constexpr uint32_t period_type = 11;         // ValueType
-constexpr uint32_t period = 12;              // int64
-constexpr uint32_t comment = 13;             // repeated int64, string indices
-constexpr uint32_t default_sample_type = 14; // int64, string index
+constexpr uint32_t sample_type = 1;           // repeated ValueType
+constexpr uint32_t sample = 2;                // repeated Sample
+constexpr uint32_t mapping = 3;               // repeated Mapping
+constexpr uint32_t location = 4;              // repeated Location
+constexpr uint32_t function = 5;              // repeated Function
+constexpr uint32_t string_table = 6;          // repeated string; [0] must be ""
+constexpr uint32_t time_nanos = 9;            // int64
+constexpr uint32_t duration_nanos = 10;       // int64
+constexpr uint32_t period_type = 11;          // ValueType
+constexpr uint32_t period = 12;               // int64
+constexpr uint32_t comment = 13;              // repeated int64, string indices
+constexpr uint32_t default_sample_type = 14;  // int64, string index
 }  // namespace Profile
 namespace ValueType {
 constexpr uint32_t type = 1;  // int64, string index
@@ -156,10 +156,7 @@ std::string source_path(const std::string &klass)
 
 // A count or ns total for an int64 field: clamped to INT64_MAX, so that its
 // varint is the int64's (non-negative int64s encode as their uint64 value).
-uint64_t int64_range(uint64_t v)
-{
-    return std::min<uint64_t>(v, std::numeric_limits<int64_t>::max());
-}
+uint64_t int64_range(uint64_t v) { return std::min<uint64_t>(v, std::numeric_limits<int64_t>::max()); }
 
 void gzip_to(std::ostream &out, const std::string &data)
 {
@@ -270,8 +267,7 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns, 
     write_pprof(out, std::vector<PprofSource>{PprofSource{&tree, {}}}, duration_ns, time_nanos);
 }
 
-void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns,
-                 int64_t time_nanos)
+void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns, int64_t time_nanos)
 {
     StringTable strings;
     Message profile;
@@ -301,8 +297,8 @@ void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uin
 
     // Every string is interned before the table is written.
     const Message period_type = value_type(strings, "calls", "count");
-    const int64_t comment = strings("jmethodtime " JMT_VERSION
-                                    ": exact, not sampled: every traced call, one sample per call path");
+    const int64_t comment =
+        strings("jmethodtime " JMT_VERSION ": exact, not sampled: every traced call, one sample per call path");
     const int64_t default_type = strings("wall");
     for (const std::string &s : strings.strings())
         profile.add_bytes(pb::Profile::string_table, s);
@@ -324,9 +320,9 @@ void write_pprof(std::ostream &out, const CallTree &tree, uint64_t duration_ns)
 
 void write_pprof(std::ostream &out, const std::vector<PprofSource> &sources, uint64_t duration_ns)
 {
-    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const auto since = static_cast<int64_t>(std::min<uint64_t>(duration_ns, static_cast<uint64_t>(now)));
     write_pprof(out, sources, duration_ns, now - since);
 }

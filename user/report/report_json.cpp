@@ -80,7 +80,7 @@ PathNode node_of_jvm_frame(const std::string &f)
 
 void bounds_from_json(const json &j, TimeBounds &b)
 {
-    auto pair = [&j](const char *key, uint64_t (&v)[2]) {
+    auto pair = [&j](const char *key, uint64_t(&v)[2]) {
         auto it = j.find(key);
         if (it != j.end() && it->is_array() && it->size() == 2) {
             v[0] = (*it)[0].get<uint64_t>();

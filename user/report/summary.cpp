@@ -54,9 +54,6 @@ std::vector<std::string> summary_lines(const Profile &profile)
     return lines;
 }
 
-bool summary_wanted(bool report_to_file, bool stdout_is_terminal)
-{
-    return report_to_file || !stdout_is_terminal;
-}
+bool summary_wanted(bool report_to_file, bool stdout_is_terminal) { return report_to_file || !stdout_is_terminal; }
 
 }  // namespace jmt

@@ -77,17 +77,13 @@ Cells cells_of(const MethodRow &r, Columns cols, bool corrected)
 // Columns a cell takes on a terminal: its UTF-8 code points ("±" is one).
 size_t display_width(const std::string &cell)
 {
-    return static_cast<size_t>(std::count_if(cell.begin(), cell.end(), [](char ch) {
-        return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-    }));
+    return static_cast<size_t>(std::count_if(cell.begin(), cell.end(),
+                                             [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
 }
 
 // "class.method(signature)", never truncated: it is the last column.
 // A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
-std::string method_text(const MethodRow &r)
-{
-    return qualified_name(r) + (r.probe_dominated ? " *" : "");
-}
+std::string method_text(const MethodRow &r) { return qualified_name(r) + (r.probe_dominated ? " *" : ""); }
 
 // Each numeric column is as wide as its widest cell, header included.
 Widths widths_of(const Cells &header, const std::vector<Cells> &body)
@@ -124,8 +120,8 @@ std::string thread_text(const MethodRow &r)
 // comes between the numeric columns and Method.
 // Split by JVM (several JVMs, --per-jvm), a left-aligned JVM column ("pid 1234")
 // comes next, then split by thread a Thread column, each as wide as its widest cell.
-void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool per_jvm,
-                Columns cols, bool corrected)
+void write_rows(std::ostream &out, const std::vector<MethodRow> &rows, bool per_thread, bool per_jvm, Columns cols,
+                bool corrected)
 {
     const Cells header = header_cells(cols);
     std::vector<Cells> body;
@@ -196,8 +192,8 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         }
         out << profile.methods.size() << " rows: " << methods.size()
             << (methods.size() == 1 ? " method in " : " methods in ") << threads.size()
-            << (threads.size() == 1 ? " thread, " : " threads, ") << calls << " calls; top " << rows.size() << " by " << sort_description(opts.sort)
-            << "\n\n";
+            << (threads.size() == 1 ? " thread, " : " threads, ") << calls << " calls; top " << rows.size() << " by "
+            << sort_description(opts.sort) << "\n\n";
     } else {
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
@@ -219,8 +215,8 @@ void write_cost_range(std::ostream &out, const Profile &profile)
     if (r.hi.traced_event_ns == 0)
         return;
     out << "Per probe event " << format_duration(r.lo.traced_event_ns) << " to "
-        << format_duration(r.hi.traced_event_ns) << " (traced), " << format_duration(r.lo.rejected_event_ns)
-        << " to " << format_duration(r.hi.rejected_event_ns) << " (filtered out): from ";
+        << format_duration(r.hi.traced_event_ns) << " (traced), " << format_duration(r.lo.rejected_event_ns) << " to "
+        << format_duration(r.hi.rejected_event_ns) << " (filtered out): from ";
     if (r.basis == CostBasis::Gaps)
         out << "the lower edge of " << format_count(profile.gaps.samples) << " gaps between the JVM's own probe events";
     else
@@ -423,8 +419,8 @@ std::string traced_text(const Profile &profile)
 {
     const std::string filter = filter_text(profile.packages, profile.class_globs, profile.method_globs);
     if (profile.interval)
-        return "Interval " + std::to_string(profile.interval) + " ending " + format_utc(profile.end_unix_ns) +
-               " (" + format_duration(profile.duration_ns) + "), " + jvms_text(profile) + ": " + filter;
+        return "Interval " + std::to_string(profile.interval) + " ending " + format_utc(profile.end_unix_ns) + " (" +
+               format_duration(profile.duration_ns) + "), " + jvms_text(profile) + ": " + filter;
     return "Traced " + jvms_text(profile) + " for " + format_duration(profile.duration_ns) + ": " + filter;
 }
 

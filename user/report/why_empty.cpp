@@ -65,8 +65,7 @@ std::optional<NothingTraced> why_nothing_traced(const Profile &profile)
         const std::string before =
             profile.packages.empty() ? "Of the " + plural(d.methods_seen, "method", "methods") + " seen, "
                                      : "--package " + quoted(profile.packages) + " let " + std::to_string(by_globs) +
-                                           " of the " + plural(d.methods_seen, "method", "methods") +
-                                           " seen through; ";
+                                           " of the " + plural(d.methods_seen, "method", "methods") + " seen through; ";
         std::vector<std::string> rules;
         if (!profile.packages.empty())
             rules.push_back("its class is under --package");

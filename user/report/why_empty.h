@@ -17,9 +17,9 @@ struct NothingTraced {
     // The option that removed every method: "--package", "--class",
     // "--method", "--class and --method"; empty when no filter did.
     std::string filter;
-    std::string reason;           // one line, what to do included
-    uint64_t methods_seen = 0;    // methods met (first sights) during the trace
-    uint64_t rejected_classes = 0;  // classes --package let through that --class/--method rejected
+    std::string reason;                 // one line, what to do included
+    uint64_t methods_seen = 0;          // methods met (first sights) during the trace
+    uint64_t rejected_classes = 0;      // classes --package let through that --class/--method rejected
     std::vector<std::string> examples;  // names the removing filter saw ("org/x/Foo", "org/x/Foo.bar")
 };
 

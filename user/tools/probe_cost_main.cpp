@@ -123,8 +123,7 @@ std::vector<Mode> modes_of(const Programs &p)
 
 std::vector<jmt::LinkPtr> attach_mode(const Mode &m, int pid)
 {
-    return m.entry ? jmt::attach_entry_return(m.entry, m.ret, pid, jmt::self_probe::kBinary,
-                                              jmt::self_probe::kProvider)
+    return m.entry ? jmt::attach_entry_return(m.entry, m.ret, pid, jmt::self_probe::kBinary, jmt::self_probe::kProvider)
                    : std::vector<jmt::LinkPtr>{};
 }
 

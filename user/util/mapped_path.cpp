@@ -51,8 +51,8 @@ ProcessView choose_view(int pid, const MapsEntry &entry, const std::string &root
         view.verified = true;
         if (prefix.empty() && root_link != "/") {
             // The process's root as our path, if that path is its root indeed.
-            view.own_root_known = !root_link.empty() && root_link[0] == '/' && root_id &&
-                                  identity_of(root_link) == root_id;
+            view.own_root_known =
+                !root_link.empty() && root_link[0] == '/' && root_id && identity_of(root_link) == root_id;
             view.own_root = view.own_root_known ? root_link : std::string();
             while (view.own_root.size() > 1 && view.own_root.back() == '/')
                 view.own_root.pop_back();

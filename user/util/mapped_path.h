@@ -34,8 +34,8 @@ std::optional<FileId> maps_file_id(const MapsEntry &entry);
 
 // How one process's maps paths lead to files here and to its own paths.
 struct ProcessView {
-    std::string prefix;    // prepended to a maps path to open it here: "/proc/PID/root", or "" (our paths)
-    std::string own_root;  // prefix "": the process's root as our path ("" when it is "/")
+    std::string prefix;          // prepended to a maps path to open it here: "/proc/PID/root", or "" (our paths)
+    std::string own_root;        // prefix "": the process's root as our path ("" when it is "/")
     bool own_root_known = true;  // prefix "": own_root was checked to be the process's root
     bool verified = false;       // a candidate was the mapped file itself
     // The maps path as a path to open here.

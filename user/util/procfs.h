@@ -32,8 +32,8 @@ std::optional<uint64_t> process_cpu_ns(int pid);
 struct MapsEntry {
     uint64_t start = 0, end = 0;
     std::string perms;
-    uint64_t offset = 0;   // in the file
-    std::string dev;       // "fe:01"
+    uint64_t offset = 0;  // in the file
+    std::string dev;      // "fe:01"
     uint64_t inode = 0;
     std::string path;      // without " (deleted)"; empty for anonymous memory
     bool deleted = false;  // the file was removed since it was mapped
@@ -41,6 +41,5 @@ struct MapsEntry {
 
 // The lines of a /proc/PID/maps text that parse (paths may hold spaces).
 std::vector<MapsEntry> parse_maps(const std::string &maps_text);
-
 
 }  // namespace jmt

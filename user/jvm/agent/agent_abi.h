@@ -60,32 +60,32 @@ enum jmt_agent_op {
 /* Agent_OnAttach's return codes besides 0. */
 enum jmt_agent_error {
 	JMT_AGENT_OK = 0,
-	JMT_AGENT_BAD_REQUEST = 1,	/* options that do not parse */
-	JMT_AGENT_NO_JVMTI = 2,		/* GetEnv failed */
-	JMT_AGENT_NO_CAPABILITY = 3,	/* can_retransform_classes refused */
-	JMT_AGENT_JVMTI_FAILED = 4,	/* a JVMTI call failed: last_jvmti_error says which */
-	JMT_AGENT_BUSY = 5,		/* SWITCHED for another owner: refused */
+	JMT_AGENT_BAD_REQUEST = 1,   /* options that do not parse */
+	JMT_AGENT_NO_JVMTI = 2,	     /* GetEnv failed */
+	JMT_AGENT_NO_CAPABILITY = 3, /* can_retransform_classes refused */
+	JMT_AGENT_JVMTI_FAILED = 4,  /* a JVMTI call failed: last_jvmti_error says which */
+	JMT_AGENT_BUSY = 5,	     /* SWITCHED for another owner: refused */
 };
 
 /* Exported, read by the tool. Every field is written by the agent only. */
 struct jmt_agent_state {
-	uint64_t magic;		  /* JMT_AGENT_MAGIC */
-	uint32_t abi;		  /* JMT_AGENT_ABI_VERSION */
-	uint32_t requests;	  /* requests answered */
-	uint32_t mode;		  /* enum jmt_agent_mode */
-	uint32_t standby;	  /* 1: the JVM was put on standby (RESTORE returns to it) */
-	uint32_t last_op;	  /* enum jmt_agent_op */
-	int32_t last_error;	  /* enum jmt_agent_error of the last request */
-	int32_t last_jvmti_error; /* jvmtiError of the failed call, 0 */
-	uint32_t retransformed;	  /* classes the last request retransformed */
-	uint32_t unmodifiable;	  /* classes it matched but may not retransform (hidden, arrays) */
-	uint32_t failed;	  /* classes whose retransform failed */
-	uint64_t compiles;	  /* methods compiled since BEGIN (CompiledMethodLoad events) */
-	uint32_t tracked;	  /* distinct methods remembered since ARM */
-	uint32_t tracked_overflow; /* 1: more than JMT_AGENT_TRACKED_MAX: RESTORE takes every class */
-	int32_t owner_pid;	  /* the jmethodtime that sent BEGIN, as this host's pid */
-	uint32_t filter_len;	  /* bytes of filter */
-	uint64_t owner_start;	  /* its start time (clock ticks after boot, /proc/PID/stat field 22) */
+	uint64_t magic;			   /* JMT_AGENT_MAGIC */
+	uint32_t abi;			   /* JMT_AGENT_ABI_VERSION */
+	uint32_t requests;		   /* requests answered */
+	uint32_t mode;			   /* enum jmt_agent_mode */
+	uint32_t standby;		   /* 1: the JVM was put on standby (RESTORE returns to it) */
+	uint32_t last_op;		   /* enum jmt_agent_op */
+	int32_t last_error;		   /* enum jmt_agent_error of the last request */
+	int32_t last_jvmti_error;	   /* jvmtiError of the failed call, 0 */
+	uint32_t retransformed;		   /* classes the last request retransformed */
+	uint32_t unmodifiable;		   /* classes it matched but may not retransform (hidden, arrays) */
+	uint32_t failed;		   /* classes whose retransform failed */
+	uint64_t compiles;		   /* methods compiled since BEGIN (CompiledMethodLoad events) */
+	uint32_t tracked;		   /* distinct methods remembered since ARM */
+	uint32_t tracked_overflow;	   /* 1: more than JMT_AGENT_TRACKED_MAX: RESTORE takes every class */
+	int32_t owner_pid;		   /* the jmethodtime that sent BEGIN, as this host's pid */
+	uint32_t filter_len;		   /* bytes of filter */
+	uint64_t owner_start;		   /* its start time (clock ticks after boot, /proc/PID/stat field 22) */
 	char filter[JMT_AGENT_FILTER_MAX]; /* the switch's class filter (not NUL-terminated) */
 	/* The methods that had compiled code when the agent last deoptimized it
 	 * (the full deoptimization, standby's, or a RESTORE's classes), and how

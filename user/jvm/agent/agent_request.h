@@ -38,13 +38,13 @@ static inline int jmt_starts_with(const char *s, unsigned long len, const char *
 
 struct jmt_request {
 	uint32_t op;
-	int deopt;		 /* BEGIN: take the one-time full deoptimization */
+	int deopt; /* BEGIN: take the one-time full deoptimization */
 	int32_t owner_pid;
 	uint64_t owner_start;
-	const char *classes;	 /* SWITCH: the filter, "*" or "p:PKG g:GLOB ..." */
+	const char *classes; /* SWITCH: the filter, "*" or "p:PKG g:GLOB ..." */
 	unsigned long classes_len;
-	uint64_t flag_addr;	 /* BEGIN: DTraceMethodProbes's address, 0 */
-	const char *watch;	 /* BEGIN: the owner's FIFO, or NULL */
+	uint64_t flag_addr; /* BEGIN: DTraceMethodProbes's address, 0 */
+	const char *watch;  /* BEGIN: the owner's FIFO, or NULL */
 	unsigned long watch_len;
 };
 
@@ -63,8 +63,8 @@ static const struct {
 	const char *name;
 	uint32_t op;
 } jmt_ops[] = {
-	{ "begin", JMT_OP_BEGIN },   { "arm", JMT_OP_ARM },	    { "switch", JMT_OP_SWITCH },
-	{ "restore", JMT_OP_RESTORE }, { "standby", JMT_OP_STANDBY },
+	{"begin", JMT_OP_BEGIN},     {"arm", JMT_OP_ARM},	  {"switch", JMT_OP_SWITCH},
+	{"restore", JMT_OP_RESTORE}, {"standby", JMT_OP_STANDBY},
 };
 
 /* "op=NAME;owner=PID.START;deopt=1;classes=FILTER": 0, or -1 when it does not parse. */
@@ -188,7 +188,7 @@ static inline int jmt_class_selected(const char *filter, unsigned long flen, con
 static inline uint32_t jmt_set_slot(const void *key)
 {
 	return (uint32_t)((((uint64_t)(unsigned long)key >> 3) * 0x9e3779b97f4a7c15ULL) >> 32) &
-	       (JMT_AGENT_TRACKED_MAX - 1);
+		(JMT_AGENT_TRACKED_MAX - 1);
 }
 
 static inline int jmt_set_has(const void *const *set, const void *key)

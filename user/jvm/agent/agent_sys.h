@@ -39,10 +39,7 @@ static inline long jmt_syscall4(long n, long a, long b, long c, long d)
 #if defined(__x86_64__)
 	register long r10 __asm__("r10") = d;
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
 #else
 	register long x8 __asm__("x8") = n;
 	register long x0 __asm__("x0") = a;

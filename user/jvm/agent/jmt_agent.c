@@ -43,9 +43,8 @@ static jmethodID *hot;
 
 /* ---- Methods compiled while tracking -------------------------------------------------------- */
 
-static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jint code_size,
-					    const void *code_addr, jint map_length,
-					    const jvmtiAddrLocationMap *map, const void *compile_info)
+static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jint code_size, const void *code_addr,
+					    jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
 	(void)code_size, (void)code_addr, (void)map_length, (void)map, (void)compile_info;
 	(*env)->RawMonitorEnter(env, tracked_lock);
@@ -60,8 +59,9 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jin
 
 static jvmtiError set_tracking(int on)
 {
-	return (*jmt_jvmti)->SetEventNotificationMode(jmt_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
-						   JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
+	return (*jmt_jvmti)
+		->SetEventNotificationMode(jmt_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+					   JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
 }
 
 /* Compiles are watched while a table wants them: tracked, or hot methods still to come back. */
@@ -181,7 +181,7 @@ static jvmtiError op_begin(const struct jmt_request *r, JNIEnv *jni)
 
 static jvmtiError op_switch(const struct jmt_request *r)
 {
-	struct jmt_selection sel = { 0 };
+	struct jmt_selection sel = {0};
 	unsigned long keep = r->classes_len < JMT_AGENT_FILTER_MAX ? r->classes_len : JMT_AGENT_FILTER_MAX;
 
 	if (!tracked)
@@ -201,8 +201,9 @@ static void remember_hot(const jmethodID *methods, uint32_t count, uint32_t caus
 	jmethodID *copy = NULL;
 	jmethodID *old;
 
-	if ((*jmt_jvmti)->Allocate(jmt_jvmti, (jlong)sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX,
-				   (unsigned char **)&copy) != JVMTI_ERROR_NONE)
+	if ((*jmt_jvmti)
+		    ->Allocate(jmt_jvmti, (jlong)sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX, (unsigned char **)&copy) !=
+	    JVMTI_ERROR_NONE)
 		return;
 	memcpy(copy, methods, sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX);
 	(*jmt_jvmti)->RawMonitorEnter(jmt_jvmti, tracked_lock);
@@ -223,7 +224,7 @@ static void remember_hot(const jmethodID *methods, uint32_t count, uint32_t caus
  */
 jvmtiError jmt_op_restore(void)
 {
-	struct jmt_selection sel = { 0 };
+	struct jmt_selection sel = {0};
 	jmethodID *snapshot = NULL;
 	jvmtiError err;
 	uint32_t count;
@@ -231,7 +232,8 @@ jvmtiError jmt_op_restore(void)
 
 	if (!tracked)
 		return JVMTI_ERROR_NONE; /* nothing switched */
-	err = (*jmt_jvmti)->Allocate(jmt_jvmti, (jlong)sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX,
+	err = (*jmt_jvmti)
+		      ->Allocate(jmt_jvmti, (jlong)sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX,
 				 (unsigned char **)&snapshot);
 	for (pass = 0; err == JVMTI_ERROR_NONE && pass < RESTORE_PASSES; pass++) {
 		(*jmt_jvmti)->RawMonitorEnter(jmt_jvmti, tracked_lock);
@@ -274,7 +276,7 @@ jvmtiError jmt_op_restore(void)
  */
 static jvmtiError retransform_compiled(void)
 {
-	struct jmt_selection sel = { 0 };
+	struct jmt_selection sel = {0};
 	jvmtiError err = track_compiled_now();
 
 	set_tracking(0);
@@ -328,7 +330,8 @@ static int init_jvmti(JavaVM *vm)
 	memset(&callbacks, 0, sizeof(callbacks));
 	callbacks.CompiledMethodLoad = on_compiled_method_load;
 	if ((*jmt_jvmti)->SetEventCallbacks(jmt_jvmti, &callbacks, (jint)sizeof(callbacks)) != JVMTI_ERROR_NONE ||
-	    (*jmt_jvmti)->CreateRawMonitor(jmt_jvmti, "jmethodtime tracked methods", &tracked_lock) != JVMTI_ERROR_NONE ||
+	    (*jmt_jvmti)->CreateRawMonitor(jmt_jvmti, "jmethodtime tracked methods", &tracked_lock) !=
+		    JVMTI_ERROR_NONE ||
 	    (*jmt_jvmti)->CreateRawMonitor(jmt_jvmti, "jmethodtime operations", &jmt_op_lock) != JVMTI_ERROR_NONE)
 		return JMT_AGENT_JVMTI_FAILED;
 	return JMT_AGENT_OK;
@@ -358,21 +361,11 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 	jmt_agent_state.failed = 0;
 	jmt_agent_state.last_jvmti_error = 0;
 	switch (r.op) {
-	case JMT_OP_BEGIN:
-		err = op_begin(&r, jni);
-		break;
-	case JMT_OP_ARM:
-		err = clear_tracked();
-		break;
-	case JMT_OP_SWITCH:
-		err = op_switch(&r);
-		break;
-	case JMT_OP_RESTORE:
-		err = jmt_op_restore();
-		break;
-	case JMT_OP_STANDBY:
-		err = op_standby(&r, jni);
-		break;
+	case JMT_OP_BEGIN: err = op_begin(&r, jni); break;
+	case JMT_OP_ARM: err = clear_tracked(); break;
+	case JMT_OP_SWITCH: err = op_switch(&r); break;
+	case JMT_OP_RESTORE: err = jmt_op_restore(); break;
+	case JMT_OP_STANDBY: err = op_standby(&r, jni); break;
 	}
 	if (err != JVMTI_ERROR_NONE) {
 		jmt_agent_state.last_jvmti_error = (int32_t)err;
