@@ -327,7 +327,7 @@ std::optional<EndReason> TraceSession::read_cpu(uint64_t now)
 void TraceSession::show_progress(uint64_t now)
 {
     // The traps' share over the last second and the loss counters.
-    Tracer::Progress p = tracer_->progress();
+    TraceProgress p = tracer_->progress();
     p.events.jvm_cpu_ns = cpu_->last();
     std::optional<ProbeCost> cost;
     if (sampler_)

@@ -41,7 +41,7 @@ std::vector<std::pair<std::string, uint64_t>> loss_counts(const Diagnostics &dia
     return losses;
 }
 
-void ProgressLine::show(uint64_t elapsed_ns, const Tracer::Progress &p, std::optional<ProbeCost> cost)
+void ProgressLine::show(uint64_t elapsed_ns, const TraceProgress &p, std::optional<ProbeCost> cost)
 {
     if (!enabled_)
         return;

@@ -41,7 +41,7 @@ public:
     void start(const OverheadTotals &totals) { window_start_ = totals; }
     // p.events.jvm_cpu_ns: the JVM's CPU time now (nullopt: unknown); cost: one
     // event's calibrated cost over the last second (nullopt with --raw).
-    void show(uint64_t elapsed_ns, const Tracer::Progress &p, std::optional<ProbeCost> cost);
+    void show(uint64_t elapsed_ns, const TraceProgress &p, std::optional<ProbeCost> cost);
     void clear();
 
 private:

@@ -253,6 +253,18 @@ ProgramGlobals program_globals(jmethodtime_bpf *skel)
     return g;
 }
 
+ProgramMaps program_maps(const jmethodtime_bpf *skel)
+{
+    const auto &m = skel->maps;
+    return {map_reader<__u32, jmt_names>(m.names),
+            map_reader<__u32, jmt_names>(m.rejected_examples),
+            map_reader<__u32, std::array<char, JMT_COMM_LEN>>(m.thread_names),
+            map_reader<jmt_path_key, __u32>(m.path_ids),
+            map_reader<jmt_thread_key, __u32>(m.row_ids),
+            map_reader<__u32, jmt_cpu>(m.cpu_state),
+            map_reader<__u32, jmt_method_stats>(m.totals_overflow)};
+}
+
 bpf_program *return_program(jmethodtime_bpf *skel)
 {
     return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t : skel->progs.handle_return;

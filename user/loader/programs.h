@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "jmethodtime.h"
+#include "loader/map_reader.h"
+
 struct jmethodtime_bpf;
 struct jmt_vt_layout;
 struct bpf_link;
@@ -91,6 +94,20 @@ struct ProgramGlobals {
     bool call_paths, per_thread;  // what load_programs loaded (rodata)
 };
 ProgramGlobals program_globals(jmethodtime_bpf *skel);
+
+// Every map of the loaded programs that userspace reads, typed: the rest of
+// user/ reads them through this view, never the skeleton's maps.
+struct ProgramMaps {
+    MapReader<__u32, jmt_names> names;                              // method id -> its names
+    MapReader<__u32, jmt_names> rejected_examples;                  // group x JMT_REJECTED_EXAMPLES slots
+    MapReader<__u32, std::array<char, JMT_COMM_LEN>> thread_names;  // tid -> comm at its first traced method
+    MapReader<jmt_path_key, __u32> path_ids;                        // (parent path, method id) -> path id
+    MapReader<jmt_thread_key, __u32> row_ids;                       // --per-thread: (thread, method) -> row id
+    MapReader<__u32, jmt_cpu> cpu_state;                            // per-CPU, key 0: counters and gaps
+    MapReader<__u32, jmt_method_stats> totals_overflow;             // per-CPU: totals before their chunk
+};
+// Throws jmt::Error when a map is not the size its reader expects.
+ProgramMaps program_maps(const jmethodtime_bpf *skel);
 
 // Opens and loads the programs (nothing attached); throws jmt::Error.
 SkeletonPtr load_programs(const ProgramConfig &config);
