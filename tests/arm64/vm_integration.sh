@@ -52,6 +52,12 @@ make_tree() {
 t0=$SECONDS
 make_tree "$cache/root" "bookworm arm64 extract openjdk-17-jre-headless,busybox-static" bookworm \
   openjdk-17-jre-headless,busybox-static
+make_tree "$cache/root25" "trixie arm64 extract openjdk-25-jre-headless" trixie openjdk-25-jre-headless
+# trixie's /bin, /lib and /sbin are links into /usr, which --variant=extract does not make: the
+# JVM's loader is /lib/ld-linux-aarch64.so.1.
+for d in bin lib sbin; do
+  [ -e "$cache/root25/$d" ] || ln -s "usr/$d" "$cache/root25/$d"
+done
 make_tree "$cache/kernel" "trixie arm64 extract linux-image-arm64, boot only" trixie linux-image-arm64 boot
 kernel=$(ls "$cache"/kernel/boot/vmlinuz-*-arm64 | head -n 1)
 [ -f "$kernel" ] || fail "no arm64 kernel image in $cache/kernel/boot"
@@ -62,6 +68,9 @@ trap 'rm -rf "$work"' EXIT
 # The root's archive, then one with /init, /jmethodtime and /cls: the kernel unpacks both.
 (cd "$cache/root" && find . -path ./usr/share/doc -prune -o -path ./usr/share/man -prune -o \
   -path ./usr/share/locale -prune -o ! -name .jmethodtime-root -print | cpio -o -H newc --quiet) >"$work/initrd"
+# trixie's root with OpenJDK 25 under /root25 (the JVM of the virtual-thread case runs in it).
+(cd "$cache" && find root25 -path root25/usr/share/doc -prune -o -path root25/usr/share/man -prune -o \
+  -path root25/usr/share/locale -prune -o ! -name .jmethodtime-root -print | cpio -o -H newc --quiet) >>"$work/initrd"
 mkdir "$work/extra"
 install -m 0755 "$src/tests/arm64/vm_init.sh" "$work/extra/init"
 aarch64-linux-gnu-strip -o "$work/extra/jmethodtime" "$bin" 2>/dev/null || cp "$bin" "$work/extra/jmethodtime"
@@ -69,7 +78,7 @@ cp -r "$classes" "$work/extra/cls"
 (cd "$work/extra" && find . | cpio -o -H newc --quiet) >>"$work/initrd"
 
 t1=$SECONDS
-timeout 1500 nice -n 19 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 2048 -nographic -nic none \
+timeout 1500 nice -n 19 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 3072 -nographic -nic none \
   -no-reboot -kernel "$kernel" -initrd "$work/initrd" -append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
   </dev/null >"$work/console.log" 2>&1 || true
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
@@ -128,8 +137,18 @@ report attach | jq -e '.probe_cost as $c | $c.calibration_samples > 0 and
   (if $c.range.basis == "gaps" then $c.gaps.samples >= 1000
    else $c.range.basis == "calibration" and $c.gaps.samples < 1000 end)' >/dev/null ||
   fail "attach: the cost range does not hold its likely cost or misnames its basis: $(report attach | jq -c '.probe_cost')"
+# Virtual threads on JDK 25 (standby, then traced): exact counts, every unmount followed.
+[ "$(rc vthreads)" = 0 ] || fail "vthreads: jmethodtime exited $(rc vthreads)"
+report vthreads | jq -e '([.methods[] | select(.class == "demo/vt/VirtualTasks") | {(.method): .calls}] | add) as $c |
+  .diagnostics as $d | .virtual_threads_not_followed == "" and (.jdk_version | startswith("25")) and
+  $c.task == 4 and $c.step == 12 and $c.block == 12 and $c.work == 24 and
+  $d.vt_unmounts >= 12 and $d.vt_unmounts == $d.vt_mounts and $d.vt_frames_lost == 0 and
+  $d.vt_unfollowed == 0 and $d.dropped_frames == 0' >/dev/null ||
+  fail "vthreads: not task 4, step 12, block 12, work 24 with every unmount followed: $(report vthreads |
+    jq -c '{not_followed: .virtual_threads_not_followed, jdk: .jdk_version, calls: [.methods[] | {(.method): .calls}],
+      d: (.diagnostics | {vt_unmounts, vt_mounts, vt_frames_lost, vt_unfollowed, dropped_frames})}')"
 [ "$(rc bad_pid)" = 1 ] || fail "-p 999999 exited $(rc bad_pid), expected 1"
 [ "$(report bad_pid | wc -l)" = 1 ] || fail "-p 999999 printed more than one line"
 report bad_pid | grep -q 'no process with pid 999999' || fail "-p 999999: $(report bad_pid)"
 [ "$(rc bad_duration)" = 2 ] || fail "-d -3 exited $(rc bad_duration), expected 2"
-note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths, the cost range and its basis), launch mode (exact counts) and bad input pass ($((SECONDS - t0)) s)"
+note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths, the cost range and its basis), launch mode (exact counts), virtual threads on a JDK 25 on standby (exact counts, every unmount followed) and bad input pass ($((SECONDS - t0)) s)"
