@@ -6,7 +6,9 @@
 # and prints each report between markers; this script checks them: the classic DTrace script's
 # A/B/C flow attached mid-run and through the run-time switch (exact counts, and c()'s
 # exclusive time equal to its inclusive time: a ratio emulation keeps), launch mode (exact
-# counts from the first Java method), and bad input (one line, exit 1 and 2).
+# counts from the first Java method), virtual threads on a JDK 25 on standby (trixie's arm64
+# root with OpenJDK 25, in the machine at /root25: exact counts, every unmount followed), and
+# bad input (one line, exit 1 and 2).
 #
 # usage: vm_integration.sh SOURCE_DIR ARM64_BUILD_DIR CLASSES_DIR [CACHE_DIR]
 #   CACHE_DIR (default /var/cache/jmethodtime/arm64-vm) keeps the root and the kernel between
