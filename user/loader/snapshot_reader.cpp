@@ -1,7 +1,5 @@
 #include "loader/snapshot_reader.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -44,8 +42,8 @@ MethodStats to_method_stats(const jmt_method_stats &s)
 // the chunk existed.
 class ChunkedTotals {
 public:
-    using Overflow = MapReader<__u32, jmt_method_stats>;
-    ChunkedTotals(const TotalsChunks *chunks, const Overflow &overflow, uint32_t overflow_bit)
+    using StatsReader = MapReader<__u32, jmt_method_stats>;
+    ChunkedTotals(const TotalsChunks *chunks, const StatsReader &overflow, uint32_t overflow_bit)
         : chunks_(chunks), overflow_(overflow), overflow_bit_(overflow_bit)
     {}
     // False when id has no entry.
@@ -53,7 +51,7 @@ public:
     {
         out = MethodStats{};
         bool found = false;
-        const MapReader<__u32, jmt_method_stats> chunk(chunks_ ? chunks_->fd_of(id) : -1);
+        const StatsReader chunk(chunks_ ? chunks_->fd_of(id) : -1);
         const __u32 slot = TotalsChunks::slot(id);
         if (chunks_ && !chunks_->per_cpu()) {
             jmt_method_stats one{};
@@ -83,7 +81,7 @@ private:
     }
 
     const TotalsChunks *chunks_;
-    Overflow overflow_;
+    StatsReader overflow_;
     uint32_t overflow_bit_;
     std::vector<jmt_method_stats> per_cpu_;
 };

@@ -11,7 +11,7 @@
 
 namespace jmt {
 
-Tracer::Tracer(const TracerConfig &config) : config_(config)
+Tracer::Tracer(const TracerConfig &config)
 {
     const std::vector<VthreadTarget> vthread_targets_ = vthread_targets(config);
     HooksByLibjvm hooks = find_hooks(vthread_targets_);
@@ -22,13 +22,18 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
     method_totals_ = std::move(totals.methods);
     path_totals_ = std::move(totals.paths);
     row_totals_ = std::move(totals.rows);
-    const IdCounters ids = program_globals(skel_.get()).ids;
+    const ProgramGlobals globals = program_globals(skel_.get());
+    const IdCounters &ids = globals.ids;
     std::vector<TotalsGrower::Watch> watched{{method_totals_.get(), ids.methods}};
     if (path_totals_)
         watched.push_back({path_totals_.get(), ids.paths});
     if (row_totals_)
         watched.push_back({row_totals_.get(), ids.rows});
     grower_ = std::make_unique<TotalsGrower>(std::move(watched));
+    // Before any probe is attached: program_maps refuses maps its readers do not fit.
+    reader_ =
+        std::make_unique<SnapshotReader>(SnapshotSources{program_maps(skel_.get()), globals, method_totals_.get(),
+                                                         path_totals_.get(), row_totals_.get(), config.programs.pid});
     std::vector<TracedLibjvm> where = config.libjvms;
     if (where.empty())
         where.push_back({config.libjvm, {config.programs.pid}, false});
@@ -66,10 +71,6 @@ Tracer::Tracer(const TracerConfig &config) : config_(config)
         }
         links_.emplace_back(link);
     }
-    SnapshotSources sources{program_maps(skel_.get()), program_globals(skel_.get()),
-                            method_totals_.get(),      path_totals_.get(),
-                            row_totals_.get(),         config.programs.pid};
-    reader_ = std::make_unique<SnapshotReader>(sources);
     for (const std::string &w : take_libbpf_warnings())
         std::cerr << "jmethodtime: libbpf: " << w << (w.empty() || w.back() != '\n' ? "\n" : "") << std::flush;
 }

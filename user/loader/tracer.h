@@ -45,7 +45,6 @@ public:
     CallTree call_tree() const { return reader_->call_tree(); }
 
 private:
-    TracerConfig config_;
     SkeletonPtr skel_;
     // Declared after skel_ and before links_: the links go first, then the
     // grower stops, then the chunks close, then the programs unload.
