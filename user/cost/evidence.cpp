@@ -11,15 +11,19 @@ namespace {
 
 // ns per event of the JVM's CPU time over the window, rounded up, with what
 // the readings may have missed added: a tick at either end, and the time
-// after an early last reading on every CPU.
-uint64_t jvm_ceiling_ns(const Overhead &o, unsigned cpus)
+// after an early last reading on every CPU. The I/O threads' own CPU time
+// (schedstat, to the ns; traced) is part of it: when /proc/PID/stat's ticks
+// read less, they lagged, and that time per event is the ceiling (what the JVM
+// paid per event is that time less its untraced work, whatever the traps cost).
+uint64_t jvm_ceiling_ns(const Overhead &o, const JvmWork &traced, unsigned cpus)
 {
     if (o.jvm_cpu_ns == 0 || o.events == 0)
         return 0;
     uint64_t missed = 2 * kCpuTickNs;
     if (o.jvm_cpu_early)
         missed += kCpuReadPeriodNs * (cpus ? cpus : 1);
-    return (o.jvm_cpu_ns + missed + o.events - 1) / o.events;
+    const uint64_t cpu = std::max(o.jvm_cpu_ns + missed, traced.cpu_ns);
+    return (cpu + o.events - 1) / o.events;
 }
 
 }  // namespace
@@ -56,13 +60,7 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     TrapEvidence e;
     e.gaps = summarize_gaps(p.gap_hist);
     e.calibrated = p.calibrated_cost;
-    // The I/O threads' CPU time (schedstat, to the ns) is part of the JVM's: when /proc/PID/stat's
-    // ticks read less, they lag, and the threads' own sum is the ceiling (the JVM's CPU per event
-    // holds what it paid per event, which is that sum less the untraced work, whatever the traps cost).
-    e.jvm_ns_per_event = jvm_ceiling_ns(p.overhead, cpus);
-    if (e.jvm_ns_per_event > 0 && p.overhead.events > 0)
-        e.jvm_ns_per_event =
-            std::max(e.jvm_ns_per_event, (p.traced_work.cpu_ns + p.overhead.events - 1) / p.overhead.events);
+    e.jvm_ns_per_event = jvm_ceiling_ns(p.overhead, p.traced_work, cpus);
     e.shared_probes = !p.shared_probes.empty();
     e.events = p.overhead.events;
     e.traced_events = p.overhead.traced_events;
