@@ -22,7 +22,8 @@ namespace {
 
 constexpr int kProtocolVersion = 1;
 constexpr size_t kMaxArgs = 3;
-constexpr uint64_t kPollStepNs = 20'000'000;  // while waiting for the socket to appear
+constexpr uint64_t kPollStepNs = 20'000'000;         // while waiting for the socket to appear, or to accept
+constexpr uint64_t kConnectRetryNs = 5'000'000'000;  // a refusing listener is tried again this long
 constexpr size_t kMaxReplyBytes = 1 << 20;
 
 std::string who(int pid) { return "pid " + std::to_string(pid); }
@@ -127,12 +128,22 @@ int connect_listener(const AttachIdentity &id, const std::string &socket_path)
     if (socket_path.size() >= sizeof(addr.sun_path))
         throw Error("the attach socket's path " + socket_path + " is too long", ENAMETOOLONG);
     memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
-    const int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0 || connect(s, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)) != 0) {
+    // A listener whose backlog is full refuses (ECONNREFUSED on a Unix socket, EAGAIN) until its
+    // thread accepts again: tried again for up to kConnectRetryNs while the JVM lives.
+    const uint64_t deadline = monotonic_ns() + kConnectRetryNs;
+    int s = -1;
+    for (;;) {
+        s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s >= 0 && connect(s, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)) == 0)
+            break;
         const int err = errno;
         if (s >= 0)
             close(s);
-        throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err), err);
+        if ((err != ECONNREFUSED && err != EAGAIN) || monotonic_ns() >= deadline || kill(id.pid, 0) != 0)
+            throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err),
+                        err);
+        const struct timespec step = {0, static_cast<long>(kPollStepNs)};
+        nanosleep(&step, nullptr);
     }
     struct ucred peer = {};
     socklen_t len = sizeof(peer);
