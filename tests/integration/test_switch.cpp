@@ -17,9 +17,10 @@
 #include <sstream>
 
 #include "harness.h"
+#include "jvm/agent_state.h"
 #include "jvm/hotspot_flags.h"
 #include "jvm/jvm.h"
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "util/procfs.h"
 #include "warm_jvm.h"
 

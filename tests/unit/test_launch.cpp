@@ -12,7 +12,7 @@
 #include "util/error.h"
 #include "jvm/jvm.h"
 #include "report/jvm_list.h"
-#include "jvm/launch.h"
+#include "control/launch.h"
 
 namespace {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "jvm/agent.h"
-#include "jvm/agent/agent_request.h"
-#include "jvm/attach.h"
+#include "control/agent.h"
+#include "control/agent/agent_request.h"
+#include "control/attach.h"
 #include "jvm/hotspot_flags.h"
-#include "jvm/probe_switch.h"
+#include "control/probe_switch.h"
 #include "util/error.h"
 
 namespace {

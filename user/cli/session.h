@@ -25,8 +25,8 @@
 #include "model/profile.h"
 #include "report/dispatch.h"
 #include "jvm/jvm.h"
-#include "jvm/launch.h"
-#include "jvm/lifecycle.h"
+#include "control/launch.h"
+#include "util/lifecycle.h"
 
 namespace jmt {
 

@@ -11,8 +11,8 @@
 #include "jmethodtime.h"
 #include "loader/probe_holders.h"
 #include "jvm/jvm.h"
-#include "jvm/lifecycle.h"
-#include "jvm/probe_switch.h"
+#include "util/lifecycle.h"
+#include "control/probe_switch.h"
 #include "util/error.h"
 
 namespace jmt {

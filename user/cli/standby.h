@@ -1,5 +1,5 @@
 // jmethodtime standby -p PID | --match REGEX: a JVM started with
-// -XX:+DTraceMethodProbes left as cheap as one without it (jvm/probe_switch.h),
+// -XX:+DTraceMethodProbes left as cheap as one without it (control/probe_switch.h),
 // until a trace switches on its classes.
 #pragma once
 

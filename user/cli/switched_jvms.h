@@ -1,4 +1,4 @@
-// The traced JVMs whose probes a trace switches on at run time (jvm/probe_switch.h):
+// The traced JVMs whose probes a trace switches on at run time (control/probe_switch.h):
 // switched on once the probes are attached, with the wait for compiles to settle shown on
 // stderr, and off after they are detached, or on any way out (destruction).
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "model/profile.h"
 #include "jvm/jvm.h"
-#include "jvm/probe_switch.h"
+#include "control/probe_switch.h"
 
 namespace jmt {
 

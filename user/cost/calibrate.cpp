@@ -17,7 +17,7 @@
 #include "util/error.h"
 #include "jmethodtime.skel.h"
 #include "jvm/jvm.h"
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "loader/tracer.h"
 
 // Every probe argument in a register, as in HotSpot's probes, so the

@@ -212,23 +212,6 @@ std::string JvmMemory::read_string(uint64_t addr, size_t max) const
     return string_at([this](uint64_t a, size_t n) { return read(a, n); }, addr, max);
 }
 
-void JvmMemory::write_u8(uint64_t addr, uint8_t value) const
-{
-    const std::string path = "/proc/" + std::to_string(pid_) + "/mem";
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    int err = errno;
-    ssize_t n = -1;
-    if (fd >= 0) {
-        n = pwrite(fd, &value, 1, static_cast<off_t>(addr));
-        err = errno;
-        close(fd);
-    }
-    if (n != 1)
-        throw Error("cannot write pid " + std::to_string(pid_) + "'s memory (" + path + ": " + strerror(err) +
-                        "): run jmethodtime as root, where it may ptrace the JVM",
-                    err);
-}
-
 std::map<std::string, uint64_t> JvmMemory::exported() const
 {
     std::map<std::string, uint64_t> out;

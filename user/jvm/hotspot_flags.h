@@ -1,5 +1,5 @@
 // A running JVM's libjvm seen from outside: its symbols at their addresses in
-// the JVM's memory, bytes read and written there (/proc/PID/mem), and HotSpot's
+// the JVM's memory, bytes read there (/proc/PID/mem), and HotSpot's
 // flags by name, from libjvm's .symtab or, where that is stripped, from the
 // flag table HotSpot exports for its serviceability agent (VMStructs).
 #pragma once
@@ -45,8 +45,6 @@ public:
     std::string read(uint64_t addr, size_t len) const;
     std::optional<uint8_t> read_u8(uint64_t addr) const;
     std::optional<uint64_t> read_u64(uint64_t addr) const;
-    // Writes one byte through /proc/PID/mem; throws jmt::Error naming the cause.
-    void write_u8(uint64_t addr, uint8_t value) const;
     // The address of HotSpot flag name (a bool flag is one byte there):
     // .symtab, else VMStructs; nullopt when neither has it.
     std::optional<uint64_t> flag(const std::string &name) const;

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "jmethodtime.h"
-#include "jvm/agent.h"
+#include "jvm/agent_state.h"
 #include "jvm/elf_file.h"
 #include "jvm/hotspot_flags.h"
 #include "util/error.h"
@@ -286,7 +286,8 @@ TargetStatus examine_target(int pid)
     t.has_probes = true;
     t.libjvm_bias = load_bias(m.start, info.first_load_vaddr);
     t.libjvm_symbols = info.symbols;
-    const JvmMemory memory(pid, t.libjvm_bias, t.libjvm_symbols);
+    t.memory = std::make_shared<const JvmMemory>(pid, t.libjvm_bias, t.libjvm_symbols);
+    const JvmMemory &memory = *t.memory;
     t.probes_on = probes_enabled(pid, memory);
     for (const UsdtNote &note : info.notes)
         if (note.name == "method__entry" || note.name == "method__return")

@@ -4,12 +4,13 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "jvm/probe_switch.h"
+#include "jvm/probe_access.h"
 #include "jvm/usdt_notes.h"
 #include "util/procfs.h"
 
@@ -36,7 +37,7 @@ struct JvmTarget {
     std::string jdk_version;                // JAVA_VERSION of the JDK's release file; empty if unknown
     bool has_probes = false;                // libjvm has the hotspot method__entry/method__return notes
     bool probes_on = false;                 // the running JVM has DTraceMethodProbes (or the extended flag) on
-    ProbeAccess access = ProbeAccess::Off;  // how a trace gets the probes (jvm/probe_switch.h)
+    ProbeAccess access = ProbeAccess::Off;  // how a trace gets the probes (jvm/probe_access.h)
     std::string off_reason;                 // access Off: one line naming the cause and the fix
     int switch_owner = 0;                   // access Switched, LeftOn: the jmethodtime that switched the probes on
     bool attach_disabled = false;           // -XX:+DisableAttachMechanism
@@ -44,6 +45,9 @@ struct JvmTarget {
     std::map<std::string, uint64_t> libjvm_symbols;  // of kLibjvmSymbols, st_value
     std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
     std::vector<uint64_t> probe_addrs;               // method__entry/method__return sites in its memory (attach mode)
+    // Its libjvm's memory as read here, HotSpot's flag table read once (jvm/hotspot_flags.h);
+    // null for a JDK not started yet (inspect_jdk).
+    std::shared_ptr<const class JvmMemory> memory;
 };
 
 // Why a pid cannot be traced, in the preflight's order. ProbesOff: off, and

@@ -169,7 +169,7 @@ struct CostRange {
     bool paid_capped = false;  // lowered so that the widest row keeps a share of the untraced CPU (cost/evidence.h)
 };
 
-// How the traced JVMs' method probes were had (jvm/probe_switch.h).
+// How the traced JVMs' method probes were had (jvm/probe_access.h).
 struct ProbesInfo {
     // "at_start": -XX:+DTraceMethodProbes from the JVM's start, every compiled
     // method calls them; "switched": on at run time for the filter's classes

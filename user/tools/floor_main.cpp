@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "floor.skel.h"
 #include "jvm/jvm.h"
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "loader/tracer.h"
 
 namespace {

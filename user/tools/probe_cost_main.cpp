@@ -24,7 +24,7 @@
 #include "util/error.h"
 #include "floor.skel.h"
 #include "jmethodtime.skel.h"
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "loader/totals_chunks.h"
 #include "loader/tracer.h"
 

@@ -106,4 +106,21 @@ uint64_t effective_capabilities(const std::string &status_text)
     return 0;
 }
 
+std::optional<uint64_t> process_start_ticks(int pid)
+{
+    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    for (int n = 3; n <= 22 && fields >> field; n++) {
+        if (n == 3 && (field == "Z" || field == "X"))
+            return std::nullopt;
+        if (n == 22)
+            return std::stoull(field);
+    }
+    return std::nullopt;
+}
+
 }  // namespace jmt

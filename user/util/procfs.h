@@ -28,6 +28,10 @@ std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
 // (10 ms at USER_HZ 100). Also readable for a zombie: its final total.
 std::optional<uint64_t> process_cpu_ns(int pid);
 
+// Field 22 of /proc/PID/stat: pid's start time in clock ticks after boot; nullopt
+// when there is no such process, or only its zombie (it has ended).
+std::optional<uint64_t> process_start_ticks(int pid);
+
 // One line of /proc/PID/maps: "start-end perms offset dev inode path".
 struct MapsEntry {
     uint64_t start = 0, end = 0;

@@ -5,7 +5,7 @@
 // C1 and C2 read DTraceMethodProbes when they compile a method; up to JDK 23
 // the interpreter and the native wrappers read it at every call. With the
 // flag byte set (through /proc/PID/mem) and the filter's classes retransformed
-// by the agent (jvm/agent.h), HotSpot deoptimizes the code that depends on
+// by the agent (control/agent.h), HotSpot deoptimizes the code that depends on
 // them, which runs interpreted and compiles again with the probe calls: only
 // the filter's code, and what compiles while the trace lasts, traps. At the
 // end the flag goes off and the agent retransforms those classes and the
@@ -21,51 +21,15 @@
 #include <string>
 #include <vector>
 
-#include "jvm/agent.h"
-#include "jvm/agent/agent_abi.h"
+#include "control/agent.h"
+#include "jvm/agent_state.h"
+#include "jvm/probe_access.h"
+#include "jvm/agent_abi.h"
 #include "util/unique_fd.h"
 
 namespace jmt {
 
 struct JvmTarget;
-
-// How a JVM's method probes can be had.
-enum class ProbeAccess {
-    Missing,     // its JDK was built without the probes
-    AtStart,     // started with -XX:+DTraceMethodProbes: every compiled method carries the probe calls
-    Standby,     // started with the flag, on standby: switched on for each trace's classes
-    Switchable,  // started without it, JDK 8 to 23: switched on for each trace's classes
-    Switched,    // switched on now, for a jmethodtime that runs (switch_owner)
-    LeftOn,      // switched on by a jmethodtime that ended without switching it off
-    Off,         // cannot be had (off_reason)
-};
-
-// What decides it, read from the JVM.
-struct AccessFacts {
-    int pid = 0;
-    bool has_probes = false;
-    bool flag_on = false;             // the DTraceMethodProbes byte now
-    bool flag_found = false;          // its address is known (.symtab or VMStructs)
-    int jdk_feature = 0;              // 17, 25; 0 when unknown
-    bool attach_disabled = false;     // -XX:+DisableAttachMechanism
-    bool dynamic_agents_off = false;  // -XX:-EnableDynamicAgentLoading
-    bool agent_loaded = false;        // jmethodtime's agent, with:
-    uint32_t agent_mode = JMT_AGENT_IDLE;
-    bool owner_alive = false;  // the jmethodtime that switched it runs
-};
-
-struct Access {
-    ProbeAccess access = ProbeAccess::Off;
-    std::string off_reason;  // Off, Missing: one line naming the cause and the fix
-};
-
-// The JDK release from which the interpreter's probe calls exist only when the flag is given at start.
-constexpr int kFirstJdkWithFixedInterpreterProbes = 24;
-
-Access decide_access(const AccessFacts &facts);
-
-// --list's names: "enabled", "standby", "switchable", "traced", "left on", "off", "missing".
-const char *access_name(ProbeAccess access);
 
 // Waits until the JVM's compiling settles: at most kSettleTrickle methods
 // compiled over the last kSettleWindowNs. Fed the agent's compile count.
@@ -86,15 +50,6 @@ private:
 // "p:PKG" and "g:GLOB" items; "*" too when the list is longer than one attach
 // argument takes (more classes switched, none missed).
 std::string agent_class_filter(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs);
-
-// This process as the agent's owner: pid and start time (clock ticks after boot).
-struct ProcessIdentity {
-    int pid = 0;
-    uint64_t start = 0;
-};
-ProcessIdentity self_identity();
-// Whether identity still names a running process (its pid, started then).
-bool identity_alive(const ProcessIdentity &identity);
 
 // The JVM's hot code as the agent knows it: the methods that had compiled code
 // when the agent last deoptimized it (cause: the one-time full deoptimization,
@@ -181,7 +136,6 @@ private:
     bool flag_set_ = false;  // the flag byte is ours to clear
     UniqueFd watch_;         // the owner's FIFO: the agent restores by itself once it closes unrestored
     SwitchReport report_;
-    std::unique_ptr<class JvmMemory> memory_;
 };
 
 // A switch left on by a jmethodtime that ended without switching it off, put

@@ -1,31 +1,17 @@
-// jmethodtime's JVMTI agent in a target JVM (jvm/agent/jmt_agent.c): placing
-// it where the JVM can load it, asking it to retransform classes through
-// HotSpot's attach "load" command, and reading its state from the JVM's memory.
+// jmethodtime's JVMTI agent in a target JVM (control/agent/jmt_agent.c): placing
+// it where the JVM can load it and asking it to retransform classes through
+// HotSpot's attach "load" command. Reading its state: jvm/agent_state.h.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
-#include "jvm/agent/agent_abi.h"
-#include "jvm/attach.h"
+#include "jvm/agent_abi.h"
+#include "jvm/agent_state.h"
+#include "control/attach.h"
 #include "util/unique_fd.h"
 
 namespace jmt {
-
-// The agent loaded in a JVM: its state and the path the JVM loaded it from.
-struct LoadedAgent {
-    jmt_agent_state state{};
-    std::string path;  // as the JVM opens it (its root, its mount namespace)
-};
-
-// The agent loaded in pid, from /proc/PID/maps and its memory; nullopt when
-// none is. Throws jmt::Error when one is loaded but of another ABI version.
-std::optional<LoadedAgent> find_agent(int pid);
-
-// Whether dir is a private directory the agent is placed in: an absolute path ending in
-// ".jmethodtime-" and 16 hex digits.
-bool is_agent_dir(const std::string &dir);
 
 // Where the agent may go in the JVM's mount namespace, and how to reach the JVM.
 struct AgentPlace {

@@ -1,16 +1,18 @@
-#include "jvm/probe_switch.h"
+#include "control/probe_switch.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
-#include "jvm/agent.h"
+#include "control/agent.h"
 #include "jvm/hotspot_flags.h"
 #include "jvm/jvm.h"
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "util/error.h"
 #include "util/procfs.h"
 
@@ -29,26 +31,29 @@ std::string owner_field(const ProcessIdentity &self)
     return "owner=" + std::to_string(self.pid) + "." + std::to_string(self.start);
 }
 
-// Field 22 of /proc/PID/stat: start time in clock ticks after boot; nullopt
-// when there is no such process, or only its zombie (it has ended).
-std::optional<uint64_t> start_time(int pid)
+// One byte of pid's memory written through /proc/PID/mem; throws jmt::Error naming the cause.
+void write_u8(int pid, uint64_t addr, uint8_t value)
 {
-    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos)
-        return std::nullopt;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string field;
-    for (int n = 3; n <= 22 && fields >> field; n++) {
-        if (n == 3 && (field == "Z" || field == "X"))
-            return std::nullopt;
-        if (n == 22)
-            return std::stoull(field);
+    const std::string path = "/proc/" + std::to_string(pid) + "/mem";
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    int err = errno;
+    ssize_t n = -1;
+    if (fd >= 0) {
+        n = pwrite(fd, &value, 1, static_cast<off_t>(addr));
+        err = errno;
+        close(fd);
     }
-    return std::nullopt;
+    if (n != 1)
+        throw Error("cannot write pid " + std::to_string(pid) + "'s memory (" + path + ": " + strerror(err) +
+                        "): run jmethodtime as root, where it may ptrace the JVM",
+                    err);
 }
 
-JvmMemory memory_of(const JvmTarget &t) { return JvmMemory(t.pid, t.libjvm_bias, t.libjvm_symbols); }
+// The target's memory as examine_target read it (its VMStructs read once), else opened now.
+std::shared_ptr<const JvmMemory> memory_of(const JvmTarget &t)
+{
+    return t.memory ? t.memory : std::make_shared<const JvmMemory>(t.pid, t.libjvm_bias, t.libjvm_symbols);
+}
 
 // Where the agent goes: /tmp, else libjvm's own directory.
 AgentPlace place_of(const JvmTarget &t)
@@ -151,76 +156,6 @@ CompileWait wait_for_compiles(int pid, const SwitchHooks &hooks, double max_s, c
     return out;
 }
 
-Access decide_access(const AccessFacts &f)
-{
-    Access a;
-    const std::string named = who(f.pid);
-    if (!f.has_probes) {
-        a.access = ProbeAccess::Missing;
-        return a;
-    }
-    if (f.agent_loaded && (f.agent_mode == JMT_AGENT_TRACKING || f.agent_mode == JMT_AGENT_SWITCHED)) {
-        a.access = f.owner_alive ? ProbeAccess::Switched : ProbeAccess::LeftOn;
-        return a;
-    }
-    if (f.flag_on) {
-        a.access = ProbeAccess::AtStart;
-        return a;
-    }
-    if (f.agent_loaded && f.agent_mode == JMT_AGENT_STANDBY) {
-        a.access = ProbeAccess::Standby;
-        return a;
-    }
-    const std::string restart = "restart it with -XX:+DTraceMethodProbes (then `jmethodtime standby -p " +
-                                std::to_string(f.pid) +
-                                "` keeps it cheap until traced), or start it with "
-                                "`jmethodtime [options] -- java ...`";
-    a.access = ProbeAccess::Off;
-    if (!f.flag_found)
-        a.off_reason = named +
-                       " runs with the method probes off, and its libjvm has neither a symbol table nor "
-                       "HotSpot's flag table to switch them on: " +
-                       restart;
-    else if (f.jdk_feature == 0)
-        a.off_reason = named +
-                       " runs with the method probes off, and its JDK version cannot be told (no release "
-                       "file, no version string): " +
-                       restart;
-    else if (f.jdk_feature >= kFirstJdkWithFixedInterpreterProbes)
-        a.off_reason = named + " runs JDK " + std::to_string(f.jdk_feature) +
-                       " with the method probes off: from JDK 24 the interpreter has its probe calls only when "
-                       "started with the flag, so a switch at run time would miss interpreted calls; " +
-                       restart;
-    else if (f.attach_disabled)
-        a.off_reason = named +
-                       " runs with the method probes off and -XX:+DisableAttachMechanism, and jmethodtime "
-                       "switches them on through HotSpot's attach mechanism: restart it without that flag, "
-                       "or " +
-                       restart.substr(std::string("restart it ").size());
-    else if (f.dynamic_agents_off)
-        a.off_reason = named +
-                       " runs with the method probes off and -XX:-EnableDynamicAgentLoading, and jmethodtime "
-                       "switches them on through a small agent: restart it without that flag, or " +
-                       restart.substr(std::string("restart it ").size());
-    else
-        a.access = ProbeAccess::Switchable;
-    return a;
-}
-
-const char *access_name(ProbeAccess access)
-{
-    switch (access) {
-    case ProbeAccess::Missing: return "missing";
-    case ProbeAccess::AtStart: return "enabled";
-    case ProbeAccess::Standby: return "standby";
-    case ProbeAccess::Switchable: return "switchable";
-    case ProbeAccess::Switched: return "traced";
-    case ProbeAccess::LeftOn: return "left on";
-    case ProbeAccess::Off: return "off";
-    }
-    return "?";
-}
-
 void SettleWatch::feed(uint64_t now_ns, uint64_t compiles)
 {
     samples_.emplace_back(now_ns, compiles);
@@ -260,28 +195,14 @@ std::string agent_class_filter(const std::vector<std::string> &packages, const s
     return items;
 }
 
-ProcessIdentity self_identity()
-{
-    ProcessIdentity id;
-    id.pid = getpid();
-    id.start = start_time(id.pid).value_or(0);
-    return id;
-}
-
-bool identity_alive(const ProcessIdentity &identity)
-{
-    const std::optional<uint64_t> start = start_time(identity.pid);
-    return start && *start == identity.start;
-}
-
 ProbeSwitch::ProbeSwitch(const JvmTarget &target, std::string classes)
-    : pid_(target.pid), classes_(std::move(classes)), place_(place_of(target)),
-      memory_(std::make_unique<JvmMemory>(memory_of(target)))
+    : pid_(target.pid), classes_(std::move(classes)), place_(place_of(target))
 {
-    flag_addr_ = flag_address(*memory_);
+    const std::shared_ptr<const JvmMemory> memory = memory_of(target);
+    flag_addr_ = flag_address(*memory);
     if (target.access == ProbeAccess::LeftOn)
         report_.recovered = recover_switch(target);
-    deopt_needed_ = full_deopt_pending(*memory_, jdk_feature_release(target.jdk_version));
+    deopt_needed_ = full_deopt_pending(*memory, jdk_feature_release(target.jdk_version));
 }
 
 ProbeSwitch::~ProbeSwitch()
@@ -309,7 +230,7 @@ bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
     report_.settle_s = w.seconds;
     report_.hot = w.hot;
     agent_request(pid_, "op=arm", place_);
-    memory_->write_u8(flag_addr_, 1);
+    write_u8(pid_, flag_addr_, 1);
     flag_set_ = true;
     const uint64_t switch_start = monotonic_ns();
     const jmt_agent_state st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, place_);
@@ -323,14 +244,14 @@ void ProbeSwitch::switch_off(std::ostream &notes)
 {
     if (!began_ && !flag_set_)
         return;
-    if (!start_time(pid_)) {  // the JVM is gone (or a zombie), and its code with it
+    if (!process_start_ticks(pid_)) {  // the JVM is gone (or a zombie), and its code with it
         began_ = flag_set_ = false;
         watch_.reset();
         return;
     }
     try {
         if (flag_set_)
-            memory_->write_u8(flag_addr_, 0);
+            write_u8(pid_, flag_addr_, 0);
         flag_set_ = false;
         const jmt_agent_state st = agent_request(pid_, "op=restore", place_);
         began_ = false;
@@ -338,7 +259,7 @@ void ProbeSwitch::switch_off(std::ostream &notes)
         report_.end_hot = HotCode(st);
     } catch (const Error &e) {
         watch_.reset();  // the agent's watch restores by itself
-        if (start_time(pid_))
+        if (process_start_ticks(pid_))
             notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
                   << "; its agent switches them off itself, its owner's watch closed" << std::endl;
         began_ = flag_set_ = false;
@@ -366,8 +287,7 @@ void ProbeSwitch::wait_end(const SwitchHooks &hooks, double settle_max_s)
 
 std::string recover_switch(const JvmTarget &target)
 {
-    const JvmMemory memory = memory_of(target);
-    memory.write_u8(flag_address(memory), 0);
+    write_u8(target.pid, flag_address(*memory_of(target)), 0);
     const jmt_agent_state st = agent_request(target.pid, "op=restore", place_of(target));
     return "jmethodtime: " + who(target.pid) + "'s probes were left switched on by a jmethodtime (pid " +
            std::to_string(target.switch_owner) + ") that ended without switching them off: switched off (" +
@@ -395,7 +315,7 @@ std::string readiness_line(int pid, const CompileWait &w)
 
 std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, double settle_max_s)
 {
-    const JvmMemory memory = memory_of(target);
+    const JvmMemory &memory = *memory_of(target);
     const bool full = full_deopt_pending(memory, jdk_feature_release(target.jdk_version));
     const bool switchable = target.access == ProbeAccess::Switchable;
     std::string done;
@@ -412,14 +332,14 @@ std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, do
     } else {
         const uint64_t flag = flag_address(memory);
         if (!switchable)
-            memory.write_u8(flag, 0);
+            write_u8(target.pid, flag, 0);
         const uint64_t start = monotonic_ns();
         jmt_agent_state st{};
         try {
             st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
         } catch (const Error &) {
             if (!switchable)
-                memory.write_u8(flag, 1);  // as found: its compiled code still has the calls
+                write_u8(target.pid, flag, 1);  // as found: its compiled code still has the calls
             throw;
         }
         const std::string how =

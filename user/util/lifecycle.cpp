@@ -1,4 +1,4 @@
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 
 #include <poll.h>
 #include <sys/signalfd.h>

@@ -1,4 +1,4 @@
-#include "jvm/launch.h"
+#include "control/launch.h"
 
 #include <fcntl.h>
 #include <grp.h>

@@ -1,4 +1,4 @@
-#include "jvm/attach.h"
+#include "control/attach.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "jvm/lifecycle.h"
+#include "util/lifecycle.h"
 #include "util/error.h"
 #include "util/procfs.h"
 

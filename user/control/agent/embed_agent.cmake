@@ -15,10 +15,10 @@ math(EXPR bytes "${digits} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
 string(REGEX REPLACE "((0x..,){16})" "\\1\n" hex "${hex}")
 file(WRITE "${OUTPUT}"
-  "// Generated at build time by user/jvm/agent/embed_agent.cmake from\n"
+  "// Generated at build time by user/control/agent/embed_agent.cmake from\n"
   "// ${INPUT}: do not edit.\n"
   "#pragma once\n\n"
   "namespace jmt {\n\n"
-  "// The JVMTI agent's shared object (user/jvm/agent/jmt_agent.c), ${bytes} bytes.\n"
+  "// The JVMTI agent's shared object (user/control/agent/jmt_agent.c), ${bytes} bytes.\n"
   "static const unsigned char kAgentImage[${bytes}] = {\n${hex}};\n\n"
   "}  // namespace jmt\n")
