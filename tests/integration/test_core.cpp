@@ -169,7 +169,8 @@ TEST_F(Core, SeedFlowCountsAndTimes)
 }
 
 // On-CPU time of spinning frames: never more than their elapsed time (a thread can
-// be on a CPU at most all of the time), and on an idle machine nearly all of it.
+// be on a CPU at most all of the time), and with the time spent waiting for a CPU
+// nearly all of it.
 TEST_F(Core, SpinningOnCpuNeverExceedsElapsed)
 {
     const int n = 150;
@@ -187,8 +188,16 @@ TEST_F(Core, SpinningOnCpuNeverExceedsElapsed)
             << name << " inclusive: on-CPU " << u64(row, "cpu_incl_ns") / 1e6 << " ms > elapsed "
             << u64(row, "wall_incl_ns") / 1e6 << " ms";
         EXPECT_LE(u64(row, "cpu_excl_ns"), u64(row, "wall_excl_ns") + 1000 * u64(row, "calls")) << name << " exclusive";
-        // 2 cores shared with the JIT and GC threads: 50% is a loose floor.
-        EXPECT_GT(u64(row, "cpu_incl_ns"), 0.5 * u64(row, "wall_incl_ns")) << name;
+        // A spin never blocks: its elapsed time is on a CPU or waiting for one, however busy the
+        // host (JIT and GC threads, another job: the wait is measured, not assumed). 5% is left
+        // for safepoints, where the JVM parks even a spinning thread.
+        const uint64_t ran_or_ready = u64(row, "cpu_incl_ns") + u64(row, "runq_incl_ns");
+        EXPECT_GE(ran_or_ready, 0.95 * u64(row, "wall_incl_ns"))
+            << name << ": on-CPU " << u64(row, "cpu_incl_ns") / 1e6 << " ms + waiting for a CPU "
+            << u64(row, "runq_incl_ns") / 1e6 << " ms of " << u64(row, "wall_incl_ns") / 1e6 << " ms elapsed";
+        std::printf("  %s: on-CPU %.1f%%, waiting for a CPU %.1f%% of elapsed\n", name,
+                    100.0 * u64(row, "cpu_incl_ns") / u64(row, "wall_incl_ns"),
+                    100.0 * u64(row, "runq_incl_ns") / u64(row, "wall_incl_ns"));
     }
 }
 
