@@ -1,8 +1,6 @@
 #include "control/agent.h"
 
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +10,6 @@
 #include <cstring>
 #include <vector>
 
-#include "jvm/elf_file.h"
 #include "util/error.h"
 #include "util/mapped_path.h"
 #include "util/procfs.h"

@@ -2,11 +2,10 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <sstream>
-#include <unistd.h>
 #include <vector>
 
 #include "agent_image.h"
