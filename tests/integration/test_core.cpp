@@ -53,11 +53,13 @@ void expect_between(double tool_ns, double lo_ns, double hi_ns, double calls, co
 //    only when the JVM's own timing of every checked quantity is within 9% of nominal;
 //    the 6% left to 15% covers the trap time beyond the JVM's body timing (CI once saw
 //    the JVM at +7.9% and the tracer at +11.1% for Outer's exclusive time). Otherwise
-//    the reference of each figure is the JVM's own per-call timing of it (a body; less
-//    its traced callees' bodies for an exclusive time, as the tracer subtracts their
-//    frames, so the call sites' bookkeeping and any class loading there stay in both),
-//    within the same 15%: the late spin ends are in both too, and what is left is the
-//    trap time at the frames' edges outside the JVM's body timing.
+//    the reference of each figure is the JVM's own per-call timing of it, within the
+//    same 15%: the late spin ends are in both. For the A/B/C flow, the middle of its
+//    bracket of kind 1, as the traps at the frames' edges (of the workload's own nanoTime
+//    and AtomicLong calls) lie between body and call site (c() measured 14% over its
+//    body under 8 us traps). For FilterMain, whose first call's site timing holds its
+//    class loading, a body, less its traced callees' bodies for an exclusive time, as
+//    the tracer subtracts their frames (the call sites' bookkeeping stays in both).
 constexpr double kTimeTolerance = 0.15;
 constexpr double kNominalGate = 0.09;
 
@@ -67,8 +69,8 @@ struct Nominal {
     double nominal_us;
 };
 
-// A tracer's per-call figure (us), the JVM's own timing of the same (us: a body, less its
-// traced callees' bodies for an exclusive time) and its nominal value (us).
+// A tracer's per-call figure, the JVM's own timing of the same (see 2.) and its nominal
+// value, all in us per call.
 struct Timed {
     const char *what;
     double tool_us;
@@ -105,6 +107,13 @@ bool expect_near_reference(const std::vector<Timed> &timed, const std::vector<No
             << " us, nominal " << t.nominal_us << " us)";
     }
     return nominal;
+}
+
+// A share of a total within 3 points of [lo, hi] (nominal: lo = hi).
+void expect_share(const char *what, double got, double lo, double hi)
+{
+    EXPECT_GE(got, lo - 0.03) << what << "'s share, bracket " << lo << " to " << hi;
+    EXPECT_LE(got, hi + 0.03) << what << "'s share, bracket " << lo << " to " << hi;
 }
 
 class Core : public jmt_it::BpfTest {};
@@ -144,8 +153,7 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     expect_between(u64(b, "wall_excl_ns"), b_body - c_site_b, b_site - (c_body - c_body_a), 4 * n, "b exclusive");
     expect_between(u64(c, "wall_excl_ns"), c_body, c_site_a + c_site_b, 5 * n, "c exclusive");
     // a()'s frames lie within the thread's loop(), which the JVM timed around it.
-    const double jvm_loop = jvm("loop_ns");
-    EXPECT_LE(u64(a, "wall_incl_ns"), jvm_loop) << r.done_line;
+    EXPECT_LE(u64(a, "wall_incl_ns"), jvm("loop_ns")) << r.done_line;
 
     // Exclusive times add up to the outermost inclusive time exactly (same clock reads).
     EXPECT_EQ(u64(a, "wall_excl_ns") + u64(b, "wall_excl_ns") + u64(c, "wall_excl_ns"), u64(a, "wall_incl_ns"));
@@ -153,39 +161,40 @@ TEST_F(Core, SeedFlowCountsAndTimes)
     EXPECT_GT(u64(r.report, "duration_ns"), u64(a, "wall_incl_ns"));
     EXPECT_EQ(r.report["diagnostics"]["depth_overflow"], 0);
     EXPECT_EQ(r.report["diagnostics"]["dropped_frames"], 0);
-
     const double a_incl = u64(a, "wall_incl_ns");
 
     // 2. Per call, in units: a 135/45, b 40/20, c 10/10; and a's sum N * 135 units.
-    const double a_excl_jvm = a_body - b_body - c_body_a, b_excl_jvm = b_body - (c_body - c_body_a);
+    auto mid = [](double lo_ns, double hi_ns, double calls) { return (lo_ns + hi_ns) / 2 / calls / 1e3; };
     const bool nominal = expect_near_reference(
         {
-            {"a inclusive", per_call_us(a, "wall_incl_ns"), a_body / n / 1e3, 135 * unit_us},
-            {"a exclusive", per_call_us(a, "wall_excl_ns"), a_excl_jvm / n / 1e3, 45 * unit_us},
-            {"b inclusive", per_call_us(b, "wall_incl_ns"), b_body / (2 * n) / 1e3, 40 * unit_us},
-            {"b exclusive", per_call_us(b, "wall_excl_ns"), b_excl_jvm / (2 * n) / 1e3, 20 * unit_us},
-            {"c inclusive", per_call_us(c, "wall_incl_ns"), c_body / (5 * n) / 1e3, 10 * unit_us},
-            {"c exclusive", per_call_us(c, "wall_excl_ns"), c_body / (5 * n) / 1e3, 10 * unit_us},
-            {"a inclusive, all calls", a_incl / 1e3, a_body / 1e3, n * 135 * unit_us},
+            {"a inclusive", per_call_us(a, "wall_incl_ns"), mid(a_body, a_site, n), 135 * unit_us},
+            {"a exclusive", per_call_us(a, "wall_excl_ns"),
+             mid(a_body - b_site - c_site_a, a_site - b_body - c_body_a, n), 45 * unit_us},
+            {"b inclusive", per_call_us(b, "wall_incl_ns"), mid(b_body, b_site, 2 * n), 40 * unit_us},
+            {"b exclusive", per_call_us(b, "wall_excl_ns"), mid(b_body - c_site_b, b_site - (c_body - c_body_a), 2 * n),
+             20 * unit_us},
+            {"c inclusive", per_call_us(c, "wall_incl_ns"), mid(c_body, c_site_a + c_site_b, 5 * n), 10 * unit_us},
+            {"c exclusive", per_call_us(c, "wall_excl_ns"), mid(c_body, c_site_a + c_site_b, 5 * n), 10 * unit_us},
+            {"a inclusive, all calls", a_incl / 1e3, mid(a_body, a_site, 1), n * 135 * unit_us},
         },
         {{"a inclusive", a_body / n / 1e3, 135 * unit_us},
          {"a exclusive", (a_body - b_site - c_site_a) / n / 1e3, 45 * unit_us},
          {"b inclusive", b_body / (2 * n) / 1e3, 40 * unit_us},
          {"b exclusive", (b_body - c_site_b) / (2 * n) / 1e3, 20 * unit_us},
          {"c inclusive", c_body / (5 * n) / 1e3, 10 * unit_us}});
-    // The proportions, totals over all calls: 135/45, 80/40, 50/50 (3 points) where it ran
-    // nominally. Load stretches one spin more than another (8 us traps on a busy host: b's exclusive
-    // share 0.328, in the JVM's own bracket of 0.304 to 0.371, nominal 0.296), so otherwise the
-    // reference is the JVM's own share, of its body timings as above, within the same 3 points.
-    auto share = [&](const char *what, double tool_ns, double jvm_ns, double nominal_share) {
-        const double want = nominal ? nominal_share : jvm_ns / a_body;
-        EXPECT_NEAR(tool_ns / a_incl, want, 0.03)
-            << what << "'s share of a inclusive, against " << (nominal ? "nominal" : "the JVM's own timing");
+    // Shares of a's total: 135/45, 80/40, 50/50 within 3 points where it ran nominally. Load
+    // stretches one spin more than another, and traps at a frame's edges (the workload's nanoTime
+    // and AtomicLong calls) are in the frame, not the body (c: +3.4 points at 8 us traps): otherwise
+    // within 3 points of the JVM's own bracket (lower: over a's call sites; upper: over its bodies;
+    // b's exclusive: 0.328 in 0.304-0.371 once, busy, 8 us traps).
+    auto share = [&](const char *what, double tool_ns, double lo_ns, double hi_ns, double nominal_share) {
+        expect_share(what, tool_ns / a_incl, nominal ? nominal_share : lo_ns / a_site,
+                     nominal ? nominal_share : hi_ns / a_body);
     };
-    share("a exclusive", u64(a, "wall_excl_ns"), a_excl_jvm, 45.0 / 135);
-    share("b inclusive", u64(b, "wall_incl_ns"), b_body, 80.0 / 135);
-    share("b exclusive", u64(b, "wall_excl_ns"), b_excl_jvm, 40.0 / 135);
-    share("c inclusive", u64(c, "wall_incl_ns"), c_body, 50.0 / 135);
+    share("a exclusive", u64(a, "wall_excl_ns"), a_body - b_site - c_site_a, a_site - b_body - c_body_a, 45.0 / 135);
+    share("b inclusive", u64(b, "wall_incl_ns"), b_body, b_site, 80.0 / 135);
+    share("b exclusive", u64(b, "wall_excl_ns"), b_body - c_site_b, b_site - (c_body - c_body_a), 40.0 / 135);
+    share("c inclusive", u64(c, "wall_incl_ns"), c_body, c_site_a + c_site_b, 50.0 / 135);
 
     // The rest of the contract: pid, normalized packages, every field, one Tracing line.
     EXPECT_EQ(r.report["pid"].get<int64_t>(), static_cast<int64_t>(r.jvm_pid));
