@@ -348,8 +348,6 @@ uint64_t done_value(const std::string &done_line, const std::string &key)
     return 0;
 }
 
-namespace {
-
 std::string test_jdk_home()
 {
     char buf[PATH_MAX];
@@ -357,7 +355,7 @@ std::string test_jdk_home()
     return java.substr(0, java.rfind("/bin/"));
 }
 
-}  // namespace
+std::string test_java() { return test_jdk_home() + "/bin/java"; }
 
 std::string test_libjvm() { return test_jdk_home() + "/lib/server/libjvm.so"; }
 

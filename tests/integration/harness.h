@@ -125,6 +125,11 @@ size_t rows_with_class_prefix(const nlohmann::json &report, const std::string &p
 // Value of key=NUMBER in a DONE line.
 uint64_t done_value(const std::string &done_line, const std::string &key);
 
+// The tests' JDK: the home of JMT_JAVA (the build's java, /usr/bin/java through the
+// alternatives resolved), whatever java is first on PATH when the tests run.
+std::string test_jdk_home();
+// Its launcher by absolute path (test_jdk_home()/bin/java): what launch mode runs after --.
+std::string test_java();
 // The libjvm.so the tests' java launcher loads.
 std::string test_libjvm();
 // The tests' JDK's version (its release file's JAVA_VERSION: "17.0.13"); "" when unread.

@@ -1,5 +1,6 @@
 // Every preflight error triggered for real, --list, a JVM in its own mount
 // namespace, and no uprobe left behind however a trace ends.
+#include <link.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -27,13 +29,39 @@ struct IdleJvm : jmt_it::Workload {
     {}
 };
 
-// A process that maps a libjvm.so without any hotspot probe: a copy of libz
-// preloaded into sleep, as a JDK built without --enable-dtrace would look.
+// The path of a shared object this process has mapped whose file name starts with
+// prefix (libz.so: through libelf; libc.so: in any dynamic executable), or "".
+std::string mapped_object(const std::string &prefix)
+{
+    struct Search {
+        std::string prefix, path;
+    } search{prefix, ""};
+    dl_iterate_phdr(
+        [](struct dl_phdr_info *info, size_t, void *data) {
+            auto *s = static_cast<Search *>(data);
+            const std::string name = info->dlpi_name ? info->dlpi_name : "";
+            if (name.compare(name.rfind('/') + 1, s->prefix.size(), s->prefix) != 0)
+                return 0;
+            s->path = name;
+            return 1;
+        },
+        &search);
+    return search.path;
+}
+
+// A process that maps a libjvm.so without any hotspot probe: a copy of a shared object
+// this test has mapped (libz, else libc; whatever this machine's layout) preloaded into
+// sleep, as a JDK built without --enable-dtrace would look.
 struct FakeJdkProcess {
     FakeJdkProcess()
     {
         EXPECT_EQ(mkdir(dir.c_str(), 0755), 0);
-        EXPECT_EQ(system(("cp -L /lib/x86_64-linux-gnu/libz.so.1 " + dir + "/libjvm.so").c_str()), 0);
+        std::string lib = mapped_object("libz.so");
+        if (lib.empty())
+            lib = mapped_object("libc.so");
+        EXPECT_FALSE(lib.empty()) << "neither libz nor libc is mapped by this test";
+        std::cout << "  fake libjvm.so: a copy of " << lib << std::endl;
+        EXPECT_EQ(system(("cp -L '" + lib + "' " + dir + "/libjvm.so").c_str()), 0);
         proc = std::make_unique<Child>(
             std::vector<std::string>{"env", "LD_PRELOAD=" + dir + "/libjvm.so", "sleep", "120"}, false);
         usleep(300000);
