@@ -118,7 +118,7 @@ void expect_share(const char *what, double got, double lo, double hi)
 
 class Core : public jmt_it::BpfTest {};
 
-TEST_F(Core, SeedFlowCountsAndTimes)
+TEST_F(Core, AbcFlowCountsAndTimes)
 {
     // 50 us units: probe traps and the JVM's own threads stretch spins by a few %
     // (measured 5-7% at 50 us, 6-37% at 20 us, on 2 idle cores); N = 80 runs 0.54 s.

@@ -53,7 +53,7 @@ std::string on_path(const std::vector<std::string> &names)
 
 class Paths : public jmt_it::BpfTest {};
 
-TEST_F(Paths, SeedFlowGivesExactlyItsFourPathsWithTheirCounts)
+TEST_F(Paths, AbcFlowGivesExactlyItsFourPathsWithTheirCounts)
 {
     const uint64_t n = 3000;
     auto r = run_folded("demo.abc.FixedWork", {std::to_string(n), "5"},

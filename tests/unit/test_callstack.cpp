@@ -72,7 +72,7 @@ TEST(CallStack, RunQueueWaitStaysWithinTheTimeOffACpu)
 }
 
 // The A/B/C flow with consume(n) = n ns: A 135/45, B 80/40 (two calls), C 50/50 (five calls).
-TEST(CallStack, SeedFlowInclusiveExclusive)
+TEST(CallStack, AbcFlowInclusiveExclusive)
 {
     Thread th;
     uint64_t now = 1000;
