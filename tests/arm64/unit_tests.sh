@@ -22,7 +22,11 @@ bin=$dir/tests/jmt_unit_tests
 [ -x "$bin" ] || fail "no $bin: the arm64 build (ctest -R arm64.cross_build) did not make it"
 aarch64_elf "$bin"
 t0=$SECONDS
-qemu-aarch64-static "$bin" --gtest_brief=1 "$@"
+# InspectLibjvm.DebianJdkHasTheProbesAndTheFlagSymbol reads an installed JDK 17 of the
+# test's own architecture: this host's are amd64. The arm64 JDK 17's probes are read and
+# traced in the emulated machine (arm64.vm_integration).
+note "InspectLibjvm.DebianJdkHasTheProbesAndTheFlagSymbol left to arm64.vm_integration: no arm64 JDK 17 on this host"
+qemu-aarch64-static "$bin" --gtest_brief=1 --gtest_filter=-InspectLibjvm.DebianJdkHasTheProbesAndTheFlagSymbol "$@"
 rc=$?
 note "unit tests under qemu-aarch64-static: exit $rc in $((SECONDS - t0)) s"
 exit "$rc"

@@ -114,13 +114,21 @@ TEST_F(VirtualThreads, FreshVirtualThreadsBeyondTheParkedTableKeepEveryFrame)
     EXPECT_EQ(u64(d, "vt_mounts"), kThreads);
 }
 
-// A sleep inside synchronized: JDK 24 and later unmount it, so nothing is pinned.
+// A sleep inside synchronized: JDK 24 and later unmount it (every step unmounts, which
+// expect_followed checks), so nothing is pinned by the monitor. A freeze may still fail for
+// another reason HotSpot gives (a native frame or a critical section on the virtual thread's
+// stack, e.g. a class being initialised): seen once in a CI run, 1 of 40 steps, none by a
+// monitor. Those are counted, not the property under test, and printed.
 TEST_F(VirtualThreads, SleepInsideSynchronizedUnmountsAndNothingIsPinned)
 {
     const Tasks t{"pinned"};
     const VtRun r = launch(vt_jdk25(), t);
     expect_followed(r, t, true);
-    EXPECT_EQ(u64(method_row(r.report, "demo/vt/VirtualTasks", "step", "(Ljava/lang/Object;)V"), "pinned"), 0u);
+    const auto &step = method_row(r.report, "demo/vt/VirtualTasks", "step", "(Ljava/lang/Object;)V");
+    std::printf("  step(): pinned %llu times, by a monitor %llu\n",
+                static_cast<unsigned long long>(u64(step, "pinned")),
+                static_cast<unsigned long long>(u64(step, "pinned_monitor")));
+    EXPECT_EQ(u64(step, "pinned_monitor"), 0u);
     EXPECT_EQ(u64(r.report.at("diagnostics"), "pinned_monitor"), 0u);
 }
 
