@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "control/launch.h"
 #include "harness.h"
 
 namespace {
@@ -34,21 +35,6 @@ jmt_it::RunResult run_folded(const std::string &main_class, const std::vector<st
     spec.jmt_args = jmt_args;
     spec.json = false;
     return jmt_it::run_traced(spec);
-}
-
-// The first of names found as an executable in a directory of PATH (as `command -v`), or "".
-std::string on_path(const std::vector<std::string> &names)
-{
-    const char *path = getenv("PATH");
-    for (const std::string &name : names) {
-        std::istringstream dirs(path ? path : "");
-        for (std::string dir; std::getline(dirs, dir, ':');) {
-            const std::string file = (dir.empty() ? "." : dir) + "/" + name;
-            if (access(file.c_str(), X_OK) == 0)
-                return file;
-        }
-    }
-    return "";
 }
 
 class Paths : public jmt_it::BpfTest {};
@@ -186,7 +172,10 @@ TEST_F(Paths, FlameGraphOfARealTraceRendersInChromium)
     spec.jvm.main_class = "demo.abc.FixedWork";
     spec.jvm.args = {"1000", "5"};
     spec.jmt_args = {"--package", "demo/abc", "--flamegraph", page};
-    const std::string browser = on_path({"chromium", "chromium-browser"});
+    const char *path_env = getenv("PATH");
+    std::string browser = jmt::find_executable("chromium", path_env ? path_env : "");
+    if (browser.empty())
+        browser = jmt::find_executable("chromium-browser", path_env ? path_env : "");
     if (browser.empty()) {
         if (jmt_it::under_ci())
             FAIL() << "chromium is not on PATH (.ci/install-deps installs it)";

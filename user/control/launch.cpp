@@ -34,7 +34,14 @@ std::string dir_name(const std::string &path)
 
 bool executable(const std::string &path) { return access(path.c_str(), X_OK) == 0; }
 
-// command[0] as execvp would find it: as given when it has a '/', else along PATH.
+std::string real_path(const std::string &path)
+{
+    char buf[PATH_MAX];
+    return realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+}  // namespace
+
 std::string find_executable(const std::string &name, const std::string &path_env)
 {
     if (name.find('/') != std::string::npos)
@@ -48,14 +55,6 @@ std::string find_executable(const std::string &name, const std::string &path_env
     }
     return {};
 }
-
-std::string real_path(const std::string &path)
-{
-    char buf[PATH_MAX];
-    return realpath(path.c_str(), buf) ? std::string(buf) : path;
-}
-
-}  // namespace
 
 std::vector<std::string> libjvm_candidates(const std::string &java_home)
 {

@@ -24,6 +24,10 @@ struct LaunchPlan {
 // path_env is the PATH to search when command[0] has no '/'.
 LaunchPlan plan_launch(const std::vector<std::string> &command, const std::string &path_env);
 
+// name as execvp would find it: as given when it has a '/', else the first executable along
+// path_env (a PATH); "" when none is.
+std::string find_executable(const std::string &name, const std::string &path_env);
+
 // The JDK home of a resolved launcher (HOME/bin/java) and the libjvm.so
 // candidates under it, first match wins: server, client, then JDK 8's jre layout.
 std::vector<std::string> libjvm_candidates(const std::string &java_home);
