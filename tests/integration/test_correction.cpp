@@ -57,13 +57,16 @@ double host_speed(const std::string &done_line)
 
 // c_us: c()'s untraced time; 5 us makes a() about 67 us, its 16 events about a quarter of it
 // at 1 us per event (the A/B/C flow at U=1000 in docs/accuracy.md).
-jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5)
+// sorts_per_ten_a: FixedWork's cheap JDK calls beside a() (its SORTS_PER_TEN_A).
+jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per_ten_a = 0)
 {
     jmt_it::RunSpec spec;
     spec.jvm.main_class = "demo.abc.FixedWork";
     char c_arg[32];
     std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
     spec.jvm.args = {c_us < 5 ? "20000" : "10000", c_arg};  // about 1 s of traced calls
+    if (sorts_per_ten_a > 0)
+        spec.jvm.args = {sorts_per_ten_a > 10 ? "300" : "2000", c_arg, std::to_string(sorts_per_ten_a)};
     spec.jmt_args = {"--package", "demo/abc"};
     if (raw)
         spec.jmt_args.push_back("--raw");
@@ -196,7 +199,8 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
             EXPECT_NEAR(m[0].cpu, truth[0], 0.20 * truth[0]) << "a() on-CPU, corrected";
             // The range holds what the JVM paid per event: from the gaps' edge to its CPU per event.
             const auto &range = r.report["probe_cost"]["range"];
-            EXPECT_EQ(range["top"], "jvm_cpu") << range.dump();
+            EXPECT_GE(range["traced_event_ns"][1].get<double>(), range["jvm_cpu_ns_per_event"].get<double>())
+                << range.dump();
             EXPECT_LE(range["traced_event_ns"][0].get<double>(), 1.03 * paid) << range.dump();
             EXPECT_GE(range["traced_event_ns"][1].get<double>(), 0.97 * paid) << range.dump();
             // Traps a quarter of a(): the aim is 5% (docs/accuracy.md, U=1000).
@@ -230,12 +234,48 @@ TEST_F(Correction, TrapsHalfOfABodyStillCorrectWithinTheRefillsWidth)
     const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
     std::printf("  c() %.2f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); traps %.2fx its body; "
                 "the JVM paid %.0f ns per event, the gaps' edge %.0f, taken out %s\n",
-                c_us, truth, a.incl, lo, hi, a.incl / truth, a.events * paid / truth, paid, edge,
+                c_us, truth, a.incl, lo, hi, a.incl / truth, a.events * paid / truth, paid,
+                r.report["probe_cost"]["gaps"]["edge_ns"].get<double>(),
                 r.report["probe_cost"]["traced_event_ns"].dump().c_str());
     // The aim is 10% (docs/accuracy.md, U=400).
     EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth)) << "a() corrected";
     EXPECT_LE(lo, 1.03 * truth);
     EXPECT_GE(hi, 0.97 * truth);
+}
+
+// The JVM's CPU time per event bounds its average event only. Beside a sort's cheap JDK calls
+// (about 1,400 events each with almost no code between them, 30 times a()'s CPU time) that
+// average comes near the gaps' edge, while a()'s events, in code that refills more after each
+// trap, cost the JVM more (1.18 to 1.43x the edge, against the JVM's 1.01 to 1.08x). The top is
+// then the trap plus its most refill, and a()'s bounds still hold its untraced time.
+TEST_F(Correction, BoundsHoldWhenCheapEventsMakeMostOfTheTrace)
+{
+    auto r = run_fixed_work(false, 2, 100);
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    const double truth = host_speed(r.done_line) * double(jmt_it::done_value(r.done_line, "a_ns"));
+    const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) - truth) / kEventsPerA;
+    const Method a = per_call(r.report, "a");
+    const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
+    EXPECT_EQ(row["calls"], 300);
+    const double calls = row["calls"].get<double>();
+    const double lo = row["bounds"]["wall_incl_ns"][0].get<double>() / calls;
+    const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
+    const auto &range = r.report["probe_cost"]["range"];
+    const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
+    const double average = range["jvm_cpu_ns_per_event"].get<double>();
+    const double top = range["traced_event_ns"][1].get<double>();
+    std::printf("  a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid %.0f ns per event in "
+                "a(), %.0f on average, the gaps' edge %.0f, the top %.0f (%s)\n",
+                truth, a.incl, lo, hi, a.incl / truth, paid, average, edge, top, range["top"].dump().c_str());
+    // The sorts' events are most of the trace's: the JVM's average is near one trap.
+    const auto &o = r.report["overhead"];
+    EXPECT_GT(o["events"].get<double>(), 10 * o["traced_events"].get<double>()) << o.dump();
+    EXPECT_GE(top, average);
+    EXPECT_GE(top, edge + double(jmt::kRefillBoundNs));
+    EXPECT_EQ(range["top"], average >= edge + double(jmt::kRefillBoundNs) ? "jvm_cpu" : "trap_and_refill");
+    EXPECT_LE(lo, 1.03 * truth) << "a()'s events cost the JVM more than its average event";
+    EXPECT_GE(hi, 0.97 * truth);
+    EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth)) << "a() corrected";
 }
 
 }  // namespace

@@ -91,12 +91,33 @@ TEST(CostRange, RunsFromTheJvmsEdgeToItsCpuTimePerEvent)
     EXPECT_EQ(high.lo.traced_event_ns, r.lo.traced_event_ns);
     EXPECT_EQ(high.hi.traced_event_ns, 9000u);
     EXPECT_EQ(high.likely.rejected_event_ns, high.likely.traced_event_ns);  // ratio at most 1
-    // A JVM whose every CPU ns is traps: the likely cost stays within the top.
+}
+
+// The JVM's CPU time per event bounds its average event. Where cheap events (a trap with almost
+// no Java code after it) bring that average near the edge, an event in code that refills more
+// costs more than the average: the top is then the edge plus the most refill, and says so.
+TEST(CostRange, TheTopHoldsOneTrapAndItsMostRefillAboveTheJvmsAverage)
+{
+    const CostRange mixed = cost_range(evidence(kMinGapSamples, 900, {1300, 1000}, 980));
+    EXPECT_EQ(mixed.top, CostTop::TrapAndRefill);
+    EXPECT_EQ(mixed.hi.traced_event_ns, 900u + kRefillBoundNs);
+    EXPECT_EQ(mixed.hi.rejected_event_ns, 900u + kRefillBoundNs);
+    EXPECT_EQ(mixed.jvm_ns_per_event, 980u);  // still reported
+    // The likely cost is no longer held down to the average: the edge plus its refill share.
+    EXPECT_EQ(mixed.likely.traced_event_ns, edge_plus_refill(900));
+    // One ns of the JVM's CPU time per event above that bound: the measured top again.
+    EXPECT_EQ(cost_range(evidence(kMinGapSamples, 900, {1300, 1000}, 1901)).top, CostTop::JvmCpu);
+    EXPECT_EQ(cost_range(evidence(kMinGapSamples, 900, {1300, 1000}, 1900)).top, CostTop::JvmCpu);
+    // Without gaps the bound rests on the calibration.
+    const CostRange blind_gaps = cost_range(evidence(10, 900, {1300, 1000}, 980));
+    EXPECT_EQ(blind_gaps.top, CostTop::TrapAndRefill);
+    EXPECT_EQ(blind_gaps.hi.traced_event_ns, 1300u + kRefillBoundNs);
+    // A JVM whose every CPU ns is traps, or a reading that missed CPU time: the same bound.
     const CostRange tight = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 5500));
-    EXPECT_EQ(tight.likely.traced_event_ns, 5500u);
-    // A ceiling under the edge (a reading that missed CPU time) never puts the top under the low end.
+    EXPECT_EQ(tight.hi.traced_event_ns, 5400u + kRefillBoundNs);
+    EXPECT_EQ(tight.likely.traced_event_ns, 5400u + kRefillMaxNs);
     const CostRange odd = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 3000));
-    EXPECT_EQ(odd.hi.traced_event_ns, odd.lo.traced_event_ns);
+    EXPECT_EQ(odd.hi.traced_event_ns, 5400u + kRefillBoundNs);
 }
 
 // The refill after a trap is the caches' and predictors': a quarter of a cheap trap, at most 400 ns
@@ -121,6 +142,7 @@ TEST(CostRange, WidensWhereTheTraceCannotMeasure)
     EXPECT_EQ(r.likely.traced_event_ns, 1000u);
     EXPECT_EQ(r.likely.rejected_event_ns, 800u);
     EXPECT_EQ(r.hi.traced_event_ns, 2500u);
+    EXPECT_EQ(r.top, CostTop::JvmCpu);  // above the calibration's trap and its most refill
     const CostRange blind = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 0));
     EXPECT_EQ(blind.top, CostTop::Unmeasured);
     EXPECT_EQ(blind.hi.traced_event_ns, 2 * blind.likely.traced_event_ns);

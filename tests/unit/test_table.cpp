@@ -50,6 +50,18 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     EXPECT_EQ(cost.at("range").at("top"), "jvm_cpu");
     EXPECT_EQ(cost.at("range").at("jvm_cpu_ns_per_event"), 1925);
     EXPECT_EQ(cost.at("range").at("traced_event_ns"), nlohmann::json::array({700, 1925}));
+    // Cheap events brought the JVM's average below one trap and its most refill: the top says so.
+    p.cost_range.top = jmt::CostTop::TrapAndRefill;
+    p.cost_range.jvm_ns_per_event = 980;
+    lines = lines_of(table_of(p));
+    EXPECT_NE(lines[2].find("between the JVM's own probe events to that trap plus at most 1.00 us of refill after it "
+                            "(the JVM's whole CPU time per probe event, 980 ns, bounds only the average event); "),
+              std::string::npos)
+        << lines[2];
+    json.str("");
+    jmt::write_json(json, p);
+    EXPECT_EQ(nlohmann::json::parse(json.str()).at("probe_cost").at("range").at("top"), "trap_and_refill");
+    p.cost_range.top = jmt::CostTop::JvmCpu;
     // Neither end measured in the JVM: the calibration halved, the likely cost doubled.
     p.cost_source = jmt::CostSource::Calibrated;
     p.cost_range.basis = jmt::CostBasis::Calibration;

@@ -131,9 +131,11 @@ CostRange cost_range(const TrapEvidence &e)
     }
     uint64_t top = 0;
     if (e.jvm_ns_per_event > 0) {
-        r.top = CostTop::JvmCpu;
+        const uint64_t basis_ns = r.basis == CostBasis::Gaps ? e.gaps.edge_ns : e.calibrated.traced_event_ns;
+        const uint64_t one_event = basis_ns + kRefillBoundNs;
+        r.top = e.jvm_ns_per_event >= one_event ? CostTop::JvmCpu : CostTop::TrapAndRefill;
         r.jvm_ns_per_event = e.jvm_ns_per_event;
-        top = e.jvm_ns_per_event;
+        top = std::max(e.jvm_ns_per_event, one_event);
     } else {
         r.top = CostTop::Unmeasured;
         top = times(r.likely.traced_event_ns, kUnmeasuredSpread * (e.shared_probes ? 2 : 1));

@@ -35,6 +35,13 @@ constexpr uint64_t kRefillMaxNs = 400;
 
 // The likely cost of a traced event from the gaps' edge: the edge plus its refill.
 uint64_t edge_plus_refill(uint64_t edge_ns);
+// The most refill one trap leaves (ns), wherever it lands: the JVM's CPU time per
+// event bounds the average event only, and an event in code that refills more
+// than the rest costs more than that average (A/B/C beside a sort's cheap JDK
+// calls: a()'s events cost the JVM 1.20 to 1.48 us, its average event 0.99 to
+// 1.16 us, the edge 1.01 to 1.09 us). The most seen above the edge: 0.64 us (A/B/C, 1 us edge),
+// 0.75 us (Tomcat switched, its slower deoptimized code included), 0.6 us at 5.4 us.
+constexpr uint64_t kRefillBoundNs = 1000;
 // Where the trace cannot measure an end of the range, it widens by this
 // factor: the low end without gaps is the calibration divided by it (the tool's
 // own process is not the JVM: a narrow Tomcat trace's JVM paid 0.72x the
@@ -50,8 +57,10 @@ std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::ve
 
 // The range from the evidence. Low end: the gaps' edge less a bucket's width
 // (1/32), or without kMinGapSamples gaps the calibration / kUnmeasuredSpread.
-// Top: the JVM's CPU time per event (CostTop::JvmCpu), never below the low end,
-// or without it the likely cost x kUnmeasuredSpread. Likely: what the JVM paid
+// Top: the JVM's CPU time per event (CostTop::JvmCpu), or where that is less,
+// the low end's basis (the edge or the calibration) plus kRefillBoundNs
+// (CostTop::TrapAndRefill); without the JVM's CPU time the likely cost x
+// kUnmeasuredSpread. Likely: what the JVM paid
 // per event (the evidence's paid_ns_per_event, split between traced and
 // filtered-out events at the calibration's ratio) when it lies in [lo, hi];
 // else the edge plus kRefillShare, or the calibration, within [lo, hi]

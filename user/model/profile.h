@@ -135,8 +135,9 @@ enum class CostBasis {
 };
 
 enum class CostTop {
-    JvmCpu,      // the JVM's whole CPU time over the window per probe event: no event costs more on average
-    Unmeasured,  // the JVM's CPU time unknown: a multiple of the low end (cost/cost_range.h)
+    JvmCpu,         // the JVM's whole CPU time over the window per probe event: no event costs more on average
+    TrapAndRefill,  // above that average: one event's trap and the most refill after it (cost/cost_range.h)
+    Unmeasured,     // the JVM's CPU time unknown: a multiple of the low end (cost/cost_range.h)
 };
 
 // Work a JVM did over a window, probes on or off: the CPU time of its threads

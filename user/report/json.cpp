@@ -65,6 +65,16 @@ const char *cost_source_name(CostSource source)
     return "";
 }
 
+const char *cost_top_name(CostTop top)
+{
+    switch (top) {
+    case CostTop::JvmCpu: return "jvm_cpu";
+    case CostTop::TrapAndRefill: return "trap_and_refill";
+    case CostTop::Unmeasured: return "unmeasured";
+    }
+    return "";
+}
+
 // Every counter, zero or not (unlike the table's diagnostic lines).
 json diagnostics_json(const Diagnostics &d)
 {
@@ -147,7 +157,7 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
            {{"traced_event_ns", {r.lo.traced_event_ns, r.hi.traced_event_ns}},
             {"rejected_event_ns", {r.lo.rejected_event_ns, r.hi.rejected_event_ns}},
             {"basis", r.basis == CostBasis::Gaps ? "gaps" : "calibration"},
-            {"top", r.top == CostTop::JvmCpu ? "jvm_cpu" : "unmeasured"},
+            {"top", cost_top_name(r.top)},
             {"jvm_cpu_ns_per_event", r.jvm_ns_per_event},
             {"paid_ns_per_event", r.paid_ns_per_event},
             {"paid_not_measured", r.paid_why},

@@ -223,6 +223,10 @@ void write_cost_range(std::ostream &out, const Profile &profile)
         out << "half the calibration (too few gaps between the JVM's own probe events to measure a trap)";
     if (r.top == CostTop::JvmCpu)
         out << " to the JVM's whole CPU time per probe event";
+    else if (r.top == CostTop::TrapAndRefill)
+        out << (r.basis == CostBasis::Gaps ? " to that trap" : " to the calibration") << " plus at most "
+            << format_duration(kRefillBoundNs) << " of refill after it (the JVM's whole CPU time per probe event, "
+            << format_duration(r.jvm_ns_per_event) << ", bounds only the average event)";
     else
         out << " to twice the likely cost (the JVM's CPU time unknown)";
     out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");

@@ -15,7 +15,10 @@ import demo.util.Harness;
  * ref_ns=.. traced_ref_ns=.. (Harness.referenceNs, medians, beside the untraced rounds and
  * between the traced batches: traced_ref_ns / ref_ns is how much slower the host itself ran
  * during the trace, which the JVM's untraced per-call times do not know).
- * usage: FixedWork ITERATIONS C_US
+ * With SORTS_PER_TEN_A, the traced run also sorts a 48-element Integer[] (about 1,400 calls of the
+ * JDK's, each with almost no code between its probe events) that many times per ten a(), untimed:
+ * events cheaper than a()'s then make most of the trace's events.
+ * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A]
  */
 public final class FixedWork {
     static int unit = 100;  // loop iterations per unit of work
@@ -78,8 +81,20 @@ public final class FixedWork {
         return new double[] {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
     }
 
+    static int sortsPerTenA = 0;
+    static final Integer[] unsorted = new Integer[48];
+    static final Integer[] sorting = new Integer[48];
+
+    static void sortBeside(int n) {
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(unsorted, 0, sorting, 0, unsorted.length);
+            java.util.Arrays.sort(sorting);
+        }
+    }
+
     static final int BATCHES = 20;
     static final double[] batchNs = new double[BATCHES];  // ns per a() in each batch of run()
+    static long tracedANs;  // the batches' a() calls alone, ns (neither the reference loops nor the sorts)
     static final double[] referenceNs = new double[BATCHES];  // Harness.referenceNs() before each batch
 
     // ITERATIONS calls of a(), timed in BATCHES batches: a batch far slower than the
@@ -92,13 +107,26 @@ public final class FixedWork {
             for (int i = 0; i < count; i++) {
                 a();
             }
-            batchNs[b] = (System.nanoTime() - t0) / (double) Math.max(1, count);
+            long ns = System.nanoTime() - t0;
+            tracedANs += ns;
+            batchNs[b] = ns / (double) Math.max(1, count);
+            if (sortsPerTenA > 0) {
+                sortBeside(count * sortsPerTenA / 10);
+            }
         }
     }
 
     public static void main(String[] args) throws Exception {
         int iterations = Integer.parseInt(args[0]);
         double cTargetNs = Double.parseDouble(args[1]) * 1000;
+        sortsPerTenA = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        java.util.Random random = new java.util.Random(1);
+        for (int i = 0; i < unsorted.length; i++) {
+            unsorted[i] = random.nextInt();
+        }
+        if (sortsPerTenA > 0) {
+            sortBeside(3000);  // compiled before the trace
+        }
         for (int round = 0; round < 3; round++) {  // warm up (JIT) and scale the unit
             perCall(0, 3000);
             Harness.referenceNs();
@@ -112,9 +140,8 @@ public final class FixedWork {
         double[] untraced = untracedPerCall(15);
         double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2], refNs = untraced[3];
         Harness.awaitGo();
-        long t0 = System.nanoTime();
         run(iterations);
-        double tracedA = (System.nanoTime() - t0) / (double) iterations;
+        double tracedA = tracedANs / (double) iterations;
         // Inline, not median(): no method of demo/abc may run in the trace besides run()'s tree.
         double[] sorted = batchNs.clone();
         java.util.Arrays.sort(sorted);
