@@ -201,16 +201,11 @@ std::vector<std::string> java_argv(const JavaCommand &command)
 
 namespace {
 
-// The parent pid in a /proc/PID/stat text (after the command's closing parenthesis); 0 if none.
+// pid's parent (field 4 of its /proc/PID/stat); 0 if none.
 pid_t parent_of(pid_t pid)
 {
-    const std::string stat = jmt::read_file("/proc/" + std::to_string(pid) + "/stat");
-    const size_t close = stat.rfind(')');
-    std::istringstream rest(close == std::string::npos ? std::string() : stat.substr(close + 1));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    return ppid;
+    const std::vector<std::string> f = jmt::stat_fields(jmt::read_file("/proc/" + std::to_string(pid) + "/stat"));
+    return f.size() > 4 - 3 ? static_cast<pid_t>(std::atoi(f[4 - 3].c_str())) : 0;
 }
 
 // top, or its descendant, that maps a libjvm.so; -1 if none does.

@@ -127,25 +127,12 @@ TEST_F(Switch, AttachRefusedSaysWhichFlag)
     }
 }
 
-// The JVM's CPU time (every thread, user and system), ns.
-uint64_t jvm_cpu_ns(int pid)
-{
-    const std::string stat = jmt::read_file("/proc/" + std::to_string(pid) + "/stat");
-    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-    std::string field;
-    uint64_t ticks = 0;
-    for (int n = 3; n <= 15 && fields >> field; n++)
-        if (n >= 14)
-            ticks += std::stoull(field);
-    return ticks * (1'000'000'000ULL / static_cast<uint64_t>(sysconf(_SC_CLK_TCK)));
-}
-
 // The JVM's CPU per call of Tree.a() over a round of n calls, ns.
 double cpu_per_call(WarmJvm &jvm, int n)
 {
-    const uint64_t before = jvm_cpu_ns(jvm.pid());
+    const uint64_t before = jmt::process_cpu_ns(jvm.pid()).value_or(0);
     jvm.round(n);
-    return static_cast<double>(jvm_cpu_ns(jvm.pid()) - before) / n;
+    return static_cast<double>(jmt::process_cpu_ns(jvm.pid()).value_or(0) - before) / n;
 }
 
 constexpr int kCpuRound = 8'000'000;  // calls per CPU round: about 0.6 s compiled, 60 ticks of CPU time (10 ms each)

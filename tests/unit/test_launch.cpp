@@ -124,9 +124,22 @@ TEST(ProcessCpu, StatFieldsAfterTheCommand)
     EXPECT_FALSE(jmt::stat_cpu_ticks("4242 (java) S 1 2"));
     EXPECT_FALSE(jmt::stat_cpu_ticks(""));
     EXPECT_FALSE(jmt::stat_cpu_ticks("4242 (java) S 1 4242 4242 0 -1 4194560 52 0 0 0 x 567 0"));
+    // Field n at [n - 3], whatever the command holds: the state, the parent, the flags.
+    const std::vector<std::string> f = jmt::stat_fields(stat);
+    ASSERT_EQ(f.size(), 20u);
+    EXPECT_EQ(f[3 - 3], "S");
+    EXPECT_EQ(f[4 - 3], "1");
+    EXPECT_EQ(f[9 - 3], "4194560");
+    EXPECT_EQ(f[22 - 3], "100");
+    EXPECT_TRUE(jmt::stat_fields("4242 java S 1").empty());
     // This process has run a little; a pid that does not exist has no CPU time.
     EXPECT_TRUE(jmt::process_cpu_ns(getpid()).has_value());
     EXPECT_FALSE(jmt::process_cpu_ns(999999999).has_value());
+    // Its start time, after boot and before now; none for a pid that does not exist.
+    const std::optional<uint64_t> start = jmt::process_start_ticks(getpid());
+    ASSERT_TRUE(start.has_value());
+    EXPECT_EQ(jmt::process_start_ticks(getpid()), start);
+    EXPECT_FALSE(jmt::process_start_ticks(999999999).has_value());
 }
 
 TEST(JvmList, TableAndJsonShowProbeStates)

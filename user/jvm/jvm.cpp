@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -85,18 +86,9 @@ std::string command_line(const std::string &proc)
 
 bool is_kernel_thread(const std::string &proc)
 {
-    // Field 9 of stat is flags; PF_KTHREAD = 0x00200000. comm (field 2) may hold spaces.
-    std::string stat = read_file(proc + "/stat");
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos)
-        return false;
-    std::istringstream rest(stat.substr(close + 2));
-    std::string field;
-    for (int i = 3; i < 9 && rest >> field; i++) {
-    }
-    unsigned long flags = 0;
-    rest >> flags;
-    return (flags & 0x00200000UL) != 0;
+    // Field 9 of stat is flags; PF_KTHREAD = 0x00200000.
+    const std::vector<std::string> f = stat_fields(read_file(proc + "/stat"));
+    return f.size() > 9 - 3 && (std::strtoul(f[9 - 3].c_str(), nullptr, 10) & 0x00200000UL) != 0;
 }
 
 // The JDK of whose (a pid, or the java launch mode runs), at libjvm, has no method probes.

@@ -18,26 +18,31 @@ std::string read_file(const std::string &path)
     return ss.str();
 }
 
-std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text)
+std::vector<std::string> stat_fields(const std::string &stat_text)
 {
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so
-    // fields count from the last ')'; utime and stime are fields 14 and 15.
+    std::vector<std::string> out;
     const size_t close = stat_text.rfind(')');
     if (close == std::string::npos)
-        return std::nullopt;
+        return out;
     std::istringstream fields(stat_text.substr(close + 1));
-    std::string field;
-    uint64_t utime = 0, stime = 0;
-    for (int n = 3; n <= 15; n++) {
-        if (!(fields >> field))
+    for (std::string field; fields >> field;)
+        out.push_back(field);
+    return out;
+}
+
+std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text)
+{
+    // utime and stime are fields 14 and 15.
+    const std::vector<std::string> f = stat_fields(stat_text);
+    if (f.size() < 13)
+        return std::nullopt;
+    uint64_t ticks = 0;
+    for (const std::string &field : {f[14 - 3], f[15 - 3]}) {
+        if (field.find_first_not_of("0123456789") != std::string::npos)
             return std::nullopt;
-        if (n == 14 || n == 15) {
-            if (field.empty() || field.find_first_not_of("0123456789") != std::string::npos)
-                return std::nullopt;
-            (n == 14 ? utime : stime) = std::stoull(field);
-        }
+        ticks += std::stoull(field);
     }
-    return utime + stime;
+    return ticks;
 }
 
 std::optional<uint64_t> process_cpu_ns(int pid)
@@ -108,19 +113,10 @@ uint64_t effective_capabilities(const std::string &status_text)
 
 std::optional<uint64_t> process_start_ticks(int pid)
 {
-    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos)
+    const std::vector<std::string> f = stat_fields(read_file("/proc/" + std::to_string(pid) + "/stat"));
+    if (f.size() < 20 || f[0] == "Z" || f[0] == "X")
         return std::nullopt;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string field;
-    for (int n = 3; n <= 22 && fields >> field; n++) {
-        if (n == 3 && (field == "Z" || field == "X"))
-            return std::nullopt;
-        if (n == 22)
-            return std::stoull(field);
-    }
-    return std::nullopt;
+    return std::stoull(f[22 - 3]);
 }
 
 }  // namespace jmt

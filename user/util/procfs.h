@@ -19,6 +19,12 @@ std::string read_target_memory(int pid, uint64_t addr, size_t len);
 // The whole file at path; empty when it cannot be read.
 std::string read_file(const std::string &path);
 
+// The fields of a /proc/PID/stat text after the command (comm, field 2), which may
+// hold spaces and parentheses: they count from its last ')', so that field n, as
+// proc(5) numbers them from 1, is at [n - 3] (the state at [0]). Empty when the
+// text has no ')'.
+std::vector<std::string> stat_fields(const std::string &stat_text);
+
 // utime + stime (clock ticks) of a /proc/PID/stat text: every thread of the
 // process, the dead ones included; nullopt when the text does not parse.
 std::optional<uint64_t> stat_cpu_ticks(const std::string &stat_text);
