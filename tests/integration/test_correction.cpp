@@ -55,6 +55,31 @@ double host_speed(const std::string &done_line)
     return speed;
 }
 
+// The JVM's own untraced time per a(), at the host's speed during the trace, ns.
+double untraced_a_ns(const std::string &done_line)
+{
+    return host_speed(done_line) * double(jmt_it::done_value(done_line, "a_ns"));
+}
+
+// What one probe event cost the JVM during the trace by its own timing of a():
+// (traced a() - untraced a()) / kEventsPerA, ns.
+double paid_per_event(const std::string &done_line, double untraced_a)
+{
+    return (double(jmt_it::done_value(done_line, "traced_a_ns")) - untraced_a) / kEventsPerA;
+}
+
+struct Bounds {
+    double lo = 0, hi = 0;  // ns per call
+};
+
+// A row's elapsed inclusive time per call at either end of its bounds.
+Bounds wall_bounds_per_call(const nlohmann::json &row)
+{
+    const double calls = row["calls"].get<double>();
+    return {row["bounds"]["wall_incl_ns"][0].get<double>() / calls,
+            row["bounds"]["wall_incl_ns"][1].get<double>() / calls};
+}
+
 // c_us: c()'s untraced time; 5 us makes a() about 67 us, its 16 events about a quarter of it
 // at 1 us per event (the A/B/C flow at U=1000 in docs/accuracy.md).
 // sorts_per_ten_a: FixedWork's cheap JDK calls beside a() (its SORTS_PER_TEN_A).
@@ -79,9 +104,7 @@ jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per_ten_a 
         // The JVM cannot pay less per event than the gaps' edge, one trap with no Java code:
         // when its untraced timing says so, that timing was taken in a slow spell of the host.
         const double edge = r.report["probe_cost"]["range"]["traced_event_ns"][0].get<double>();
-        const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) -
-                             host_speed(r.done_line) * double(jmt_it::done_value(r.done_line, "a_ns"))) /
-                            kEventsPerA;
+        const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
         const bool slow_reference = r.report["probe_cost"]["range"]["basis"] == "gaps" && paid < 0.97 * edge;
         if (slow_reference)
             std::printf("  the JVM paid %.0f ns per event by its own timing, under one trap (%.0f ns): its "
@@ -126,7 +149,7 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
         const double truth[] = {speed * double(jmt_it::done_value(r.done_line, "a_ns")),
                                 speed * double(jmt_it::done_value(r.done_line, "b_ns")),
                                 speed * double(jmt_it::done_value(r.done_line, "c_ns"))};
-        const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) - truth[0]) / kEventsPerA;
+        const double paid = paid_per_event(r.done_line, truth[0]);
         const double cost = r.report["probe_cost"]["traced_event_ns"].get<double>();
         const Method m[] = {per_call(r.report, "a"), per_call(r.report, "b"), per_call(r.report, "c")};
         const auto &pc = r.report["probe_cost"];
@@ -158,8 +181,7 @@ TEST_F(Correction, CorrectedTimesMatchUntracedTimesRawOnesDoNot)
                 // timing moves between batches), and are at most half the probe time taken out.
                 const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", names[i], "()V");
                 const double calls = row["calls"].get<double>();
-                const double lo = row["bounds"]["wall_incl_ns"][0].get<double>() / calls;
-                const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
+                const auto [lo, hi] = wall_bounds_per_call(row);
                 std::printf("  %s(): bounds %.0f to %.0f ns per call\n", names[i], lo, hi);
                 EXPECT_LE(lo, m[i].incl) << names[i];
                 EXPECT_GE(hi, m[i].incl) << names[i];
@@ -225,13 +247,10 @@ TEST_F(Correction, TrapsHalfOfABodyStillCorrectWithinTheRefillsWidth)
     const double c_us = std::max(0.3, 15 * edge / 0.6 / (a5 / 5));
     auto r = run_fixed_work(false, c_us);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
-    const double truth = host_speed(r.done_line) * double(jmt_it::done_value(r.done_line, "a_ns"));
-    const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) - truth) / kEventsPerA;
+    const double truth = untraced_a_ns(r.done_line);
+    const double paid = paid_per_event(r.done_line, truth);
     const Method a = per_call(r.report, "a");
-    const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
-    const double calls = row["calls"].get<double>();
-    const double lo = row["bounds"]["wall_incl_ns"][0].get<double>() / calls;
-    const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
+    const auto [lo, hi] = wall_bounds_per_call(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V"));
     std::printf("  c() %.2f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); traps %.2fx its body; "
                 "the JVM paid %.0f ns per event, the gaps' edge %.0f, taken out %s\n",
                 c_us, truth, a.incl, lo, hi, a.incl / truth, a.events * paid / truth, paid,
@@ -244,22 +263,21 @@ TEST_F(Correction, TrapsHalfOfABodyStillCorrectWithinTheRefillsWidth)
 }
 
 // The JVM's CPU time per event bounds its average event only. Beside a sort's cheap JDK calls
-// (about 1,400 events each with almost no code between them, 30 times a()'s CPU time) that
-// average comes near the gaps' edge, while a()'s events, in code that refills more after each
-// trap, cost the JVM more (1.18 to 1.43x the edge, against the JVM's 1.01 to 1.08x). The top is
-// then the trap plus its most refill, and a()'s bounds still hold its untraced time.
+// (ten sorts per a(), each about 1,400 events with almost no code between them: some 300 times
+// a()'s CPU time) that average comes near the gaps' edge, while a()'s events, in code that
+// refills more after each trap, cost the JVM more (1.20 to 1.48 us, against an average of 0.99 to
+// 1.16 us and an edge of 1.01 to 1.09 us). The top is then the trap plus its most refill, and
+// a()'s bounds still hold its untraced time (with the average as the top: [1.10x, 1.12x]).
 TEST_F(Correction, BoundsHoldWhenCheapEventsMakeMostOfTheTrace)
 {
     auto r = run_fixed_work(false, 2, 100);
     ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
-    const double truth = host_speed(r.done_line) * double(jmt_it::done_value(r.done_line, "a_ns"));
-    const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) - truth) / kEventsPerA;
+    const double truth = untraced_a_ns(r.done_line);
+    const double paid = paid_per_event(r.done_line, truth);
     const Method a = per_call(r.report, "a");
     const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
     EXPECT_EQ(row["calls"], 300);
-    const double calls = row["calls"].get<double>();
-    const double lo = row["bounds"]["wall_incl_ns"][0].get<double>() / calls;
-    const double hi = row["bounds"]["wall_incl_ns"][1].get<double>() / calls;
+    const auto [lo, hi] = wall_bounds_per_call(row);
     const auto &range = r.report["probe_cost"]["range"];
     const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
     const double average = range["jvm_cpu_ns_per_event"].get<double>();
@@ -309,9 +327,7 @@ TEST_F(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
     EXPECT_GE(jvm_cpu, 0.8 * traced_loop - unread) << "the traced loop ran on a CPU";
     EXPECT_LE(jvm_cpu, 2.0 * r.report.at("duration_ns").get<double>()) << "two CPUs at most";
     // Trap time: every event at what the JVM paid for one, within the calibration's 40%.
-    const double paid = (double(jmt_it::done_value(r.done_line, "traced_a_ns")) -
-                         host_speed(r.done_line) * double(jmt_it::done_value(r.done_line, "a_ns"))) /
-                        kEventsPerA;
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
     const double trap = o.at("trap_ns").get<double>();
     EXPECT_NEAR(trap, o.at("events").get<double>() * paid, 0.40 * o.at("events").get<double>() * paid);
     EXPECT_DOUBLE_EQ(o.at("share").get<double>(), trap / jvm_cpu);
