@@ -70,7 +70,8 @@ cpu_per() {
   done | median
 }
 
-# traced WORKLOAD PID OUT K ARGS...: switched on under background load, then K requests alone.
+# traced WORKLOAD PID OUT K ARGS...: switched on under background load, then K requests alone,
+# then background load again until jmethodtime has ended.
 traced() {
   local w=$1 pid=$2 out=$3 k=$4
   shift 4
@@ -81,7 +82,10 @@ traced() {
   kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=""
   "${w}_load" 200
   "${w}_load" "$k"
+  # Load on through the trace's end: a JVM without I/O is measured in windows after it.
+  "${w}_bg"
   kill -INT "$jp"; wait "$jp"; jp=""
+  kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=""
 }
 
 # report NAME OUT CLASS METHOD KEY TRUTH_NS: one line of the table.

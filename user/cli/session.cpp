@@ -11,6 +11,7 @@
 #include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "cost/evidence.h"
+#include "cost/probe_windows.h"
 #include "loader/privileges.h"
 #include "model/merge.h"
 #include "report/report.h"
@@ -45,22 +46,6 @@ std::string env(const char *name)
 {
     const char *v = getenv(name);
     return v ? v : "";
-}
-
-OutputSpec output_spec(const Options &o)
-{
-    OutputSpec s;
-    s.kind = o.folded ? OutputKind::Folded
-             : o.tree ? OutputKind::Tree
-             : o.json ? OutputKind::Json
-             : o.csv  ? OutputKind::Csv
-                      : OutputKind::Table;
-    s.top = o.top;
-    s.sort = o.sort;
-    s.offcpu = o.offcpu;
-    s.metric = o.metric;
-    s.min_percent = o.min_percent;
-    return s;
 }
 
 }  // namespace
@@ -402,7 +387,22 @@ int TraceSession::finish(EndReason reason)
     CallTree tree = tracer_->call_tree();
     if (targets_.size() > 1)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed
-    tracer_.reset();                  // detach before formatting: the JVM runs untraced from here
+    // The window's totals and work are read before the windows after it.
+    Profile profile = window_profile(snap, end_ns, end_cpu);
+    const bool at_work = reason == EndReason::Signal || reason == EndReason::Duration;
+    const ProbeWindowsPlan plan =
+        plan_probe_windows(profile, {options_.raw, interval_ns_ != 0, at_work, tracer_->can_switch_method_probes()});
+    profile.probe_windows.why = plan.why;
+    if (plan.run) {
+        progress_->clear();
+        std::cerr << "Measuring what one probe event costs pid " << targets_.front().pid << " in its own code: "
+                  << "windows with one probe detached, about " << std::lround(kProbeWindowsSeconds)
+                  << " s (Ctrl-C to skip)" << std::endl;
+        profile.probe_windows = measure_probe_windows(*tracer_, targets_.front().pid, [this](uint64_t deadline) {
+            return wait_until(stop_, watching_all(), deadline).wake == Wake::Deadline;
+        });
+    }
+    tracer_.reset();  // detach before formatting: the JVM runs untraced from here
     // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.
     switched_.switch_off(
         std::cerr, [this](uint64_t deadline) { return wait_until(stop_, {}, deadline).wake == Wake::Deadline; },
@@ -413,7 +413,7 @@ int TraceSession::finish(EndReason reason)
         exit_code = child_->wait();
     say_how_it_ended(reason, exit_code);
 
-    const Profile written = report(window_profile(snap, end_ns, end_cpu), std::move(tree), true);
+    const Profile written = report(std::move(profile), std::move(tree), true);
     // The header's facts on stderr when the report went to a file or a pipe.
     if (summary_wanted(sink_->enabled(), isatty(STDOUT_FILENO)))
         for (const std::string &line : summary_lines(written))

@@ -27,4 +27,20 @@ void ReportSink::flush()
                     errno);
 }
 
+OutputSpec output_spec(const Options &o)
+{
+    OutputSpec s;
+    s.kind = o.folded ? OutputKind::Folded
+             : o.tree ? OutputKind::Tree
+             : o.json ? OutputKind::Json
+             : o.csv  ? OutputKind::Csv
+                      : OutputKind::Table;
+    s.top = o.top;
+    s.sort = o.sort;
+    s.offcpu = o.offcpu;
+    s.metric = o.metric;
+    s.min_percent = o.min_percent;
+    return s;
+}
+
 }  // namespace jmt

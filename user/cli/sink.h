@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/options.h"
+#include "report/dispatch.h"
 
 namespace jmt {
 
@@ -26,6 +27,9 @@ private:
     std::string path_;
     std::unique_ptr<std::ofstream> file_;
 };
+
+// The report the options ask for: its kind, rows and columns.
+OutputSpec output_spec(const Options &o);
 
 // Files written besides the report: --pprof and --flamegraph.
 struct PathFiles {

@@ -65,10 +65,18 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     e.events = p.overhead.events;
     e.traced_events = p.overhead.traced_events;
     e.paid_ns_per_event = paid_per_event(p.untraced_work, p.traced_work, e.events, e.paid_why);
+    const ProbeWindowsCost &windows = p.probe_windows;
+    if (e.paid_ns_per_event == 0 && windows.per_event_ns > 0) {
+        e.paid_ns_per_event = windows.per_event_ns;
+        e.paid_by_windows = true;
+        e.paid_why.clear();
+    } else if (e.paid_ns_per_event == 0 && !windows.why.empty()) {
+        e.paid_why += "; " + windows.why;
+    }
     for (const MethodRow &row : p.methods)
         if (row.stats.cpu_incl_ns > e.widest.cpu_incl_ns)
             e.widest = row.stats;
-    if (e.paid_ns_per_event > 0)
+    if (e.paid_ns_per_event > 0 && !e.paid_by_windows)  // the untraced CPU per I/O call is known
         e.untraced_cpu_ns =
             static_cast<uint64_t>(cpu_per_io_call(p.untraced_work) * static_cast<double>(p.traced_work.io_calls));
     return e;

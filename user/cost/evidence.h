@@ -36,6 +36,9 @@ struct TrapEvidence {
     // likely cost). 0: not measured, paid_why says why.
     uint64_t paid_ns_per_event = 0;
     std::string paid_why;
+    // Without I/O to measure it by: what one event cost the JVM in the windows
+    // after the trace with one probe detached (cost/probe_windows.h), when measured.
+    bool paid_by_windows = false;
     uint64_t events = 0, traced_events = 0;  // the window's probe events, and of them the traced methods'
     // The row with the most on-CPU time (raw): its calls and events, and the
     // untraced CPU time of the JVM's I/O threads for the window's I/O calls

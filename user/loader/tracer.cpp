@@ -1,5 +1,6 @@
 #include "loader/tracer.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <algorithm>
@@ -40,6 +41,12 @@ Tracer::Tracer(const TracerConfig &config)
     bool unload_warned = false;
     for (const TracedLibjvm &lib : where) {
         for (int pid : lib.whole ? std::vector<int>{-1} : lib.pids) {
+            if (where.size() == 1 && lib.pids.size() == 1 && !lib.whole) {
+                window_pid_ = pid;
+                window_libjvm_ = lib.path;
+                return_link_ = links_.size();  // attach_entry_return's order: the return, then the entry
+                entry_link_ = links_.size() + 1;
+            }
             for (LinkPtr &link :
                  attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, lib.path, "hotspot"))
                 links_.push_back(std::move(link));
@@ -76,6 +83,32 @@ Tracer::Tracer(const TracerConfig &config)
 }
 
 Tracer::~Tracer() = default;
+
+void Tracer::set_method_probes(bool entry, bool ret)
+{
+    if (!can_switch_method_probes())
+        throw Error("the method probes are shared by several JVMs: they cannot be detached one at a time", 0);
+    if (ret && !links_[return_link_])
+        links_[return_link_] =
+            attach_usdt(return_program(skel_.get()), window_pid_, window_libjvm_, "hotspot", "method__return");
+    if (entry && !links_[entry_link_])
+        links_[entry_link_] =
+            attach_usdt(skel_->progs.handle_entry, window_pid_, window_libjvm_, "hotspot", "method__entry");
+    if (!entry)
+        links_[entry_link_].reset();
+    if (!ret)
+        links_[return_link_].reset();
+}
+
+std::pair<uint64_t, uint64_t> Tracer::method_program_ns() const
+{
+    auto run_ns = [](const bpf_program *prog) -> uint64_t {
+        bpf_prog_info info = {};
+        __u32 len = sizeof(info);
+        return bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ? 0 : info.run_time_ns;
+    };
+    return {run_ns(skel_->progs.handle_entry), run_ns(return_program(skel_.get()))};
+}
 
 Snapshot Tracer::snapshot() const
 {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loader/programs.h"
@@ -44,6 +45,18 @@ public:
     // Totals per call path since attach (call_paths on), parents before children.
     CallTree call_tree() const { return reader_->call_tree(); }
 
+    // Whether the method probes can be detached one at a time: one JVM, its
+    // own attachment (cost/probe_windows.h's windows after a trace).
+    bool can_switch_method_probes() const { return window_pid_ > 0; }
+    // The one JVM's method__entry and method__return probes attached or not
+    // (each attached again in the order a trace attaches them); throws
+    // jmt::Error when one cannot be attached again. The programs' frames no
+    // longer match the JVM's once a probe was off: read no totals after.
+    void set_method_probes(bool entry, bool ret);
+    // The entry and return programs' run time so far (ns), with the kernel's
+    // run-time statistics on (0 without).
+    std::pair<uint64_t, uint64_t> method_program_ns() const;
+
 private:
     SkeletonPtr skel_;
     // Declared after skel_ and before links_: the links go first, then the
@@ -51,6 +64,10 @@ private:
     std::unique_ptr<TotalsChunks> method_totals_, path_totals_, row_totals_;
     std::unique_ptr<TotalsGrower> grower_;
     std::vector<LinkPtr> links_;
+    // One JVM attached by pid: its libjvm, and where links_ holds its method probes.
+    int window_pid_ = 0;
+    std::string window_libjvm_;
+    size_t return_link_ = 0, entry_link_ = 0;
     std::unique_ptr<VthreadHooks> vthread_hooks_;  // JDK 21+ with hooks found
     std::unique_ptr<SnapshotReader> reader_;
 };

@@ -118,6 +118,7 @@ enum class CostSource {
     Calibrated,  // the calibration: too few gaps to measure a trap in the JVM
     Gaps,        // the gaps' edge plus the refill after a trap (cost/cost_range.h)
     Paid,        // what the JVM paid per event: its CPU per I/O call traced against untraced
+    Windows,     // what the JVM paid per event: windows after the trace with one probe detached
     Leaves,      // older reports: measured on the trace's cheapest one-event leaf
     Bounded,     // older reports: lowered until a row's exclusive time held its events
 };
@@ -150,6 +151,18 @@ struct JvmWork {
     uint64_t duration_ns = 0;  // the window's wall time; 0: not read
 };
 
+// What one probe event cost the JVM in its own code, measured after the trace
+// in windows with both method probes, the return probe alone and the entry
+// probe alone attached (cost/probe_windows.h): trap, refill wherever it
+// landed, and programs. per_event_ns 0: not measured (why, when tried).
+struct ProbeWindowsCost {
+    uint64_t entry_ns = 0, return_ns = 0;
+    uint64_t per_event_ns = 0;  // their average over the both-probe windows' events
+    uint64_t windows = 0;       // windows measured, of the three kinds
+    uint64_t duration_ns = 0;   // the measurement's wall time
+    std::string why;
+};
+
 // ns of CPU time per I/O call over the window (0 without I/O calls).
 double cpu_per_io_call(const JvmWork &work);
 
@@ -166,7 +179,7 @@ struct CostRange {
     // 0: not measured (paid_why says why).
     uint64_t paid_ns_per_event = 0;
     std::string paid_why;
-    CostSource likely_from = CostSource::Calibrated;  // Paid, Gaps or Calibrated
+    CostSource likely_from = CostSource::Calibrated;  // Paid, Windows, Gaps or Calibrated
     bool paid_capped = false;  // lowered so that the widest row keeps a share of the untraced CPU (cost/evidence.h)
 };
 
@@ -213,6 +226,7 @@ struct Profile {
     GapSummary gaps;                                  // its summary
     JvmWork untraced_work;                            // the JVM's work before its probes went on (duration 0: none)
     JvmWork traced_work;                              // its work over this window
+    ProbeWindowsCost probe_windows;                   // the final report's: after the trace, one probe detached
     CostRange cost_range;                             // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;                           // methods' times have the probe cost taken out
     std::string jdk_version;                          // the target JDK's JAVA_VERSION; empty when unknown

@@ -53,12 +53,19 @@ json work_json(const JvmWork &w)
     return {{"cpu_ns", w.cpu_ns}, {"io_calls", w.io_calls}, {"duration_ns", w.duration_ns}};
 }
 
+json probe_windows_json(const ProbeWindowsCost &w)
+{
+    return {{"entry_ns", w.entry_ns}, {"return_ns", w.return_ns},     {"per_event_ns", w.per_event_ns},
+            {"windows", w.windows},   {"duration_ns", w.duration_ns}, {"not_measured", w.why}};
+}
+
 const char *cost_source_name(CostSource source)
 {
     switch (source) {
     case CostSource::Calibrated: return "calibrated";
     case CostSource::Gaps: return "gaps";
     case CostSource::Paid: return "paid";
+    case CostSource::Windows: return "windows";
     case CostSource::Leaves: return "leaves";
     case CostSource::Bounded: return "bounded";
     }
@@ -163,6 +170,7 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
             {"paid_not_measured", r.paid_why},
             {"paid_capped_by_widest_row", r.paid_capped}}},
           {"work", {{"untraced", work_json(profile.untraced_work)}, {"traced", work_json(profile.traced_work)}}},
+          {"windows", probe_windows_json(profile.probe_windows)},
           {"gaps",
            {{"samples", profile.gaps.samples},
             {"edge_ns", profile.gaps.edge_ns},

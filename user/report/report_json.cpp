@@ -101,6 +101,8 @@ CostSource cost_source_of(const std::string &name)
         return CostSource::Gaps;
     if (name == "paid")
         return CostSource::Paid;
+    if (name == "windows")
+        return CostSource::Windows;
     if (name == "leaves")
         return CostSource::Leaves;
     if (name == "bounded")

@@ -248,6 +248,14 @@ void write_likely_source(std::ostream &out, const Profile &profile)
                    "also holds code the switch left slower)";
         return;
     }
+    if (profile.cost_source == CostSource::Windows) {
+        const ProbeWindowsCost &w = profile.probe_windows;
+        out << "what the JVM paid per event (" << format_duration(r.paid_ns_per_event)
+            << " on average: " << format_duration(w.entry_ns) << " per entry, " << format_duration(w.return_ns)
+            << " per return), measured in its own code after the trace: " << w.windows << " windows in "
+            << format_duration(w.duration_ns) << " with both probes, or one of them detached";
+        return;
+    }
     if (profile.cost_source == CostSource::Gaps)
         out << "the gaps' edge plus " << static_cast<int>(kRefillShare * 100 + 0.5) << "% (at most "
             << format_duration(kRefillMaxNs) << ") for the refill after each trap";

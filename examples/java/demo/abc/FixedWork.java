@@ -18,7 +18,10 @@ import demo.util.Harness;
  * With SORTS_PER_TEN_A, the traced run also sorts a 48-element Integer[] (about 1,400 calls of the
  * JDK's, each with almost no code between its probe events) that many times per ten a(), untimed:
  * events cheaper than a()'s then make most of the trace's events.
- * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A]
+ * With LINGER ("linger"), after DONE it waits for a line, then calls a() until the next line or
+ * the end of stdin: work for a tracer to measure after its report (jmethodtime's windows after a
+ * trace), none of it before the line.
+ * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A [LINGER]]
  */
 public final class FixedWork {
     static int unit = 100;  // loop iterations per unit of work
@@ -81,6 +84,20 @@ public final class FixedWork {
         return new double[] {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
     }
 
+    // Warms a(), b() and c() up (JIT) and scales the unit so that one c() takes cTargetNs.
+    static void warmAndScale(double cTargetNs) {
+        for (int round = 0; round < 3; round++) {
+            perCall(0, 3000);
+            Harness.referenceNs();
+            double[] c = new double[5];
+            for (int i = 0; i < c.length; i++) {
+                c[i] = perCall(2, 2000);
+            }
+            unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(c)));
+        }
+        perCall(0, 3000);
+    }
+
     static int sortsPerTenA = 0;
     static final Integer[] unsorted = new Integer[48];
     static final Integer[] sorting = new Integer[48];
@@ -127,16 +144,7 @@ public final class FixedWork {
         if (sortsPerTenA > 0) {
             sortBeside(3000);  // compiled before the trace
         }
-        for (int round = 0; round < 3; round++) {  // warm up (JIT) and scale the unit
-            perCall(0, 3000);
-            Harness.referenceNs();
-            double[] c = new double[5];
-            for (int i = 0; i < c.length; i++) {
-                c[i] = perCall(2, 2000);
-            }
-            unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(c)));
-        }
-        perCall(0, 3000);
+        warmAndScale(cTargetNs);
         double[] untraced = untracedPerCall(15);
         double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2], refNs = untraced[3];
         Harness.awaitGo();
@@ -158,5 +166,34 @@ public final class FixedWork {
                 .append(" ref_ns=").append(Math.round(refNs)).append(" traced_ref_ns=").append(Math.round(tracedRefNs))
                 .append(" unit=").append(unit)
                 .append(" sink=").append(sink & 1).toString());
+        if (args.length > 3 && args[3].equals("linger")) {
+            linger();
+        }
+    }
+
+    static volatile boolean lingering;
+
+    static void linger() throws Exception {
+        if (Harness.nextLine() == null) {
+            return;
+        }
+        lingering = true;
+        // An anonymous class, not a lambda: linking a lambda makes thousands of JDK calls.
+        Thread until = new Thread() {
+            @Override
+            public void run() {
+                try {
+                    Harness.nextLine();
+                } catch (java.io.IOException e) {
+                    // the end of stdin ends it alike
+                }
+                lingering = false;
+            }
+        };
+        until.setDaemon(true);
+        until.start();
+        while (lingering) {
+            a();
+        }
     }
 }
