@@ -406,7 +406,7 @@ int TraceSession::finish(EndReason reason)
     // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.
     switched_.switch_off(
         std::cerr, [this](uint64_t deadline) { return wait_until(stop_, {}, deadline).wake == Wake::Deadline; },
-        options_.settle_s, base_.probes);
+        options_.settle_s, profile.probes);
     progress_->clear();
     int exit_code = 0;
     if (launch_ && reason == EndReason::TargetExited)
