@@ -83,10 +83,6 @@ bool solve3(const PerCall (&k)[3], double (&out)[3])
 
 uint64_t rounded(double ns) { return ns > 0 ? static_cast<uint64_t>(ns + 0.5) : 0; }
 
-}  // namespace
-
-namespace {
-
 // One cycle's (or all windows') e and r, programs included; per_event_ns 0 with why when they do not tell.
 ProbeWindowsCost solve_windows(const std::vector<ProbeWindow> &windows)
 {
@@ -124,6 +120,38 @@ uint64_t median(std::vector<uint64_t> v)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + 1) / 2;
 }
 
+// The counts so far, as a ProbeWindow from the programs' load (kind and times unset).
+bool read_now(const Tracer &tracer, int pid, ProbeWindow &out)
+{
+    const auto work = read_jvm_work(pid, 0);
+    if (!work)
+        return false;
+    out = {};
+    for (const auto &thread : work->threads)
+        out.cpu_ns += thread.second.cpu_ns;
+    const TraceProgress p = tracer.progress();
+    out.entries = p.diag.entries;
+    out.returns = p.diag.returns;
+    out.traced_calls = p.diag.traced_calls;
+    std::tie(out.entry_prog_ns, out.return_prog_ns) = tracer.method_program_ns();
+    return true;
+}
+
+// The window of kind between two readings, from start_ns to end_ns.
+ProbeWindow between(ProbeWindowKind kind, const ProbeWindow &r0, const ProbeWindow &r1, uint64_t start_ns,
+                    uint64_t end_ns)
+{
+    return {kind,
+            r1.cpu_ns - r0.cpu_ns,
+            r1.entries - r0.entries,
+            r1.returns - r0.returns,
+            r1.traced_calls - r0.traced_calls,
+            r1.entry_prog_ns - r0.entry_prog_ns,
+            r1.return_prog_ns - r0.return_prog_ns,
+            start_ns,
+            end_ns};
+}
+
 }  // namespace
 
 ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows)
@@ -154,30 +182,6 @@ ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows)
     return c;
 }
 
-namespace {
-
-struct Reading {
-    uint64_t cpu_ns = 0, entries = 0, returns = 0, traced_calls = 0, entry_prog_ns = 0, return_prog_ns = 0;
-};
-
-bool read_now(const Tracer &tracer, int pid, Reading &out)
-{
-    const auto work = read_jvm_work(pid, 0);
-    if (!work)
-        return false;
-    out = {};
-    for (const auto &thread : work->threads)
-        out.cpu_ns += thread.second.cpu_ns;
-    const TraceProgress p = tracer.progress();
-    out.entries = p.diag.entries;
-    out.returns = p.diag.returns;
-    out.traced_calls = p.diag.traced_calls;
-    std::tie(out.entry_prog_ns, out.return_prog_ns) = tracer.method_program_ns();
-    return true;
-}
-
-}  // namespace
-
 std::vector<ProbeWindow> run_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait, int cycles,
                                            uint64_t window_ns)
 {
@@ -191,14 +195,12 @@ std::vector<ProbeWindow> run_probe_windows(Tracer &tracer, int pid, const ProbeW
         for (int i = 0; i < 4 * cycles && whole; i++) {
             const ProbeWindowKind kind = cycle[i % 4];
             tracer.set_method_probes(kind != ProbeWindowKind::ReturnOnly, kind != ProbeWindowKind::EntryOnly);
-            Reading r0, r1;
+            ProbeWindow r0, r1;
             uint64_t t0 = 0;
             whole = wait(monotonic_ns() + kProbeWindowSettleNs) && read_now(tracer, pid, r0) &&
                     wait((t0 = monotonic_ns()) + window_ns) && read_now(tracer, pid, r1);
             if (whole)
-                windows.push_back({kind, r1.cpu_ns - r0.cpu_ns, r1.entries - r0.entries, r1.returns - r0.returns,
-                                   r1.traced_calls - r0.traced_calls, r1.entry_prog_ns - r0.entry_prog_ns,
-                                   r1.return_prog_ns - r0.return_prog_ns, t0, monotonic_ns()});
+                windows.push_back(between(kind, r0, r1, t0, monotonic_ns()));
             if (whole && i == 0 && windows[0].traced_calls < kMinProbeWindowCalls)
                 break;  // the JVM went quiet with the trace's end: nothing to measure
         }

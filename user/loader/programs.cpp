@@ -270,6 +270,15 @@ bpf_program *return_program(jmethodtime_bpf *skel)
     return bpf_program__autoload(skel->progs.handle_return_t) ? skel->progs.handle_return_t : skel->progs.handle_return;
 }
 
+std::pair<uint64_t, uint64_t> program_run_stats(const bpf_program *prog)
+{
+    bpf_prog_info info = {};
+    __u32 len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+        return {0, 0};
+    return {info.run_time_ns, info.run_cnt};
+}
+
 LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe)
 {
     bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);

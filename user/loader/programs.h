@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jmethodtime.h"
@@ -116,6 +117,10 @@ SkeletonPtr load_programs(const ProgramConfig &config);
 // handle_return_t with per_thread (the same body plus per-thread rows, so the
 // program without them is exactly the one without the option).
 bpf_program *return_program(jmethodtime_bpf *skel);
+
+// A loaded program's run time (ns) and run count so far, counted while the
+// kernel's run-time statistics are on (bpf_enable_stats); zeros without them.
+std::pair<uint64_t, uint64_t> program_run_stats(const bpf_program *prog);
 
 // Attaches prog to provider:probe of binary for pid; throws jmt::Error.
 LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe);

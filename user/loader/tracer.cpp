@@ -1,6 +1,5 @@
 #include "loader/tracer.h"
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <algorithm>
@@ -102,12 +101,7 @@ void Tracer::set_method_probes(bool entry, bool ret)
 
 std::pair<uint64_t, uint64_t> Tracer::method_program_ns() const
 {
-    auto run_ns = [](const bpf_program *prog) -> uint64_t {
-        bpf_prog_info info = {};
-        __u32 len = sizeof(info);
-        return bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ? 0 : info.run_time_ns;
-    };
-    return {run_ns(skel_->progs.handle_entry), run_ns(return_program(skel_.get()))};
+    return {program_run_stats(skel_->progs.handle_entry).first, program_run_stats(return_program(skel_.get())).first};
 }
 
 Snapshot Tracer::snapshot() const

@@ -40,16 +40,6 @@ double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-// Run time (ns) and run count of a loaded program; zeros without statistics.
-std::pair<uint64_t, uint64_t> run_stats(bpf_program *prog)
-{
-    bpf_prog_info info = {};
-    __u32 len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-        return {0, 0};
-    return {info.run_time_ns, info.run_cnt};
-}
-
 struct Mode {
     const char *name;
     bpf_program *entry, *ret;  // null for the bare probe site
@@ -172,9 +162,9 @@ void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
             if (!m.entry)
                 continue;
             const std::vector<jmt::LinkPtr> links = attach_mode(m, pid);
-            const auto e0 = run_stats(m.entry), r0 = run_stats(m.ret);
+            const auto e0 = jmt::program_run_stats(m.entry), r0 = jmt::program_run_stats(m.ret);
             jmt::self_probe::pair_ns(m.traced_class, 10, m.nested);
-            const auto e1 = run_stats(m.entry), r1 = run_stats(m.ret);
+            const auto e1 = jmt::program_run_stats(m.entry), r1 = jmt::program_run_stats(m.ret);
             entry_ns[m.name].push_back(per_run(e0, e1));
             return_ns[m.name].push_back(per_run(r0, r1));
         }
