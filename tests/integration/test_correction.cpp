@@ -9,6 +9,7 @@
 //   events measures its untraced time plus k x paid);
 // - calibration: the sampler's cost is close to what the JVM paid.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include <csignal>
@@ -335,10 +336,15 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
             ADD_FAILURE() << "not JSON (" << e.what() << "): " << out << "\n" << r.jmt_stderr;
             return r;
         }
-        // As in run_fixed_work: a slow batch, or an untraced timing that puts less than one trap on an event.
+        // As in run_fixed_work: a slow batch, or an untraced timing that puts less than one trap on an event;
+        // and a host in another phase in the trace than in the windows (their gaps' edges over 10% apart: the
+        // JVM's timing of the traced run, the reference, then holds another cost per event than the windows).
         const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
+        const double windows_edge = r.report["probe_cost"]["windows"]["gaps_edge_ns"].get<double>();
         const bool slow_reference = paid_per_event(r.done_line, untraced_a_ns(r.done_line)) < 0.97 * edge;
-        if (jmt_it::done_value(r.done_line, "slowest_batch_pct") <= kMaxSlowestBatchPct && !slow_reference)
+        const bool phase_changed = windows_edge > 0 && std::fabs(edge - windows_edge) > 0.1 * windows_edge;
+        if (jmt_it::done_value(r.done_line, "slowest_batch_pct") <= kMaxSlowestBatchPct && !slow_reference &&
+            !phase_changed)
             break;
         std::printf("  NOTE: the host disturbed this run; running it again\n");
     }
@@ -349,9 +355,13 @@ class ProbeWindows : public jmt_it::BpfTest {};
 
 // The A/B/C flow at U=1000 (c() 5 us) and U=400 (c() 2 us), its 16 events about a quarter and
 // a half of a()'s time: with the windows' cost taken out, the corrected a() is within 7% and 10%
-// of the JVM's untraced timing (the aim at U=1000 is 5%: 0.96x to 1.07x in eight runs, 0.92x to
-// 1.05x at U=400 in seven). The windows, after the trace in the same JVM, read 0.72x to 1.15x of
-// what the JVM paid per event by its own timing of the traced run (median 1.07x).
+// of the JVM's untraced timing. The aim at U=1000 is 5%: each kind's least disturbed windows
+// gave 0.95x to 1.05x in 15 runs (within 5% in 14), 0.93x to 1.09x at U=400 (the median of
+// cycles before them: 0.96x to 1.07x and 0.92x to 1.05x in 8 and 7). The windows, after the trace
+// in the same JVM, read 0.78x to 1.25x of what the JVM paid per event by its own timing of the
+// traced run. A run whose trace and windows saw the host in different phases is run again
+// (run_lingering): one in 16 had a trace edge of 992 ns against the windows' 784 ns, and windows
+// disturbed throughout.
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
@@ -366,11 +376,13 @@ TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
         const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
         const Method a = per_call(r.report, "a");
         const auto [lo, hi] = wall_bounds_per_call(row);
-        std::printf("  c() %.0f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid %.0f ns "
-                    "per event, the windows %s ns (%s per entry, %s per return, %s windows), the gaps' edge %s\n",
-                    c_us, truth, a.incl, lo, hi, a.incl / truth, paid, w["per_event_ns"].dump().c_str(),
-                    w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
-                    pc["gaps"]["edge_ns"].dump().c_str());
+        std::printf(
+            "  c() %.0f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid %.0f ns "
+            "per event, the windows %s ns (%s per entry, %s per return, %s windows), the gaps' edge %s (%s in the "
+            "windows)\n",
+            c_us, truth, a.incl, lo, hi, a.incl / truth, paid, w["per_event_ns"].dump().c_str(),
+            w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
+            pc["gaps"]["edge_ns"].dump().c_str(), w["gaps_edge_ns"].dump().c_str());
         EXPECT_EQ(pc["source"], "windows") << w.dump();
         EXPECT_EQ(row["calls"], iterations) << "calls after the report's totals were read";
         EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);

@@ -398,9 +398,10 @@ int TraceSession::finish(EndReason reason)
         std::cerr << "Measuring what one probe event costs pid " << targets_.front().pid << " in its own code: "
                   << "windows with one probe detached, about " << std::lround(kProbeWindowsSeconds)
                   << " s (Ctrl-C to skip)" << std::endl;
-        profile.probe_windows = measure_probe_windows(*tracer_, targets_.front().pid, [this](uint64_t deadline) {
-            return wait_until(stop_, watching_all(), deadline).wake == Wake::Deadline;
-        });
+        profile.probe_windows = measure_probe_windows(
+            *tracer_, targets_.front().pid,
+            [this](uint64_t deadline) { return wait_until(stop_, watching_all(), deadline).wake == Wake::Deadline; },
+            profile.gap_hist);
     }
     tracer_.reset();  // detach before formatting: the JVM runs untraced from here
     // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.

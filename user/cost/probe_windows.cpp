@@ -8,47 +8,52 @@
 #include <string>
 #include <tuple>
 
+#include "cost/cost_range.h"
 #include "cost/evidence.h"
+#include "gaps.h"
 #include "jvm/jvm_work.h"
 #include "loader/tracer.h"
 #include "util/error.h"
 #include "util/lifecycle.h"
+#include "util/unique_fd.h"
 
 namespace jmt {
 
 namespace {
 
-// One kind of window, its windows summed, per traced call: CPU time less the
-// programs' run time (y, ns), entry and return events, and the programs' run
-// time per event (ns).
+// One window per traced call: CPU time less the programs' run time (y, ns),
+// and its entry and return events.
 struct PerCall {
-    double y = 0, entries = 0, returns = 0, entry_prog = 0, return_prog = 0, calls = 0;
+    double y = 0, entries = 0, returns = 0;
 };
 
-PerCall per_call(const std::vector<ProbeWindow> &windows, ProbeWindowKind kind, double returns_per_call)
+// w's calls: its traced frames, or its returns over returns_per_call with the
+// return probe alone (its returns meet frames out of step); 0 when too few.
+double calls_of(const ProbeWindow &w, double returns_per_call)
 {
-    double cpu = 0, calls = 0, entries = 0, returns = 0, entry_prog = 0, return_prog = 0;
-    for (const ProbeWindow &w : windows)
-        if (w.kind == kind) {
-            cpu += static_cast<double>(w.cpu_ns);
-            calls += static_cast<double>(w.traced_calls);
-            entries += static_cast<double>(w.entries);
-            returns += static_cast<double>(w.returns);
-            entry_prog += static_cast<double>(w.entry_prog_ns);
-            return_prog += static_cast<double>(w.return_prog_ns);
-        }
-    if (kind == ProbeWindowKind::ReturnOnly)
-        calls = returns_per_call > 0 ? returns / returns_per_call : 0;
-    PerCall k;
-    k.calls = calls;
-    if (calls <= 0)
-        return k;
-    k.y = (cpu - entry_prog - return_prog) / calls;
-    k.entries = entries / calls;
-    k.returns = returns / calls;
-    k.entry_prog = entries > 0 ? entry_prog / entries : 0;
-    k.return_prog = returns > 0 ? return_prog / returns : 0;
-    return k;
+    const double calls = w.kind != ProbeWindowKind::ReturnOnly ? static_cast<double>(w.traced_calls)
+                         : returns_per_call > 0                ? static_cast<double>(w.returns) / returns_per_call
+                                                               : 0;
+    return calls >= static_cast<double>(kMinProbeWindowCalls) ? calls : 0;
+}
+
+// The least disturbed of kind's windows with the programs timed, per traced
+// call: the one of least y (another tenant, a GC or a slow phase of the host
+// only adds CPU time to a window, whose events stay the same); y 0 when none
+// held enough traced calls.
+PerCall least_disturbed(const std::vector<ProbeWindow> &windows, ProbeWindowKind kind, double returns_per_call)
+{
+    PerCall least;
+    for (const ProbeWindow &w : windows) {
+        const double calls = w.kind == kind && w.programs_timed ? calls_of(w, returns_per_call) : 0;
+        if (calls <= 0)
+            continue;
+        const double y =
+            (static_cast<double>(w.cpu_ns) - static_cast<double>(w.entry_prog_ns + w.return_prog_ns)) / calls;
+        if (least.y <= 0 || y < least.y)
+            least = {y, static_cast<double>(w.entries) / calls, static_cast<double>(w.returns) / calls};
+    }
+    return least;
 }
 
 double det3(const double m[3][3])
@@ -83,41 +88,24 @@ bool solve3(const PerCall (&k)[3], double (&out)[3])
 
 uint64_t rounded(double ns) { return ns > 0 ? static_cast<uint64_t>(ns + 0.5) : 0; }
 
-// One cycle's (or all windows') e and r, programs included; per_event_ns 0 with why when they do not tell.
-ProbeWindowsCost solve_windows(const std::vector<ProbeWindow> &windows)
+// The both-probe windows' gaps' edge into c (their programs untimed, as in
+// the trace), and the trace's when both are known; trace less windows (ns)
+// then, else 0.
+double to_trace(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns, ProbeWindowsCost &c)
 {
-    ProbeWindowsCost c;
-    const PerCall both = per_call(windows, ProbeWindowKind::Both, 0);
-    const PerCall k[3] = {both, per_call(windows, ProbeWindowKind::ReturnOnly, both.returns),
-                          per_call(windows, ProbeWindowKind::EntryOnly, 0)};
-    for (const PerCall &kind : k)
-        if (kind.calls < static_cast<double>(kMinProbeWindowCalls)) {
-            c.why = "too few traced calls after the trace (fewer than " + std::to_string(kMinProbeWindowCalls) +
-                    " in a window)";
-            return c;
-        }
-    double wer[3];
-    if (!solve3(k, wer)) {
-        c.why = "the windows after the trace could not tell an entry's cost from a return's";
-        return c;
-    }
-    const double e = wer[1] + both.entry_prog, r = wer[2] + both.return_prog;
-    if (wer[0] <= 0 || e <= 0 || r <= 0) {
-        c.why = "the JVM's CPU per traced call did not follow its probes in the windows after the trace (its "
-                "work per call changed)";
-        return c;
-    }
-    c.entry_ns = rounded(e);
-    c.return_ns = rounded(r);
-    c.per_event_ns = rounded((e * both.entries + r * both.returns) / (both.entries + both.returns));
-    return c;
-}
-
-uint64_t median(std::vector<uint64_t> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + 1) / 2;
+    std::vector<uint64_t> hist(JMT_GAP_BUCKETS, 0);
+    for (const ProbeWindow &w : windows)
+        if (w.kind == ProbeWindowKind::Both && !w.programs_timed && w.gap_hist.size() == hist.size())
+            for (size_t b = 0; b < hist.size(); b++)
+                hist[b] += w.gap_hist[b];
+    const GapSummary gaps = summarize_gaps(hist);
+    if (gaps.samples < kMinGapSamples || gaps.edge_ns == 0)
+        return 0;
+    c.gaps_edge_ns = gaps.edge_ns;
+    if (trace_gaps_edge_ns == 0)
+        return 0;
+    c.trace_gaps_edge_ns = trace_gaps_edge_ns;
+    return static_cast<double>(trace_gaps_edge_ns) - static_cast<double>(gaps.edge_ns);
 }
 
 // The counts so far, as a ProbeWindow from the programs' load (kind and times unset).
@@ -129,11 +117,12 @@ bool read_now(const Tracer &tracer, int pid, ProbeWindow &out)
     out = {};
     for (const auto &thread : work->threads)
         out.cpu_ns += thread.second.cpu_ns;
-    const TraceProgress p = tracer.progress();
+    TraceProgress p = tracer.progress();
     out.entries = p.diag.entries;
     out.returns = p.diag.returns;
     out.traced_calls = p.diag.traced_calls;
     std::tie(out.entry_prog_ns, out.return_prog_ns) = tracer.method_program_ns();
+    out.gap_hist = std::move(p.gap_hist);
     return true;
 }
 
@@ -149,44 +138,59 @@ ProbeWindow between(ProbeWindowKind kind, const ProbeWindow &r0, const ProbeWind
             r1.entry_prog_ns - r0.entry_prog_ns,
             r1.return_prog_ns - r0.return_prog_ns,
             start_ns,
-            end_ns};
+            end_ns,
+            gaps_since(r1.gap_hist, r0.gap_hist)};
 }
 
 }  // namespace
 
-ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows)
+ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns)
 {
     ProbeWindowsCost c;
-    std::vector<uint64_t> entry, ret, per_event;
-    for (size_t i = 0; i + 4 <= windows.size(); i += 4) {
-        const ProbeWindowsCost cycle = solve_windows({windows.begin() + i, windows.begin() + i + 4});
-        if (cycle.per_event_ns == 0) {
-            c.why = cycle.why;
-            continue;
-        }
-        entry.push_back(cycle.entry_ns);
-        ret.push_back(cycle.return_ns);
-        per_event.push_back(cycle.per_event_ns);
-    }
     c.windows = windows.size();
-    if (windows.size() < 4) {
-        c.why = "the JVM made too few traced calls after the trace";
+    // The programs' run time per event and the returns per traced call, over every both-probe window.
+    double calls = 0, entries = 0, returns = 0, entry_prog = 0, return_prog = 0;
+    for (const ProbeWindow &w : windows)
+        if (w.kind == ProbeWindowKind::Both && w.programs_timed && calls_of(w, 0) > 0) {
+            calls += static_cast<double>(w.traced_calls);
+            entries += static_cast<double>(w.entries);
+            returns += static_cast<double>(w.returns);
+            entry_prog += static_cast<double>(w.entry_prog_ns);
+            return_prog += static_cast<double>(w.return_prog_ns);
+        }
+    const PerCall k[3] = {least_disturbed(windows, ProbeWindowKind::Both, 0),
+                          least_disturbed(windows, ProbeWindowKind::ReturnOnly, calls > 0 ? returns / calls : 0),
+                          least_disturbed(windows, ProbeWindowKind::EntryOnly, 0)};
+    if (windows.size() < 4 || k[0].y <= 0 || k[1].y <= 0 || k[2].y <= 0) {
+        c.why = "the JVM made too few traced calls after the trace (fewer than " +
+                std::to_string(kMinProbeWindowCalls) + " in a window)";
         return c;
     }
-    if (2 * per_event.size() <= windows.size() / 4)  // a majority of the cycles must tell
+    double wer[3];
+    if (!solve3(k, wer)) {
+        c.why = "the windows after the trace could not tell an entry's cost from a return's";
         return c;
-    c.why.clear();
-    c.entry_ns = median(entry);
-    c.return_ns = median(ret);
-    c.per_event_ns = median(per_event);
+    }
+    const double e = wer[1] + (entries > 0 ? entry_prog / entries : 0);
+    const double r = wer[2] + (returns > 0 ? return_prog / returns : 0);
+    if (wer[0] <= 0 || e <= 0 || r <= 0) {
+        c.why = "the JVM's CPU per traced call did not follow its probes in the windows after the trace (its "
+                "work per call changed)";
+        return c;
+    }
+    const double trap = to_trace(windows, trace_gaps_edge_ns, c);
+    c.entry_ns = rounded(e + trap);
+    c.return_ns = rounded(r + trap);
+    c.per_event_ns = rounded(trap + (e * k[0].entries + r * k[0].returns) / (k[0].entries + k[0].returns));
     return c;
 }
 
 std::vector<ProbeWindow> run_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait, int cycles,
                                            uint64_t window_ns)
 {
-    // The programs' run time, while this fd is open (it adds ~20 ns to each run, in every window alike).
-    const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    // The programs' run time, while this fd is open (it adds 30 to 100 ns to each run): off in
+    // each cycle's first window, whose gaps are then as in the trace.
+    UniqueFd stats;
     std::vector<ProbeWindow> windows;
     const ProbeWindowKind cycle[] = {ProbeWindowKind::Both, ProbeWindowKind::ReturnOnly, ProbeWindowKind::Both,
                                      ProbeWindowKind::EntryOnly};
@@ -194,21 +198,25 @@ std::vector<ProbeWindow> run_probe_windows(Tracer &tracer, int pid, const ProbeW
     try {
         for (int i = 0; i < 4 * cycles && whole; i++) {
             const ProbeWindowKind kind = cycle[i % 4];
+            if (i % 4 == 0)
+                stats.reset();
+            else if (stats.get() < 0)
+                stats = UniqueFd(bpf_enable_stats(BPF_STATS_RUN_TIME));  // -1 where the kernel refuses: 0 ns read
             tracer.set_method_probes(kind != ProbeWindowKind::ReturnOnly, kind != ProbeWindowKind::EntryOnly);
             ProbeWindow r0, r1;
             uint64_t t0 = 0;
             whole = wait(monotonic_ns() + kProbeWindowSettleNs) && read_now(tracer, pid, r0) &&
                     wait((t0 = monotonic_ns()) + window_ns) && read_now(tracer, pid, r1);
-            if (whole)
+            if (whole) {
                 windows.push_back(between(kind, r0, r1, t0, monotonic_ns()));
+                windows.back().programs_timed = i % 4 != 0;
+            }
             if (whole && i == 0 && windows[0].traced_calls < kMinProbeWindowCalls)
                 break;  // the JVM went quiet with the trace's end: nothing to measure
         }
     } catch (const Error &) {
         whole = false;  // a probe could not be attached again: the JVM is gone
     }
-    if (stats_fd >= 0)
-        close(stats_fd);
     if (!whole)
         windows.clear();
     return windows;
@@ -233,15 +241,17 @@ ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &f
     return plan;
 }
 
-ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait)
+ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait,
+                                       const std::vector<uint64_t> &trace_gap_hist)
 {
+    const GapSummary trace_gaps = summarize_gaps(trace_gap_hist);
     const uint64_t start = monotonic_ns();
     const std::vector<ProbeWindow> windows = run_probe_windows(tracer, pid, wait);
     ProbeWindowsCost cost;
     if (windows.empty())
         cost.why = "the windows after the trace were cut short";
     else
-        cost = solve_probe_windows(windows);
+        cost = solve_probe_windows(windows, trace_gaps.samples >= kMinGapSamples ? trace_gaps.edge_ns : 0);
     cost.duration_ns = monotonic_ns() - start;
     return cost;
 }

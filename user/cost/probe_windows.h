@@ -30,13 +30,17 @@ struct ProbeWindow {
     uint64_t entry_prog_ns = 0;         // the entry program's run time (kernel.bpf_stats; 0: off)
     uint64_t return_prog_ns = 0;        // the return program's
     uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC
+    std::vector<uint64_t> gap_hist;     // the gaps between the JVM's probe events (bpf/gaps.h buckets)
+    // The programs' run time on (kernel.bpf_stats, which adds to the CPU time and the gaps): a
+    // window that solves; off in each cycle's first, whose gaps compare with the trace's.
+    bool programs_timed = true;
 };
 
 // A window's length, and the time after a probe goes on or off before it starts.
 constexpr uint64_t kProbeWindowNs = 120'000'000;
 constexpr uint64_t kProbeWindowSettleNs = 20'000'000;
 // Cycles of four windows: both, the return probe alone, both, the entry probe alone.
-constexpr int kProbeWindowCycles = 4;
+constexpr int kProbeWindowCycles = 5;
 // The windows' wall time, about: a detach waits ~0.1 s for the kernel (two per cycle).
 constexpr double kProbeWindowsSeconds =
     4 * kProbeWindowCycles * double(kProbeWindowNs + kProbeWindowSettleNs) / 1e9 + 2 * kProbeWindowCycles * 0.1;
@@ -44,12 +48,18 @@ constexpr double kProbeWindowsSeconds =
 constexpr uint64_t kMinProbeWindowCalls = 500;
 
 // e, r and their average over the both-probe windows' events, programs
-// included: each cycle's, then the median of the cycles' (one disturbed
-// window spoils its cycle only); per_event_ns 0 with why when fewer than a
-// majority of the cycles tell. The return-alone windows' calls are their
-// returns over the both-probe windows' returns per traced call (their returns
-// meet frames out of step).
-ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows);
+// included, from each kind's least disturbed windows (a slow phase of the
+// host, another tenant or a GC only adds CPU time to a window: in three 24 s
+// runs on one host such phases took 10% more CPU per call for a second or
+// two at a time; there the median of four cycles' solutions read 823 to 1,124
+// ns per event, each kind's least disturbed windows of five cycles 836 to 887
+// ns); per_event_ns 0 with why when they do not tell. Each figure is the
+// trace's gaps' edge (trace_gaps_edge_ns; 0: unknown) plus what the windows
+// measured above their own edge (the refill): a slow phase of the host in the
+// trace and not after it, or the reverse, moves the traps' cost with the edge
+// (in such phases the edge rose from 0.8 to 1 us, what the JVM paid per event
+// with it).
+ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns = 0);
 
 // Waits until a CLOCK_MONOTONIC deadline (ns); false when cut short (a signal, the JVM gone).
 using ProbeWindowWait = std::function<bool(uint64_t deadline_ns)>;
@@ -71,8 +81,9 @@ struct ProbeWindowsPlan {
 // per window in the trace).
 ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &facts);
 
-// The windows run and solved, their wall time set.
-ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait);
+// The windows run and solved, on the edge of the trace's gaps (trace_gap_hist), their wall time set.
+ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait,
+                                       const std::vector<uint64_t> &trace_gap_hist);
 
 // cycles cycles of window_ns windows on tracer's one JVM, pid; empty when the
 // wait was cut short or a probe could not be attached again (the JVM gone);

@@ -118,8 +118,10 @@ Diagnostics diagnostics_of(const std::array<uint64_t, JMT_CNT_NR> &counters)
 
 TraceProgress SnapshotReader::progress() const
 {
-    const std::array<uint64_t, JMT_CNT_NR> c = cpu_totals().counters;
+    CpuTotals cpu = cpu_totals();
+    const std::array<uint64_t, JMT_CNT_NR> &c = cpu.counters;
     TraceProgress p;
+    p.gap_hist = std::move(cpu.gap_hist);
     p.events = event_totals(c[JMT_CNT_ENTRIES], c[JMT_CNT_RETURNS], c[JMT_CNT_TRACED_CALLS]);
     p.methods = *src_.globals.ids.methods;
     p.diag = diagnostics_of(c);

@@ -52,6 +52,7 @@ struct TraceProgress {
     OverheadTotals events;
     uint64_t methods = 0;
     Diagnostics diag;
+    std::vector<uint64_t> gap_hist;  // as Snapshot::gap_hist
 };
 
 // Where the reader reads: the programs' maps and globals and the totals'

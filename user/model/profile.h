@@ -160,6 +160,10 @@ struct ProbeWindowsCost {
     uint64_t per_event_ns = 0;  // their average over the both-probe windows' events
     uint64_t windows = 0;       // windows measured, of the three kinds
     uint64_t duration_ns = 0;   // the measurement's wall time
+    // The gaps' edge over the both-probe windows and over the trace (0: too few
+    // gaps); when both are known, the figures above hold the trace's edge and
+    // the windows' cost above theirs (a host slower in the trace than after it).
+    uint64_t gaps_edge_ns = 0, trace_gaps_edge_ns = 0;
     std::string why;
 };
 

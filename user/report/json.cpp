@@ -55,8 +55,14 @@ json work_json(const JvmWork &w)
 
 json probe_windows_json(const ProbeWindowsCost &w)
 {
-    return {{"entry_ns", w.entry_ns}, {"return_ns", w.return_ns},     {"per_event_ns", w.per_event_ns},
-            {"windows", w.windows},   {"duration_ns", w.duration_ns}, {"not_measured", w.why}};
+    return {{"entry_ns", w.entry_ns},
+            {"return_ns", w.return_ns},
+            {"per_event_ns", w.per_event_ns},
+            {"windows", w.windows},
+            {"duration_ns", w.duration_ns},
+            {"gaps_edge_ns", w.gaps_edge_ns},
+            {"trace_gaps_edge_ns", w.trace_gaps_edge_ns},
+            {"not_measured", w.why}};
 }
 
 const char *cost_source_name(CostSource source)

@@ -1,10 +1,10 @@
 // jmt-trap-windows PID SECONDS [WINDOW_MS] [PACKAGE]: what one method__entry and one
 // method__return event cost a running JVM, in its own code: the windows jmethodtime runs
 // after a trace (cost/probe_windows.h: both probes, the return probe alone, both, the entry
-// probe alone, in turn), for SECONDS instead of about 3 s, with PACKAGE's methods traced.
+// probe alone, in turn), for SECONDS instead of about 4 s, with PACKAGE's methods traced.
 //
 // Prints each window (kind, CLOCK_MONOTONIC start and end ns, CPU ns, entries, returns, traced
-// calls) and the figures solved from them beside the gaps' edge the windows measured and the
+// calls, the entry and the return program's run time ns, 1 when that was on, its gaps' edge ns) and the figures solved from them beside the gaps' edge the windows measured and the
 // likely cost jmethodtime takes out of a JVM without I/O (cost/cost_range.h: the edge plus its
 // refill). tests/bench/trap_windows.sh puts them beside what the JVM's own timing of its calls
 // says. The programs' totals are not read: a probe detached leaves their frames out of step.
@@ -62,14 +62,16 @@ int run(int pid, int seconds, int window_ms, const std::string &package)
         cycles, window_ns);
     const jmt::GapSummary gaps = jmt::summarize_gaps(tracer.snapshot().gap_hist);
     for (const jmt::ProbeWindow &w : windows)
-        std::printf("window %s %llu %llu %llu %llu %llu %llu\n", kind_name(w.kind),
+        std::printf("window %s %llu %llu %llu %llu %llu %llu %llu %llu %d %llu\n", kind_name(w.kind),
                     static_cast<unsigned long long>(w.start_ns), static_cast<unsigned long long>(w.end_ns),
                     static_cast<unsigned long long>(w.cpu_ns), static_cast<unsigned long long>(w.entries),
-                    static_cast<unsigned long long>(w.returns), static_cast<unsigned long long>(w.traced_calls));
+                    static_cast<unsigned long long>(w.returns), static_cast<unsigned long long>(w.traced_calls),
+                    static_cast<unsigned long long>(w.entry_prog_ns), static_cast<unsigned long long>(w.return_prog_ns),
+                    w.programs_timed ? 1 : 0, static_cast<unsigned long long>(jmt::summarize_gaps(w.gap_hist).edge_ns));
     const jmt::ProbeWindowsCost cost = jmt::solve_probe_windows(windows);
     if (cost.per_event_ns)
-        std::printf("one entry event %llu ns, one return event %llu ns (%llu ns per event), programs included; the "
-                    "median of %d cycles\n",
+        std::printf("one entry event %llu ns, one return event %llu ns (%llu ns per event), programs included; "
+                    "each kind's least disturbed windows of %d cycles\n",
                     static_cast<unsigned long long>(cost.entry_ns), static_cast<unsigned long long>(cost.return_ns),
                     static_cast<unsigned long long>(cost.per_event_ns), cycles);
     else
