@@ -1,6 +1,7 @@
 // What one probe event costs the JVM, from windows after the trace with one
 // probe detached (cost/probe_windows.h): the solution from each kind's least
 // disturbed windows, why it is not measured, and how the header and JSON state it.
+#include <utility>
 #include <vector>
 
 #include "../common/report_fixture.h"
@@ -115,6 +116,14 @@ TEST(ProbeWindows, SitOnTheGapsEdgeOfTheTrace)
     c = solve_probe_windows(v, 0);
     EXPECT_EQ(c.per_event_ns, 825u);
     EXPECT_EQ(c.trace_gaps_edge_ns, 0u);
+    // A trace edge under the windows' by more than a return costs: not a cost, with why.
+    std::vector<ProbeWindow> far = v;
+    for (ProbeWindow &w : far)
+        if (w.kind == ProbeWindowKind::Both && !w.programs_timed)
+            std::swap(w.gap_hist[jmt_gap_bucket(800)], w.gap_hist[jmt_gap_bucket(1000)]);
+    c = solve_probe_windows(far, 100);
+    EXPECT_EQ(c.per_event_ns, 0u);
+    EXPECT_FALSE(c.why.empty());
     for (ProbeWindow &w : v)
         if (w.kind == ProbeWindowKind::Both && !w.programs_timed)
             w.gap_hist[jmt_gap_bucket(800)] = 150;  // 750 gaps in all: too few

@@ -171,17 +171,17 @@ ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, ui
         c.why = "the windows after the trace could not tell an entry's cost from a return's";
         return c;
     }
-    const double e = wer[1] + (entries > 0 ? entry_prog / entries : 0);
-    const double r = wer[2] + (returns > 0 ? return_prog / returns : 0);
+    const double trap = to_trace(windows, trace_gaps_edge_ns, c);
+    const double e = wer[1] + (entries > 0 ? entry_prog / entries : 0) + trap;
+    const double r = wer[2] + (returns > 0 ? return_prog / returns : 0) + trap;
     if (wer[0] <= 0 || e <= 0 || r <= 0) {
         c.why = "the JVM's CPU per traced call did not follow its probes in the windows after the trace (its "
                 "work per call changed)";
         return c;
     }
-    const double trap = to_trace(windows, trace_gaps_edge_ns, c);
-    c.entry_ns = rounded(e + trap);
-    c.return_ns = rounded(r + trap);
-    c.per_event_ns = rounded(trap + (e * k[0].entries + r * k[0].returns) / (k[0].entries + k[0].returns));
+    c.entry_ns = rounded(e);
+    c.return_ns = rounded(r);
+    c.per_event_ns = rounded((e * k[0].entries + r * k[0].returns) / (k[0].entries + k[0].returns));
     return c;
 }
 
