@@ -103,6 +103,8 @@ GapSummary summarize_gaps(const std::vector<uint64_t> &hist)
     return s;
 }
 
+uint64_t measured_edge_ns(const GapSummary &gaps) { return gaps.samples >= kMinGapSamples ? gaps.edge_ns : 0; }
+
 std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::vector<uint64_t> &before)
 {
     if (before.size() != now.size())
@@ -117,7 +119,7 @@ CostRange cost_range(const TrapEvidence &e)
 {
     CostRange r;
     const double ratio = rejected_ratio(e.calibrated);
-    if (e.gaps.samples >= kMinGapSamples && e.gaps.edge_ns > 0) {
+    if (measured_edge_ns(e.gaps) > 0) {
         r.basis = CostBasis::Gaps;
         // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of two).
         const uint64_t low = e.gaps.edge_ns - (e.gaps.edge_ns >> JMT_GAP_SUB_BITS);

@@ -52,6 +52,9 @@ constexpr double kUnmeasuredSpread = 2.0;
 // Summary of a gap histogram (JMT_GAP_BUCKETS counts; an empty one gives zeros).
 GapSummary summarize_gaps(const std::vector<uint64_t> &hist);
 
+// The edge where enough gaps measure it (kMinGapSamples), else 0.
+uint64_t measured_edge_ns(const GapSummary &gaps);
+
 // hist less an earlier reading of the same histogram (an interval's gaps).
 std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::vector<uint64_t> &before);
 

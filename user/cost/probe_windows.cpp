@@ -98,14 +98,13 @@ double to_trace(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edg
         if (w.kind == ProbeWindowKind::Both && !w.programs_timed && w.gap_hist.size() == hist.size())
             for (size_t b = 0; b < hist.size(); b++)
                 hist[b] += w.gap_hist[b];
-    const GapSummary gaps = summarize_gaps(hist);
-    if (gaps.samples < kMinGapSamples || gaps.edge_ns == 0)
+    c.gaps_edge_ns = measured_edge_ns(summarize_gaps(hist));
+    if (c.gaps_edge_ns == 0)
         return 0;
-    c.gaps_edge_ns = gaps.edge_ns;
     if (trace_gaps_edge_ns == 0)
         return 0;
     c.trace_gaps_edge_ns = trace_gaps_edge_ns;
-    return static_cast<double>(trace_gaps_edge_ns) - static_cast<double>(gaps.edge_ns);
+    return static_cast<double>(trace_gaps_edge_ns) - static_cast<double>(c.gaps_edge_ns);
 }
 
 // The counts so far, as a ProbeWindow from the programs' load (kind and times unset).
@@ -244,14 +243,13 @@ ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &f
 ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait,
                                        const std::vector<uint64_t> &trace_gap_hist)
 {
-    const GapSummary trace_gaps = summarize_gaps(trace_gap_hist);
     const uint64_t start = monotonic_ns();
     const std::vector<ProbeWindow> windows = run_probe_windows(tracer, pid, wait);
     ProbeWindowsCost cost;
     if (windows.empty())
         cost.why = "the windows after the trace were cut short";
     else
-        cost = solve_probe_windows(windows, trace_gaps.samples >= kMinGapSamples ? trace_gaps.edge_ns : 0);
+        cost = solve_probe_windows(windows, measured_edge_ns(summarize_gaps(trace_gap_hist)));
     cost.duration_ns = monotonic_ns() - start;
     return cost;
 }

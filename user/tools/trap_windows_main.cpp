@@ -4,10 +4,11 @@
 // probe alone, in turn), for SECONDS instead of about 4 s, with PACKAGE's methods traced.
 //
 // Prints each window (kind, CLOCK_MONOTONIC start and end ns, CPU ns, entries, returns, traced
-// calls, the entry and the return program's run time ns, 1 when that was on, its gaps' edge ns) and the figures solved from them beside the gaps' edge the windows measured and the
-// likely cost jmethodtime takes out of a JVM without I/O (cost/cost_range.h: the edge plus its
-// refill). tests/bench/trap_windows.sh puts them beside what the JVM's own timing of its calls
-// says. The programs' totals are not read: a probe detached leaves their frames out of step.
+// calls, the entry and the return program's run time ns, 1 when that was on, its gaps' edge ns)
+// and the figures solved from them beside the gaps' edge the windows measured and the likely
+// cost jmethodtime takes out of a JVM without I/O (cost/cost_range.h: the edge plus its refill).
+// tests/bench/trap_windows.sh puts them beside what the JVM's own timing of its calls says.
+// The programs' totals are not read: a probe detached leaves their frames out of step.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
