@@ -300,6 +300,39 @@ TEST_F(Correction, BoundsHoldWhenCheapEventsMakeMostOfTheTrace)
     EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth)) << "a() corrected";
 }
 
+// jmethodtime's JSON report on stdout into r.report; false (a failure added) when it is not JSON.
+bool parse_report(jmt_it::Child &jmt, jmt_it::RunResult &r)
+{
+    const std::string out = jmt.drain(false, 5000);
+    r.jmt_stderr = jmt.drain(true, 1000);
+    try {
+        r.report = nlohmann::json::parse(out);
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "not JSON (" << e.what() << "): " << out << "\n" << r.jmt_stderr;
+        return false;
+    }
+    return true;
+}
+
+// As in run_fixed_work: a slow batch, or an untraced timing that puts less than one trap on an event;
+// a host in another phase in the trace than in the windows (their gaps' edges over 10% apart: the
+// JVM's timing of the traced run, the reference, then holds another cost per event than the windows);
+// and, the same test as the reference's, windows that put less than one trap of their own gaps on an
+// event (measured before the trace's edge was added: 638 ns at a 960 ns edge in a CI run whose host
+// was slow throughout, where the JVM paid 1,194 ns).
+bool host_disturbed_windows(const jmt_it::RunResult &r)
+{
+    const auto &w = r.report["probe_cost"]["windows"];
+    const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
+    const double windows_edge = w["gaps_edge_ns"].get<double>();
+    const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
+    const bool slow_reference = paid_per_event(r.done_line, untraced_a_ns(r.done_line)) < 0.97 * edge;
+    const bool phase_changed = windows_edge > 0 && std::fabs(edge - windows_edge) > 0.1 * windows_edge;
+    const bool windows_disturbed = windows_edge > 0 && windows_own < 0.97 * windows_edge;
+    return jmt_it::done_value(r.done_line, "slowest_batch_pct") > kMaxSlowestBatchPct || slow_reference ||
+           phase_changed || windows_disturbed;
+}
+
 // FixedWork at work after its timed run (its LINGER), traced until Ctrl-C: jmethodtime measures
 // what an event costs the JVM in windows after the trace with one probe detached
 // (cost/probe_windows.h) and takes that out. The JVM works on only from the line the test sends
@@ -328,29 +361,42 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
         r.jmt_exit = jmt.wait_exit(60000);
         java.child().write_stdin("stop\n", true);
         EXPECT_EQ(java.child().wait_exit(30000), 0);
-        const std::string out = jmt.drain(false, 5000);
-        r.jmt_stderr = jmt.drain(true, 1000);
-        try {
-            r.report = nlohmann::json::parse(out);
-        } catch (const std::exception &e) {
-            ADD_FAILURE() << "not JSON (" << e.what() << "): " << out << "\n" << r.jmt_stderr;
+        if (!parse_report(jmt, r))
             return r;
-        }
-        // As in run_fixed_work: a slow batch, or an untraced timing that puts less than one trap on an event;
-        // a host in another phase in the trace than in the windows (their gaps' edges over 10% apart: the
-        // JVM's timing of the traced run, the reference, then holds another cost per event than the windows);
-        // and, the same test as the reference's, windows that put less than one trap of their own gaps on an
-        // event (measured before the trace's edge was added: 638 ns at a 960 ns edge in a CI run whose host
-        // was slow throughout, where the JVM paid 1,194 ns).
-        const auto &w = r.report["probe_cost"]["windows"];
-        const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
-        const double windows_edge = w["gaps_edge_ns"].get<double>();
-        const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
-        const bool slow_reference = paid_per_event(r.done_line, untraced_a_ns(r.done_line)) < 0.97 * edge;
-        const bool phase_changed = windows_edge > 0 && std::fabs(edge - windows_edge) > 0.1 * windows_edge;
-        const bool windows_disturbed = windows_edge > 0 && windows_own < 0.97 * windows_edge;
-        if (jmt_it::done_value(r.done_line, "slowest_batch_pct") <= kMaxSlowestBatchPct && !slow_reference &&
-            !phase_changed && !windows_disturbed)
+        if (!host_disturbed_windows(r))
+            break;
+        std::printf("  NOTE: the host disturbed this run; running it again\n");
+    }
+    return r;
+}
+
+// FixedWork calling a() before its timed run (its LEAD), traced with --cost-before until it
+// exits: jmethodtime measures what an event costs the JVM in windows before the trace, loads its
+// programs anew and traces; the test lets the timed run start once jmethodtime says it traces.
+jmt_it::RunResult run_leading(double c_us, int iterations)
+{
+    char c_arg[32];
+    std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
+    jmt_it::RunResult r;
+    for (int attempt = 1; attempt <= kAttempts; attempt++) {
+        r = {};
+        jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_arg, "0", "lead"}});
+        if (!java.ready())
+            return r;
+        jmt_it::Child jmt({JMT_BINARY, "-p", java.pid_text(), "--json", "--cost-before", "--package", "demo/abc"},
+                          false);
+        const std::string measuring = jmt.wait_line(true, "Measuring", 30000);
+        EXPECT_NE(measuring.find("before the trace"), std::string::npos) << measuring << jmt.drain(true, 1000);
+        if (jmt_it::wait_tracing(jmt).empty())
+            return r;
+        java.child().write_stdin("go\n", true);
+        r.done_line = java.child().wait_line(false, "DONE", 120000);
+        std::printf("  workload: %s\n", r.done_line.c_str());
+        EXPECT_EQ(java.child().wait_exit(30000), 0);
+        r.jmt_exit = jmt.wait_exit(60000);
+        if (!parse_report(jmt, r))
+            return r;
+        if (!host_disturbed_windows(r))
             break;
         std::printf("  NOTE: the host disturbed this run; running it again\n");
     }
@@ -360,7 +406,7 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
 class ProbeWindows : public jmt_it::BpfTest {};
 
 // The A/B/C flow at U=1000 (c() 5 us) and U=400 (c() 2 us), its 16 events about a quarter and
-// a half of a()'s time: with the windows' cost taken out, the corrected a() is within 7% and 10%
+// a half of a()'s time: with the windows' cost taken out, the corrected a() is within 5% and 10%
 // of the JVM's untraced timing. The aim at U=1000 is 5%: each kind's least disturbed windows
 // gave 0.95x to 1.05x in 15 runs (within 5% in 14), 0.93x to 1.09x at U=400 (the median of
 // cycles before them: 0.96x to 1.07x and 0.92x to 1.05x in 8 and 7). The windows, after the trace
@@ -368,6 +414,9 @@ class ProbeWindows : public jmt_it::BpfTest {};
 // traced run. A run whose trace and windows saw the host in different phases, or whose windows
 // read less than one trap of their own gaps per event, is run again (run_lingering): one in 16
 // had a trace edge of 992 ns against the windows' 784 ns, and windows disturbed throughout.
+// With what the programs' timing adds to an event beyond their run time taken out of the windows
+// (80 to 96 ns), they read 0.95x to 1.03x of what the JVM paid, a() 0.992x to 1.009x (3 runs):
+// the aim, 5% at U=1000, is what the test asks.
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
@@ -384,21 +433,62 @@ TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
         const auto [lo, hi] = wall_bounds_per_call(row);
         std::printf(
             "  c() %.0f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid %.0f ns "
-            "per event, the windows %s ns (%s per entry, %s per return, %s windows), the gaps' edge %s (%s in the "
-            "windows)\n",
+            "per event, the windows %s ns (%s per entry, %s per return, %s windows, their programs' timing %s ns "
+            "taken out), the gaps' edge %s (%s in the windows)\n",
             c_us, truth, a.incl, lo, hi, a.incl / truth, paid, w["per_event_ns"].dump().c_str(),
             w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
-            pc["gaps"]["edge_ns"].dump().c_str(), w["gaps_edge_ns"].dump().c_str());
+            w["programs_timing_ns"].dump().c_str(), pc["gaps"]["edge_ns"].dump().c_str(),
+            w["gaps_edge_ns"].dump().c_str());
         EXPECT_EQ(pc["source"], "windows") << w.dump();
         EXPECT_EQ(row["calls"], iterations) << "calls after the report's totals were read";
         EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
         EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
-        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.07) * truth) << "a() corrected";
+        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
         EXPECT_LE(lo, 1.03 * truth);
         EXPECT_GE(hi, 0.97 * truth);
     }
 }
 
+// A JVM that exits with its trace, a batch job: no windows after the trace can run, and
+// --cost-before measures them before it. The A/B/C flow at U=1000 and U=400 as above, the
+// windows before the trace, the JVM then at the same work.
+TEST_F(ProbeWindows, BeforeTheTraceCorrectTheFlowOfAJvmThatExits)
+{
+    for (const double c_us : {5.0, 2.0}) {
+        const int iterations = c_us < 5 ? 20000 : 10000;
+        const auto r = run_leading(c_us, iterations);
+        ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+        ASSERT_TRUE(r.report.contains("probe_cost")) << r.jmt_stderr;
+        const auto &pc = r.report["probe_cost"];
+        const auto &w = pc["windows"];
+        const double truth = untraced_a_ns(r.done_line);
+        const double paid = paid_per_event(r.done_line, truth);
+        const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
+        const auto &b = jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V");
+        const Method a = per_call(r.report, "a");
+        const auto [lo, hi] = wall_bounds_per_call(row);
+        const uint64_t calls = row["calls"].get<uint64_t>();
+        std::printf("  c() %.0f us: a() %llu calls, untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM "
+                    "paid %.0f ns per event, the windows before the trace %s ns (their programs' timing %s ns taken "
+                    "out), the gaps' edge %s (%s in the windows)\n",
+                    c_us, static_cast<unsigned long long>(calls), truth, a.incl, lo, hi, a.incl / truth, paid,
+                    w["per_event_ns"].dump().c_str(), w["programs_timing_ns"].dump().c_str(),
+                    pc["gaps"]["edge_ns"].dump().c_str(), w["gaps_edge_ns"].dump().c_str());
+        EXPECT_EQ(pc["source"], "windows") << w.dump();
+        EXPECT_EQ(w["before_trace"], true);
+        EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
+        // The timed run, and the lead's calls between the new programs' attach and the test's line.
+        EXPECT_GE(calls, uint64_t(iterations));
+        EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
+        // The a() under way at the attach is left out, its b() calls after it are not.
+        EXPECT_GE(b["calls"].get<uint64_t>(), 2 * calls);
+        EXPECT_LE(b["calls"].get<uint64_t>(), 2 * calls + 2);
+        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
+        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
+        EXPECT_LE(lo, 1.03 * truth);
+        EXPECT_GE(hi, 0.97 * truth);
+    }
+}
 }  // namespace
 
 namespace {

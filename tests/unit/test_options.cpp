@@ -181,6 +181,27 @@ TEST(ParseOptions, HelpExitsZero)
     EXPECT_NE(r.message.find("--package"), std::string::npos);
 }
 
+// The windows before the trace measure the cost that is taken out: of a running JVM, not
+// launched; not with --raw or -i, which leave the cost in.
+TEST(ParseOptions, CostBeforeIsForARunningJvmsCorrectedReport)
+{
+    auto r = parse({"-p", "42", "--cost-before"});
+    ASSERT_FALSE(r.exit_now) << r.message;
+    EXPECT_TRUE(r.options.cost_before);
+    EXPECT_FALSE(parse({"-p", "42"}).options.cost_before);
+    const std::vector<std::vector<const char *>> refused = {{"-p", "42", "--cost-before", "--raw"},
+                                                            {"-p", "42", "--cost-before", "-i", "5"},
+                                                            {"--cost-before", "--", "java", "Main"}};
+    for (const auto &args : refused) {
+        auto bad = parse(args);
+        EXPECT_TRUE(bad.exit_now);
+        EXPECT_EQ(bad.exit_code, 2);
+        EXPECT_EQ(bad.message.rfind("jmethodtime: --cost-before measures the probe cost ", 0), 0u) << bad.message;
+        EXPECT_EQ(bad.message.find('\n'), bad.message.size() - 1) << bad.message;
+    }
+    EXPECT_NE(parse({"--cost-before", "--", "java", "Main"}).message.find("drop --cost-before"), std::string::npos);
+}
+
 }  // namespace
 
 TEST(ParseOptions, MaxOverheadIsAPercent)
@@ -318,7 +339,6 @@ TEST(OptionChecks, OtherUsageErrorsAreOneLineToo)
               "jmethodtime: --pid: needs a value (jmethodtime --help lists what each option takes)\n");
     EXPECT_NE(parse({"-p", "1", "--foo"}).message.find("--foo"), std::string::npos);
 }
-
 }  // namespace
 
 TEST(ParseOptions, MatchReplacesThePidAndExcludesItAndACommand)

@@ -116,6 +116,21 @@ TEST(ProbeWindows, SitOnTheGapsEdgeOfTheTrace)
     c = solve_probe_windows(v, 0);
     EXPECT_EQ(c.per_event_ns, 825u);
     EXPECT_EQ(c.trace_gaps_edge_ns, 0u);
+    EXPECT_EQ(c.programs_timing_ns, 0u);
+    // The timed windows' edge 96 ns over the untimed ones': what timing the programs added to an
+    // event beyond their run time (kernel.bpf_stats), which the trace does not pay, goes.
+    std::vector<ProbeWindow> timed_higher = v;
+    for (ProbeWindow &w : timed_higher)
+        if (w.kind == ProbeWindowKind::Both && w.programs_timed) {
+            w.gap_hist.assign(JMT_GAP_BUCKETS, 0);
+            w.gap_hist[jmt_gap_bucket(896)] = 1000;
+        }
+    c = solve_probe_windows(timed_higher, edge + 200);
+    const uint64_t timing = jmt_gap_bucket_low_ns(jmt_gap_bucket(896)) - edge;
+    EXPECT_GE(timing, 64u);
+    EXPECT_EQ(c.programs_timing_ns, timing);
+    EXPECT_EQ(c.entry_ns, 1050u - timing);
+    EXPECT_EQ(c.return_ns, 1000u - timing);
     // A trace edge under the windows' by more than a return costs: not a cost, with why.
     std::vector<ProbeWindow> far = v;
     for (ProbeWindow &w : far)
@@ -262,4 +277,38 @@ TEST(ProbeWindows, TheHeaderAndJsonSayTheCostRestsOnThem)
 }
 
 }  // namespace
+// --cost-before: the windows ran before the trace, which the header, the JSON and the reasons say.
+TEST(ProbeWindows, BeforeTheTraceTheyAreSaidToBe)
+{
+    const ProbeWindowsCost cut = probe_windows_cost({}, 1'000'000, {}, true);
+    EXPECT_TRUE(cut.before_trace);
+    EXPECT_EQ(cut.per_event_ns, 0u);
+    EXPECT_EQ(cut.why, "the windows before the trace were cut short");
+    EXPECT_EQ(probe_windows_cost({}, 1'000'000, {}, false).why, "the windows after the trace were cut short");
+    const ProbeWindowsCost few = solve_probe_windows({ProbeWindow{}}, 0, true);
+    EXPECT_EQ(few.why.rfind("the JVM made too few traced calls before the trace", 0), 0u) << few.why;
+    Profile p = sample();
+    p.corrected = true;
+    p.probe_cost = {1200, 1000};
+    p.cost_range.likely = p.probe_cost;
+    p.cost_range.paid_ns_per_event = 1150;
+    p.cost_range.likely_from = CostSource::Windows;
+    p.cost_source = CostSource::Windows;
+    p.probe_windows.entry_ns = 1180;
+    p.probe_windows.return_ns = 1120;
+    p.probe_windows.per_event_ns = 1150;
+    p.probe_windows.windows = 20;
+    p.probe_windows.duration_ns = 4'100'000'000;
+    p.probe_windows.before_trace = true;
+    const auto lines = lines_of(table_of(p));
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_NE(lines[1].find("measured in its own code before the trace: 20 windows in 4.10 s"), std::string::npos)
+        << lines[1];
+    std::ostringstream json;
+    write_json(json, p);
+    const auto windows = nlohmann::json::parse(json.str()).at("probe_cost").at("windows");
+    EXPECT_EQ(windows.at("before_trace"), true);
+    EXPECT_EQ(windows.at("programs_timing_ns"), 0);
+}
+
 }  // namespace jmt

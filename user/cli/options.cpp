@@ -198,6 +198,10 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
     app.add_flag("--shared-probes", o.shared_probes,
                  "Trace even when another tracer (jmethodtime, bpftrace, bcc, perf) holds the JVM's method probes: "
                  "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
+    app.add_flag("--cost-before", o.cost_before,
+                 "Measure what one probe event costs the JVM in its own code before the trace (about 4 s, the "
+                 "probes attached, the JVM's calls then not in the report) instead of after it: for a JVM that "
+                 "exits with the trace, a batch job");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");
     g.settle_opt =
         app.add_option("--settle", g.settle,
@@ -310,6 +314,11 @@ void check_combinations(const Given &g, const Options &o, bool dash_dash)
     if (o.interval_s > 0 && (o.folded || o.tree))
         throw CLI::ValidationError("--interval reports the table, --json or --csv; --folded and --tree "
                                    "cover the whole trace: drop one of them");
+    if (o.cost_before && (!o.command.empty() || o.raw || o.interval_s > 0))
+        throw CLI::ValidationError(std::string("--cost-before measures the probe cost ") +
+                                   (!o.command.empty() ? "in a running JVM before its trace; a launched one is "
+                                                         "traced from its start: drop --cost-before"
+                                                       : "that --raw and -i leave in: drop one of them"));
     if (g.classes.size() > JMT_MAX_GLOBS || g.methods.size() > JMT_MAX_GLOBS)
         throw CLI::ValidationError("--class/--method", "at most " + std::to_string(JMT_MAX_GLOBS) +
                                                            " patterns each: combine them with '*'");

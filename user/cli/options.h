@@ -42,6 +42,7 @@ struct Options {
     std::string output;                    // report file; empty: stdout
     bool raw = false;                      // times as measured, probe cost left in
     bool shared_probes = false;            // trace although another tracer holds the probes
+    bool cost_before = false;              // the probe cost's windows before the trace, not after it
     bool verbose = false;                  // libbpf's own messages on stderr
     // A JVM whose probes are switched on at run time: the longest wait (s) for
     // its compiles to settle before the switch; 0: none.

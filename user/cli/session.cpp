@@ -11,7 +11,6 @@
 #include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "cost/evidence.h"
-#include "cost/probe_windows.h"
 #include "loader/privileges.h"
 #include "model/merge.h"
 #include "report/report.h"
@@ -112,6 +111,8 @@ void TraceSession::attach()
     tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
     check_probe_holders(held_before);
     switch_probes_on();
+    if (options_.cost_before)
+        measure_cost_before();
     if (sampler_)
         sampler_->start();  // after the fork: the child of a threaded process only execs
     if (launch_)
@@ -389,20 +390,7 @@ int TraceSession::finish(EndReason reason)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed
     // The window's totals and work are read before the windows after it.
     Profile profile = window_profile(snap, end_ns, end_cpu);
-    const bool at_work = reason == EndReason::Signal || reason == EndReason::Duration;
-    const ProbeWindowsPlan plan =
-        plan_probe_windows(profile, {options_.raw, interval_ns_ != 0, at_work, tracer_->can_switch_method_probes()});
-    profile.probe_windows.why = plan.why;
-    if (plan.run) {
-        progress_->clear();
-        std::cerr << "Measuring what one probe event costs pid " << targets_.front().pid << " in its own code: "
-                  << "windows with one probe detached, about " << std::lround(kProbeWindowsSeconds)
-                  << " s (Ctrl-C to skip)" << std::endl;
-        profile.probe_windows = measure_probe_windows(
-            *tracer_, targets_.front().pid,
-            [this](uint64_t deadline) { return wait_until(stop_, watching_all(), deadline).wake == Wake::Deadline; },
-            profile.gap_hist);
-    }
+    measure_cost_after(profile, reason == EndReason::Signal || reason == EndReason::Duration);
     tracer_.reset();  // detach before formatting: the JVM runs untraced from here
     // Until the end's deoptimized methods compile again (bounded by --settle); a second signal stops the wait.
     switched_.switch_off(

@@ -20,6 +20,7 @@
 #include "jvm/jvm_work.h"
 #include "cost/calibrate.h"
 #include "cost/overhead.h"
+#include "cost/probe_windows.h"
 #include "loader/probe_holders.h"
 #include "loader/tracer.h"
 #include "model/profile.h"
@@ -61,6 +62,12 @@ private:
     Profile window_profile(const Snapshot &snap, uint64_t now, std::optional<uint64_t> cpu);
     // Corrects profile (and tree), writes every output; returns the profile as written.
     Profile report(Profile profile, CallTree tree, bool with_files);
+    // --cost-before: the windows (cost/probe_windows.h) on the switched JVM, then
+    // the trace's programs loaded anew; throws jmt::Error when stopped meanwhile.
+    void measure_cost_before();
+    // What one event cost the JVM into profile: --cost-before's windows, or
+    // windows now where the trace stopped with the JVM at work.
+    void measure_cost_after(Profile &profile, bool at_work);
     int finish(EndReason reason);
     void say_how_it_ended(EndReason reason, int exit_code) const;
 
@@ -99,7 +106,10 @@ private:
     std::set<UprobeSite> probe_sites_;
     std::set<uint32_t> own_link_ids_;
     bool holders_checked_ = false;
-    uint64_t next_holder_check_ = 0;  // monotonic ns
+    std::vector<ProbeWindow> windows_before_;  // --cost-before
+    uint64_t windows_before_ns_ = 0;           // their wall time
+    std::string windows_before_why_;           // why they did not run
+    uint64_t next_holder_check_ = 0;           // monotonic ns
     static constexpr uint64_t kHolderCheckPeriodNs = 1'000'000'000;
 };
 

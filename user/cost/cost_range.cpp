@@ -75,9 +75,10 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
                                   ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
                                   : times(traced, ratio);
     if (e.paid_ns_per_event > top || traced < r.lo.traced_event_ns || rejected < r.lo.rejected_event_ns) {
-        r.paid_why = (e.paid_by_windows ? "the windows after the trace put " : "the JVM's CPU per I/O call put ") +
-                     std::to_string(e.paid_ns_per_event) + " ns on an event, outside the range: " +
-                     (e.paid_by_windows ? "its work per call changed" : "its I/O does not follow its work");
+        r.paid_why =
+            (e.paid_by_windows ? "the windows with one probe detached put " : "the JVM's CPU per I/O call put ") +
+            std::to_string(e.paid_ns_per_event) + " ns on an event, outside the range: " +
+            (e.paid_by_windows ? "its work per call changed" : "its I/O does not follow its work");
         return;
     }
     r.likely = {traced, std::min(rejected, top)};

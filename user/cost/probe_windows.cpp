@@ -88,17 +88,33 @@ bool solve3(const PerCall (&k)[3], double (&out)[3])
 
 uint64_t rounded(double ns) { return ns > 0 ? static_cast<uint64_t>(ns + 0.5) : 0; }
 
+// The gaps' edge of the both-probe windows with the programs timed or not (ns; 0: too few gaps).
+uint64_t both_probes_edge_ns(const std::vector<ProbeWindow> &windows, bool programs_timed)
+{
+    std::vector<uint64_t> hist(JMT_GAP_BUCKETS, 0);
+    for (const ProbeWindow &w : windows)
+        if (w.kind == ProbeWindowKind::Both && w.programs_timed == programs_timed && w.gap_hist.size() == hist.size())
+            for (size_t b = 0; b < hist.size(); b++)
+                hist[b] += w.gap_hist[b];
+    return measured_edge_ns(summarize_gaps(hist));
+}
+
+// What timing the programs added to each event outside their run time, into c
+// (ns): the timed windows' gaps' edge over the untimed ones'; 0 when either is
+// unknown.
+double timing_per_event(const std::vector<ProbeWindow> &windows, ProbeWindowsCost &c)
+{
+    const uint64_t timed = both_probes_edge_ns(windows, true), untimed = both_probes_edge_ns(windows, false);
+    c.programs_timing_ns = timed && untimed && timed > untimed ? timed - untimed : 0;
+    return static_cast<double>(c.programs_timing_ns);
+}
+
 // The both-probe windows' gaps' edge into c (their programs untimed, as in
 // the trace), and the trace's when both are known; trace less windows (ns)
 // then, else 0.
 double to_trace(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns, ProbeWindowsCost &c)
 {
-    std::vector<uint64_t> hist(JMT_GAP_BUCKETS, 0);
-    for (const ProbeWindow &w : windows)
-        if (w.kind == ProbeWindowKind::Both && !w.programs_timed && w.gap_hist.size() == hist.size())
-            for (size_t b = 0; b < hist.size(); b++)
-                hist[b] += w.gap_hist[b];
-    c.gaps_edge_ns = measured_edge_ns(summarize_gaps(hist));
+    c.gaps_edge_ns = both_probes_edge_ns(windows, false);
     if (c.gaps_edge_ns == 0)
         return 0;
     if (trace_gaps_edge_ns == 0)
@@ -143,10 +159,13 @@ ProbeWindow between(ProbeWindowKind kind, const ProbeWindow &r0, const ProbeWind
 
 }  // namespace
 
-ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns)
+ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns,
+                                     bool before_trace)
 {
     ProbeWindowsCost c;
     c.windows = windows.size();
+    c.before_trace = before_trace;
+    const std::string when = before_trace ? "before the trace" : "after the trace";
     // The programs' run time per event and the returns per traced call, over every both-probe window.
     double calls = 0, entries = 0, returns = 0, entry_prog = 0, return_prog = 0;
     for (const ProbeWindow &w : windows)
@@ -161,21 +180,22 @@ ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, ui
                           least_disturbed(windows, ProbeWindowKind::ReturnOnly, calls > 0 ? returns / calls : 0),
                           least_disturbed(windows, ProbeWindowKind::EntryOnly, 0)};
     if (windows.size() < 4 || k[0].y <= 0 || k[1].y <= 0 || k[2].y <= 0) {
-        c.why = "the JVM made too few traced calls after the trace (fewer than " +
-                std::to_string(kMinProbeWindowCalls) + " in a window)";
+        c.why = "the JVM made too few traced calls " + when + " (fewer than " + std::to_string(kMinProbeWindowCalls) +
+                " in a window)";
         return c;
     }
     double wer[3];
     if (!solve3(k, wer)) {
-        c.why = "the windows after the trace could not tell an entry's cost from a return's";
+        c.why = "the windows " + when + " could not tell an entry's cost from a return's";
         return c;
     }
-    const double trap = to_trace(windows, trace_gaps_edge_ns, c);
+    // The solved e and r hold the programs' timing where they were timed: it goes, as it is not in the trace.
+    const double trap = to_trace(windows, trace_gaps_edge_ns, c) - timing_per_event(windows, c);
     const double e = wer[1] + (entries > 0 ? entry_prog / entries : 0) + trap;
     const double r = wer[2] + (returns > 0 ? return_prog / returns : 0) + trap;
     if (wer[0] <= 0 || e <= 0 || r <= 0) {
-        c.why = "the JVM's CPU per traced call did not follow its probes in the windows after the trace (its "
-                "work per call changed)";
+        c.why = "the JVM's CPU per traced call did not follow its probes in the windows " + when +
+                " (its work per call changed)";
         return c;
     }
     c.entry_ns = rounded(e);
@@ -240,18 +260,26 @@ ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &f
     return plan;
 }
 
+ProbeWindowsCost probe_windows_cost(const std::vector<ProbeWindow> &windows, uint64_t duration_ns,
+                                    const std::vector<uint64_t> &trace_gap_hist, bool before_trace)
+{
+    ProbeWindowsCost cost;
+    if (windows.empty()) {
+        cost.why = std::string("the windows ") + (before_trace ? "before" : "after") + " the trace were cut short";
+        cost.before_trace = before_trace;
+    } else {
+        cost = solve_probe_windows(windows, measured_edge_ns(summarize_gaps(trace_gap_hist)), before_trace);
+    }
+    cost.duration_ns = duration_ns;
+    return cost;
+}
+
 ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait,
                                        const std::vector<uint64_t> &trace_gap_hist)
 {
     const uint64_t start = monotonic_ns();
     const std::vector<ProbeWindow> windows = run_probe_windows(tracer, pid, wait);
-    ProbeWindowsCost cost;
-    if (windows.empty())
-        cost.why = "the windows after the trace were cut short";
-    else
-        cost = solve_probe_windows(windows, measured_edge_ns(summarize_gaps(trace_gap_hist)));
-    cost.duration_ns = monotonic_ns() - start;
-    return cost;
+    return probe_windows_cost(windows, monotonic_ns() - start, trace_gap_hist, false);
 }
 
 }  // namespace jmt

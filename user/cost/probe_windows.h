@@ -1,8 +1,9 @@
-// What one probe event costs the JVM in its own code, measured after a trace:
-// windows in which both method probes, the return probe alone and the entry
-// probe alone are attached, in turn. A traced call costs the JVM w + e x
-// entries + r x returns of CPU time (w: its work; e, r: what one entry and one
-// return event cost, trap and refill wherever it landed; entries, returns: the
+// What one probe event costs the JVM in its own code, measured after a trace
+// (or before it, --cost-before, on programs the trace does not keep): windows
+// in which both method probes, the return probe alone and the entry probe
+// alone are attached, in turn. A traced call costs the JVM w + e x entries +
+// r x returns of CPU time (w: its work; e, r: what one entry and one return
+// event cost, trap and refill wherever it landed; entries, returns: the
 // events per traced call, filtered-out methods' included); the three kinds of
 // window give w, e and r. It holds for a JVM doing the same work per call from
 // window to window: a steady loop, steady traffic.
@@ -58,8 +59,10 @@ constexpr uint64_t kMinProbeWindowCalls = 500;
 // measured above their own edge (the refill): a slow phase of the host in the
 // trace and not after it, or the reverse, moves the traps' cost with the edge
 // (in such phases the edge rose from 0.8 to 1 us, what the JVM paid per event
-// with it).
-ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns = 0);
+// with it). before_trace: the windows ran before the trace (--cost-before), which
+// the reasons say.
+ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns = 0,
+                                     bool before_trace = false);
 
 // Waits until a CLOCK_MONOTONIC deadline (ns); false when cut short (a signal, the JVM gone).
 using ProbeWindowWait = std::function<bool(uint64_t deadline_ns)>;
@@ -81,7 +84,12 @@ struct ProbeWindowsPlan {
 // per window in the trace).
 ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &facts);
 
-// The windows run and solved, on the edge of the trace's gaps (trace_gap_hist), their wall time set.
+// windows solved on the edge of the trace's gaps (trace_gap_hist), duration_ns
+// their wall time; why they were cut short when empty.
+ProbeWindowsCost probe_windows_cost(const std::vector<ProbeWindow> &windows, uint64_t duration_ns,
+                                    const std::vector<uint64_t> &trace_gap_hist, bool before_trace);
+
+// The windows run after the trace and solved, on the edge of the trace's gaps (trace_gap_hist), their wall time set.
 ProbeWindowsCost measure_probe_windows(Tracer &tracer, int pid, const ProbeWindowWait &wait,
                                        const std::vector<uint64_t> &trace_gap_hist);
 

@@ -164,6 +164,11 @@ struct ProbeWindowsCost {
     // gaps); when both are known, the figures above hold the trace's edge and
     // the windows' cost above theirs (a host slower in the trace than after it).
     uint64_t gaps_edge_ns = 0, trace_gaps_edge_ns = 0;
+    // What timing the programs (kernel.bpf_stats) added to an event beyond their
+    // run time, taken out of the figures: the timed windows' gaps' edge over the
+    // untimed ones' (0: not measured).
+    uint64_t programs_timing_ns = 0;
+    bool before_trace = false;  // --cost-before: the windows ran before the trace, not after it
     std::string why;
 };
 
@@ -230,7 +235,7 @@ struct Profile {
     GapSummary gaps;                                  // its summary
     JvmWork untraced_work;                            // the JVM's work before its probes went on (duration 0: none)
     JvmWork traced_work;                              // its work over this window
-    ProbeWindowsCost probe_windows;                   // the final report's: after the trace, one probe detached
+    ProbeWindowsCost probe_windows;                   // the final report's: after (or before) the trace
     CostRange cost_range;                             // probe_cost lies in it; every corrected time has bounds from it
     bool corrected = false;                           // methods' times have the probe cost taken out
     std::string jdk_version;                          // the target JDK's JAVA_VERSION; empty when unknown

@@ -53,8 +53,9 @@ void write_likely_source(std::ostream &out, const Profile &profile)
         const ProbeWindowsCost &w = profile.probe_windows;
         out << "what the JVM paid per event (" << format_duration(r.paid_ns_per_event)
             << " on average: " << format_duration(w.entry_ns) << " per entry, " << format_duration(w.return_ns)
-            << " per return), measured in its own code after the trace: " << w.windows << " windows in "
-            << format_duration(w.duration_ns) << " with both probes, or one of them detached";
+            << " per return), measured in its own code " << (w.before_trace ? "before" : "after")
+            << " the trace: " << w.windows << " windows in " << format_duration(w.duration_ns)
+            << " with both probes, or one of them detached";
         if (w.trace_gaps_edge_ns && w.gaps_edge_ns && w.trace_gaps_edge_ns != w.gaps_edge_ns)
             out << ", on the trace's gaps' edge (" << format_duration(w.trace_gaps_edge_ns) << "; "
                 << format_duration(w.gaps_edge_ns) << " in the windows)";

@@ -62,6 +62,8 @@ json probe_windows_json(const ProbeWindowsCost &w)
             {"duration_ns", w.duration_ns},
             {"gaps_edge_ns", w.gaps_edge_ns},
             {"trace_gaps_edge_ns", w.trace_gaps_edge_ns},
+            {"programs_timing_ns", w.programs_timing_ns},
+            {"before_trace", w.before_trace},
             {"not_measured", w.why}};
 }
 

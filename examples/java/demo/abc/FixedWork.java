@@ -21,7 +21,9 @@ import demo.util.Harness;
  * With LINGER ("linger"), after DONE it waits for a line, then calls a() until the next line or
  * the end of stdin: work for a tracer to measure after its report (jmethodtime's windows after a
  * trace), none of it before the line.
- * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A [LINGER]]
+ * With LEAD ("lead"), after READY it calls a() until a line, then runs the ITERATIONS: work for a
+ * tracer to measure before its trace (jmethodtime --cost-before).
+ * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A [LINGER|LEAD]]
  */
 public final class FixedWork {
     static int unit = 100;  // loop iterations per unit of work
@@ -147,7 +149,12 @@ public final class FixedWork {
         warmAndScale(cTargetNs);
         double[] untraced = untracedPerCall(15);
         double aNs = untraced[0], bNs = untraced[1], cNs = untraced[2], refNs = untraced[3];
-        Harness.awaitGo();
+        if (args.length > 3 && args[3].equals("lead")) {
+            Harness.ready();
+            callAUntilLine();
+        } else {
+            Harness.awaitGo();
+        }
         run(iterations);
         double tracedA = tracedANs / (double) iterations;
         // Inline, not median(): no method of demo/abc may run in the trace besides run()'s tree.
@@ -177,6 +184,11 @@ public final class FixedWork {
         if (Harness.nextLine() == null) {
             return;
         }
+        callAUntilLine();
+    }
+
+    // Calls a() until the next line on stdin, or its end.
+    static void callAUntilLine() {
         lingering = true;
         // An anonymous class, not a lambda: linking a lambda makes thousands of JDK calls.
         Thread until = new Thread() {
