@@ -9,9 +9,10 @@
 #              (user/tools/trap_windows_main.cpp)
 #   edge       the likely cost jmethodtime takes out of a JVM without I/O: the gaps' edge plus its
 #              refill share (user/cost/cost_range.h)
-#   truth      the JVM's timing of a() in the both-probe windows less its untraced timing before
-#              the trace, over 16 events; and by the same windows as the first line, in the JVM's
-#              timing instead of its CPU time
+#   truth      the JVM's timing of a() in the both-probe windows with the programs untimed (as in
+#              a trace: kernel.bpf_stats adds to every event) less its untraced timing before the
+#              trace, over 16 events; and by the same windows as the first line (the programs
+#              timed), in the JVM's timing instead of its CPU time
 #
 # For each run it prints the three, and how far a()'s corrected time would be from its untraced
 # time with each estimate (16 events x (truth - estimate) / untraced a()), with the gaps' edge of
@@ -50,17 +51,18 @@ one_run() {  # c_us batch
 import re, statistics, sys
 windows_file, batches_file, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
 text = open(windows_file).read()
-windows = [(f[1], int(f[2]), int(f[3])) for f in (l.split() for l in text.splitlines() if l.startswith('window '))]
+windows = [(f[1], int(f[2]), int(f[3]), f[10] == '1')
+           for f in (l.split() for l in text.splitlines() if l.startswith('window '))]
 batches = [(int(f[1]), int(f[2]), int(f[3])) for f in (l.split() for l in open(batches_file) if l.startswith('batch '))]
 def kind_of(t0, t1):
-    return next((k for k, s, e in windows if s <= t0 and t1 <= e), None)
-def a_ns(kind):  # the JVM's median time per a() in one kind of window
-    v = [(t1 - t0) / batch for p, t0, t1 in batches if p == 1 and kind_of(t0, t1) == kind]
+    return next(((k, timed) for k, s, e, timed in windows if s <= t0 and t1 <= e), None)
+def a_ns(kind, timed=True):  # the JVM's median time per a() in one kind of window
+    v = [(t1 - t0) / batch for p, t0, t1 in batches if p == 1 and kind_of(t0, t1) == (kind, timed)]
     return statistics.median(v) if v else float('nan')
 untraced = statistics.median([(t1 - t0) / batch for p, t0, t1 in batches if p == 0])
-both, ret, ent = a_ns('both'), a_ns('return'), a_ns('entry')
+both, ret, ent = a_ns('both', False), a_ns('return'), a_ns('entry')
 truth = (both - untraced) / 16
-by_timing = (2 * both - ret - ent) / 16
+by_timing = (2 * a_ns('both') - ret - ent) / 16
 est = float(re.search(r'\(([0-9.]+) ns per event\)', text).group(1))
 edge = int(re.search(r"gaps' edge ([0-9]+) ns", text).group(1))
 likely = int(re.search(r'edge plus refill\) ([0-9]+) ns', text).group(1))
