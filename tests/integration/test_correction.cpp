@@ -417,76 +417,72 @@ class ProbeWindows : public jmt_it::BpfTest {};
 // With what the programs' timing adds to an event beyond their run time taken out of the windows
 // (80 to 96 ns), they read 0.95x to 1.03x of what the JVM paid, a() 0.992x to 1.009x (3 runs):
 // the aim, 5% at U=1000, is what the test asks.
+// What both ProbeWindows tests ask of a run at c_us: the cost from the windows, as the JVM paid it
+// within 30%, and a() corrected within 5% at U=1000 and 10% at U=400, inside its bounds; false when
+// there is no report.
+bool expect_windows_correct_a(const jmt_it::RunResult &r, double c_us)
+{
+    EXPECT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    if (!r.report.contains("probe_cost")) {
+        ADD_FAILURE() << "no report: " << r.jmt_stderr;
+        return false;
+    }
+    const auto &pc = r.report["probe_cost"];
+    const auto &w = pc["windows"];
+    const double truth = untraced_a_ns(r.done_line);
+    const double paid = paid_per_event(r.done_line, truth);
+    const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
+    const Method a = per_call(r.report, "a");
+    const auto [lo, hi] = wall_bounds_per_call(row);
+    std::printf("  c() %.0f us: a() %s calls, untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid "
+                "%.0f ns per event, the windows %s %s ns (%s per entry, %s per return, %s windows, their programs' "
+                "timing %s ns taken out), the gaps' edge %s (%s in the windows)\n",
+                c_us, row["calls"].dump().c_str(), truth, a.incl, lo, hi, a.incl / truth, paid,
+                w["before_trace"] == true ? "before the trace" : "after the trace", w["per_event_ns"].dump().c_str(),
+                w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
+                w["programs_timing_ns"].dump().c_str(), pc["gaps"]["edge_ns"].dump().c_str(),
+                w["gaps_edge_ns"].dump().c_str());
+    EXPECT_EQ(pc["source"], "windows") << w.dump();
+    EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
+    EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
+    EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
+    EXPECT_LE(lo, 1.03 * truth);
+    EXPECT_GE(hi, 0.97 * truth);
+    return true;
+}
+
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
         const int iterations = c_us < 5 ? 20000 : 10000;
         const auto r = run_lingering(c_us, iterations);
-        ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
-        ASSERT_TRUE(r.report.contains("probe_cost")) << r.jmt_stderr;
-        const auto &pc = r.report["probe_cost"];
-        const auto &w = pc["windows"];
-        const double truth = untraced_a_ns(r.done_line);
-        const double paid = paid_per_event(r.done_line, truth);
-        const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
-        const Method a = per_call(r.report, "a");
-        const auto [lo, hi] = wall_bounds_per_call(row);
-        std::printf(
-            "  c() %.0f us: a() untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM paid %.0f ns "
-            "per event, the windows %s ns (%s per entry, %s per return, %s windows, their programs' timing %s ns "
-            "taken out), the gaps' edge %s (%s in the windows)\n",
-            c_us, truth, a.incl, lo, hi, a.incl / truth, paid, w["per_event_ns"].dump().c_str(),
-            w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
-            w["programs_timing_ns"].dump().c_str(), pc["gaps"]["edge_ns"].dump().c_str(),
-            w["gaps_edge_ns"].dump().c_str());
-        EXPECT_EQ(pc["source"], "windows") << w.dump();
-        EXPECT_EQ(row["calls"], iterations) << "calls after the report's totals were read";
-        EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
-        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
-        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
-        EXPECT_LE(lo, 1.03 * truth);
-        EXPECT_GE(hi, 0.97 * truth);
+        ASSERT_TRUE(expect_windows_correct_a(r, c_us));
+        EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], false);
+        EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
+            << "calls after the report's totals were read";
     }
 }
 
 // A JVM that exits with its trace, a batch job: no windows after the trace can run, and
 // --cost-before measures them before it. The A/B/C flow at U=1000 and U=400 as above, the
-// windows before the trace, the JVM then at the same work.
+// windows before the trace, the JVM then at the same work: 0.995x to 1.000x and 0.977x to
+// 0.999x in three runs.
 TEST_F(ProbeWindows, BeforeTheTraceCorrectTheFlowOfAJvmThatExits)
 {
     for (const double c_us : {5.0, 2.0}) {
         const int iterations = c_us < 5 ? 20000 : 10000;
         const auto r = run_leading(c_us, iterations);
-        ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
-        ASSERT_TRUE(r.report.contains("probe_cost")) << r.jmt_stderr;
-        const auto &pc = r.report["probe_cost"];
-        const auto &w = pc["windows"];
-        const double truth = untraced_a_ns(r.done_line);
-        const double paid = paid_per_event(r.done_line, truth);
-        const auto &row = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V");
-        const auto &b = jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V");
-        const Method a = per_call(r.report, "a");
-        const auto [lo, hi] = wall_bounds_per_call(row);
-        const uint64_t calls = row["calls"].get<uint64_t>();
-        std::printf("  c() %.0f us: a() %llu calls, untraced %.0f ns, corrected %.0f [%.0f, %.0f] (%.3fx); the JVM "
-                    "paid %.0f ns per event, the windows before the trace %s ns (their programs' timing %s ns taken "
-                    "out), the gaps' edge %s (%s in the windows)\n",
-                    c_us, static_cast<unsigned long long>(calls), truth, a.incl, lo, hi, a.incl / truth, paid,
-                    w["per_event_ns"].dump().c_str(), w["programs_timing_ns"].dump().c_str(),
-                    pc["gaps"]["edge_ns"].dump().c_str(), w["gaps_edge_ns"].dump().c_str());
-        EXPECT_EQ(pc["source"], "windows") << w.dump();
-        EXPECT_EQ(w["before_trace"], true);
-        EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
+        ASSERT_TRUE(expect_windows_correct_a(r, c_us));
+        EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], true);
         // The timed run, and the lead's calls between the new programs' attach and the test's line.
+        const uint64_t calls = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();
         EXPECT_GE(calls, uint64_t(iterations));
         EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
         // The a() under way at the attach is left out, its b() calls after it are not.
-        EXPECT_GE(b["calls"].get<uint64_t>(), 2 * calls);
-        EXPECT_LE(b["calls"].get<uint64_t>(), 2 * calls + 2);
-        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
-        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
-        EXPECT_LE(lo, 1.03 * truth);
-        EXPECT_GE(hi, 0.97 * truth);
+        const uint64_t b_calls =
+            jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V")["calls"].get<uint64_t>();
+        EXPECT_GE(b_calls, 2 * calls);
+        EXPECT_LE(b_calls, 2 * calls + 2);
     }
 }
 }  // namespace
