@@ -251,7 +251,8 @@ ProbeWindowsPlan plan_probe_windows(const Profile &p, const ProbeWindowsFacts &f
                                     static_cast<double>(kProbeWindowNs) /
                                     static_cast<double>(std::max<uint64_t>(p.duration_ns, 1));
     if (!facts.at_work)
-        plan.why = "not measured after the trace: the JVM exited, or the trace stopped on its overhead";
+        plan.why = "not measured after the trace: the JVM exited (--cost-before measures before the trace), or the "
+                   "trace stopped on its overhead";
     else if (!facts.own_probes || !p.shared_probes.empty())
         plan.why = "not measured after the trace: its probes are shared (several JVMs, or another tracer)";
     else if (calls_per_window < static_cast<double>(kMinProbeWindowCalls))
