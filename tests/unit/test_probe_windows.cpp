@@ -197,6 +197,30 @@ TEST(ProbeWindows, AreTheLikelyCostWhereTheJvmMakesNoIo)
     EXPECT_NE(e.paid_why.find("; the JVM made too few traced calls after the trace"), std::string::npos) << e.paid_why;
 }
 
+// The windows' figure rests on the trace's gaps' edge and their own two (the programs timed and
+// not), each known to a bucket: a figure up to two buckets under the range's low end (the edge
+// less one bucket) is the low end; further under, it is refused, with why.
+TEST(ProbeWindows, AFigureUnderTheLowEndByTheirEdgesBucketsIsTheLowEnd)
+{
+    Profile p;
+    p.gap_hist.assign(JMT_GAP_BUCKETS, 0);
+    p.gap_hist[jmt_gap_bucket(800)] = 100'000;
+    p.overhead.events = 2'000'000;
+    p.overhead.traced_events = 2'000'000;
+    p.overhead.jvm_cpu_ns = 10'000'000'000;
+    p.calibrated_cost = {900, 700};
+    p.probe_windows.per_event_ns = 760;
+    CostRange r = cost_range(gather_evidence(p, 2));
+    const uint64_t lo = r.lo.traced_event_ns;
+    EXPECT_EQ(lo, 800u - 800 / 32);
+    EXPECT_EQ(r.likely_from, CostSource::Windows) << r.paid_why;
+    EXPECT_EQ(r.likely.traced_event_ns, lo);
+    p.probe_windows.per_event_ns = lo - 2 * (lo / 32) - 1;
+    r = cost_range(gather_evidence(p, 2));
+    EXPECT_EQ(r.likely_from, CostSource::Gaps);
+    EXPECT_NE(r.paid_why.find("outside the range"), std::string::npos) << r.paid_why;
+}
+
 // Run after a trace stopped with its JVM at work, where nothing else measures what it paid.
 TEST(ProbeWindows, RunWhereTheyCanMeasureAndNothingElseDoes)
 {

@@ -67,13 +67,20 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
     const uint64_t traced_events = std::min(e.traced_events, e.events);
     const uint64_t rejected_events = e.events - traced_events;
     const double weight = static_cast<double>(traced_events) + ratio * static_cast<double>(rejected_events);
-    const uint64_t traced = std::min(
-        top, weight > 0 ? times(e.paid_ns_per_event, static_cast<double>(e.events) / weight) : e.paid_ns_per_event);
+    uint64_t traced = std::min(top, weight > 0 ? times(e.paid_ns_per_event, static_cast<double>(e.events) / weight)
+                                               : e.paid_ns_per_event);
     const double rest = static_cast<double>(e.paid_ns_per_event) * static_cast<double>(e.events) -
                         static_cast<double>(traced) * static_cast<double>(traced_events);
-    const uint64_t rejected = rejected_events
-                                  ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
-                                  : times(traced, ratio);
+    uint64_t rejected = rejected_events
+                            ? static_cast<uint64_t>(std::max(0.0, rest) / static_cast<double>(rejected_events))
+                            : times(traced, ratio);
+    // The windows' figure also rests on their own two gaps' edges (programs timed and not), each
+    // known to a bucket: that far under the low end, it is the low end.
+    const uint64_t lo = r.lo.traced_event_ns;
+    if (e.paid_by_windows && traced < lo && traced >= lo - 2 * (lo >> JMT_GAP_SUB_BITS)) {
+        traced = lo;
+        rejected = std::max(rejected, r.lo.rejected_event_ns);
+    }
     if (e.paid_ns_per_event > top || traced < r.lo.traced_event_ns || rejected < r.lo.rejected_event_ns) {
         r.paid_why =
             (e.paid_by_windows ? "the windows with one probe detached put " : "the JVM's CPU per I/O call put ") +
