@@ -44,10 +44,9 @@ void TraceSession::measure_cost_before()
 void TraceSession::measure_cost_after(Profile &profile, bool at_work)
 {
     if (options_.cost_before) {
-        profile.probe_windows = windows_before_why_.empty()
-                                    ? probe_windows_cost(windows_before_, windows_before_ns_, profile.gap_hist, true)
-                                    : ProbeWindowsCost{};
-        if (!windows_before_why_.empty())
+        if (windows_before_why_.empty())
+            profile.probe_windows = probe_windows_cost(windows_before_, windows_before_ns_, profile.gap_hist, true);
+        else
             profile.probe_windows.why = windows_before_why_;
         return;
     }

@@ -81,7 +81,7 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
         traced = lo;
         rejected = std::max(rejected, r.lo.rejected_event_ns);
     }
-    if (e.paid_ns_per_event > top || traced < r.lo.traced_event_ns || rejected < r.lo.rejected_event_ns) {
+    if (e.paid_ns_per_event > top || traced < lo || rejected < r.lo.rejected_event_ns) {
         r.paid_why =
             (e.paid_by_windows ? "the windows with one probe detached put " : "the JVM's CPU per I/O call put ") +
             std::to_string(e.paid_ns_per_event) + " ns on an event, outside the range: " +

@@ -100,21 +100,19 @@ uint64_t both_probes_edge_ns(const std::vector<ProbeWindow> &windows, bool progr
 }
 
 // What timing the programs added to each event outside their run time, into c
-// (ns): the timed windows' gaps' edge over the untimed ones'; 0 when either is
-// unknown.
+// (ns): the timed windows' gaps' edge over the untimed ones' (c.gaps_edge_ns);
+// 0 when either is unknown.
 double timing_per_event(const std::vector<ProbeWindow> &windows, ProbeWindowsCost &c)
 {
-    const uint64_t timed = both_probes_edge_ns(windows, true), untimed = both_probes_edge_ns(windows, false);
-    c.programs_timing_ns = timed && untimed && timed > untimed ? timed - untimed : 0;
+    const uint64_t timed = both_probes_edge_ns(windows, true);
+    c.programs_timing_ns = timed && c.gaps_edge_ns && timed > c.gaps_edge_ns ? timed - c.gaps_edge_ns : 0;
     return static_cast<double>(c.programs_timing_ns);
 }
 
-// The both-probe windows' gaps' edge into c (their programs untimed, as in
-// the trace), and the trace's when both are known; trace less windows (ns)
-// then, else 0.
-double to_trace(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns, ProbeWindowsCost &c)
+// The trace's gaps' edge into c, and trace less windows (c.gaps_edge_ns, their
+// programs untimed as in the trace) in ns when both are known, else 0.
+double to_trace(uint64_t trace_gaps_edge_ns, ProbeWindowsCost &c)
 {
-    c.gaps_edge_ns = both_probes_edge_ns(windows, false);
     if (c.gaps_edge_ns == 0)
         return 0;
     if (trace_gaps_edge_ns == 0)
@@ -190,7 +188,8 @@ ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, ui
         return c;
     }
     // The solved e and r hold the programs' timing where they were timed: it goes, as it is not in the trace.
-    const double trap = to_trace(windows, trace_gaps_edge_ns, c) - timing_per_event(windows, c);
+    c.gaps_edge_ns = both_probes_edge_ns(windows, false);
+    const double trap = to_trace(trace_gaps_edge_ns, c) - timing_per_event(windows, c);
     const double e = wer[1] + (entries > 0 ? entry_prog / entries : 0) + trap;
     const double r = wer[2] + (returns > 0 ? return_prog / returns : 0) + trap;
     if (wer[0] <= 0 || e <= 0 || r <= 0) {
