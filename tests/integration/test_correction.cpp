@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <utility>
 
 #include <csignal>
 
@@ -316,28 +318,63 @@ bool parse_report(jmt_it::Child &jmt, jmt_it::RunResult &r)
     return true;
 }
 
-// As in run_fixed_work: a slow batch, or an untraced timing that puts less than one trap on an event;
-// a host in another phase in the trace than in the windows (their gaps' edges over 10% apart: the
-// JVM's timing of the traced run, the reference, then holds another cost per event than the windows);
-// and, the same test as the reference's, windows that put less than one trap of their own gaps on an
-// event (measured before the trace's edge was added: 638 ns at a 960 ns edge in a CI run whose host
-// was slow throughout, where the JVM paid 1,194 ns); and a host whose register-only reference loop
-// ran over 2% slower in the traced run than beside the untraced timing: a slow phase in the trace
-// alone, which its gaps' edge need not show (a CI run: the loop 2.9% slower, the edge 800 ns in the
-// trace and 784 ns in the windows, the JVM paying 1,110 ns per event against the windows' 782 ns;
-// 1 in 8 runs of the day had such a trace).
-bool host_disturbed_windows(const jmt_it::RunResult &r)
+// How far the host disturbed a windows run, as the largest of its signals over its limit (over 1:
+// disturbed). As in run_fixed_work: a slow batch (over kMaxSlowestBatchPct of the median one), or an
+// untraced timing that puts less than 97% of one trap on an event; a host in another phase in the
+// trace than in the windows (their gaps' edges over 10% apart: the JVM's timing of the traced run, the
+// reference, then holds another cost per event than the windows); and, the same test as the
+// reference's, windows that put less than 97% of one trap of their own gaps on an event (measured
+// before the trace's edge was added: 638 ns at a 960 ns edge in a CI run whose host was slow
+// throughout, where the JVM paid 1,194 ns); and a host whose register-only reference loop ran over 2%
+// slower in the traced run than beside the untraced timing: a slow phase in the trace alone, which its
+// gaps' edge need not show (a CI run: the loop 2.9% slower, the edge 800 ns in the trace and 784 ns in
+// the windows, the JVM paying 1,110 ns per event against the windows' 782 ns; 1 in 8 runs of the day
+// had such a trace).
+double windows_disturbance(const jmt_it::RunResult &r)
 {
-    constexpr double kMaxHostSlowdown = 1.02;
+    constexpr double kMaxHostSlowdown = 0.02;
     const auto &w = r.report["probe_cost"]["windows"];
     const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
     const double windows_edge = w["gaps_edge_ns"].get<double>();
     const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
-    const bool slow_reference = paid_per_event(r.done_line, untraced_a_ns(r.done_line)) < 0.97 * edge;
-    const bool phase_changed = windows_edge > 0 && std::fabs(edge - windows_edge) > 0.1 * windows_edge;
-    const bool windows_disturbed = windows_edge > 0 && windows_own < 0.97 * windows_edge;
-    return jmt_it::done_value(r.done_line, "slowest_batch_pct") > kMaxSlowestBatchPct || slow_reference ||
-           phase_changed || windows_disturbed || host_speed(r.done_line) > kMaxHostSlowdown;
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+    const std::pair<const char *, double> signals[] = {
+        {"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
+        {"untraced timing", paid > 0 ? 0.97 * edge / paid : 2.0},
+        {"reference loop", (host_speed(r.done_line) - 1) / kMaxHostSlowdown},
+        {"phase", windows_edge > 0 ? std::fabs(edge - windows_edge) / (0.1 * windows_edge) : 0},
+        {"windows under a trap", windows_edge <= 0 ? 0
+                                 : windows_own > 0 ? 0.97 * windows_edge / windows_own
+                                                   : 2.0}};
+    const auto &worst = *std::max_element(std::begin(signals), std::end(signals),
+                                          [](const auto &a, const auto &b) { return a.second < b.second; });
+    std::printf("  the host's disturbance of this run: %.2f of the most a judged run may have (%s)\n", worst.second,
+                worst.first);
+    return worst.second;
+}
+
+// Runs a windows run (run_once) until one is not disturbed (windows_disturbance), up to kAttempts
+// times, and gives the least disturbed (a run in a noisy hour had judged the last of three, its trace
+// 24% slower by its gaps' edge than its windows, where the first had read the reference loop at the
+// same speed in the trace as before it).
+jmt_it::RunResult least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once)
+{
+    jmt_it::RunResult best;
+    double best_disturbance = 0;
+    for (int attempt = 1; attempt <= kAttempts; attempt++) {
+        jmt_it::RunResult r = run_once();
+        if (!r.report.contains("probe_cost"))
+            return r;
+        const double disturbance = windows_disturbance(r);
+        if (attempt == 1 || disturbance < best_disturbance) {
+            best = std::move(r);
+            best_disturbance = disturbance;
+        }
+        if (best_disturbance <= 1)
+            break;
+        std::printf("  NOTE: the host disturbed this run; running it again\n");
+    }
+    return best;
 }
 
 // FixedWork at work after its timed run (its LINGER), traced until Ctrl-C: jmethodtime measures
@@ -349,9 +386,8 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
 {
     char c_arg[32];
     std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
-    jmt_it::RunResult r;
-    for (int attempt = 1; attempt <= kAttempts; attempt++) {
-        r = {};
+    return least_disturbed_run([&] {
+        jmt_it::RunResult r;
         jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_arg, "0", "linger"}});
         if (!java.ready())
             return r;
@@ -368,13 +404,9 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
         r.jmt_exit = jmt.wait_exit(60000);
         java.child().write_stdin("stop\n", true);
         EXPECT_EQ(java.child().wait_exit(30000), 0);
-        if (!parse_report(jmt, r))
-            return r;
-        if (!host_disturbed_windows(r))
-            break;
-        std::printf("  NOTE: the host disturbed this run; running it again\n");
-    }
-    return r;
+        parse_report(jmt, r);
+        return r;
+    });
 }
 
 // FixedWork calling a() before its timed run (its LEAD), traced with --cost-before until it
@@ -384,9 +416,8 @@ jmt_it::RunResult run_leading(double c_us, int iterations)
 {
     char c_arg[32];
     std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
-    jmt_it::RunResult r;
-    for (int attempt = 1; attempt <= kAttempts; attempt++) {
-        r = {};
+    return least_disturbed_run([&] {
+        jmt_it::RunResult r;
         jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_arg, "0", "lead"}});
         if (!java.ready())
             return r;
@@ -401,13 +432,9 @@ jmt_it::RunResult run_leading(double c_us, int iterations)
         std::printf("  workload: %s\n", r.done_line.c_str());
         EXPECT_EQ(java.child().wait_exit(30000), 0);
         r.jmt_exit = jmt.wait_exit(60000);
-        if (!parse_report(jmt, r))
-            return r;
-        if (!host_disturbed_windows(r))
-            break;
-        std::printf("  NOTE: the host disturbed this run; running it again\n");
-    }
-    return r;
+        parse_report(jmt, r);
+        return r;
+    });
 }
 
 class ProbeWindows : public jmt_it::BpfTest {};
@@ -456,7 +483,7 @@ bool expect_windows_correct_a(const jmt_it::RunResult &r, double c_us, double u1
 // paid 900 to 1,110 ns per event there against 780 to 860 ns in the windows, its gaps' edge
 // unmoved (a() up to 1.069x). Such runs, and those whose trace and windows saw different phases
 // of the host or whose windows read less than one trap of their own gaps per event, are run
-// again (run_lingering); the last of three is judged.
+// again (run_lingering); the least disturbed of three is judged.
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
