@@ -141,7 +141,7 @@ TEST(ProbeWindows, SitOnTheGapsEdgeOfTheTrace)
     EXPECT_FALSE(c.why.empty());
     for (ProbeWindow &w : v)
         if (w.kind == ProbeWindowKind::Both && !w.programs_timed)
-            w.gap_hist[jmt_gap_bucket(800)] = 150;  // 750 gaps in all: too few
+            w.gap_hist[jmt_gap_bucket(800)] = 999 / kProbeWindowCycles;  // under 1,000 gaps in all: too few
     c = solve_probe_windows(v, edge + 200);
     EXPECT_EQ(c.per_event_ns, 825u);
     EXPECT_EQ(c.gaps_edge_ns, 0u);

@@ -199,7 +199,7 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
                  "Trace even when another tracer (jmethodtime, bpftrace, bcc, perf) holds the JVM's method probes: "
                  "every event then also runs its programs, so the bounds on times widen to twice the probe cost");
     app.add_flag("--cost-before", o.cost_before,
-                 "Measure what one probe event costs the JVM in its own code before the trace (about 4 s, the "
+                 "Measure what one probe event costs the JVM in its own code before the trace (about 6 s, the "
                  "probes attached, the JVM's calls then not in the report) instead of after it: for a JVM that "
                  "exits with the trace, a batch job");
     app.add_flag("-v,--verbose", o.verbose, "Show libbpf's messages");

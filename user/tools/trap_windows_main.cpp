@@ -1,7 +1,7 @@
 // jmt-trap-windows PID SECONDS [WINDOW_MS] [PACKAGE]: what one method__entry and one
 // method__return event cost a running JVM, in its own code: the windows jmethodtime runs
 // after a trace (cost/probe_windows.h: both probes, the return probe alone, both, the entry
-// probe alone, in turn), for SECONDS instead of about 4 s, with PACKAGE's methods traced.
+// probe alone, in turn), for SECONDS instead of about 6 s, with PACKAGE's methods traced.
 //
 // Prints each window (kind, CLOCK_MONOTONIC start and end ns, CPU ns, entries, returns, traced
 // calls, the entry and the return program's run time ns, 1 when that was on, its gaps' edge ns)
