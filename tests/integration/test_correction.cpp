@@ -61,11 +61,13 @@ double host_speed(const std::string &done_line)
     return speed;
 }
 
-// The JVM's own untraced time per a(), at the host's speed during the trace, ns.
-double untraced_a_ns(const std::string &done_line)
+// The JVM's own untraced time per a(), at the host's speed during the trace (speed: host_speed's,
+// which prints it; the one-argument form reads it), ns.
+double untraced_a_ns(const std::string &done_line, double speed)
 {
-    return host_speed(done_line) * double(jmt_it::done_value(done_line, "a_ns"));
+    return speed * double(jmt_it::done_value(done_line, "a_ns"));
 }
+double untraced_a_ns(const std::string &done_line) { return untraced_a_ns(done_line, host_speed(done_line)); }
 
 // What one probe event cost the JVM during the trace by its own timing of a():
 // (traced a() - untraced a()) / kEventsPerA, ns.
@@ -337,11 +339,12 @@ double windows_disturbance(const jmt_it::RunResult &r)
     const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
     const double windows_edge = w["gaps_edge_ns"].get<double>();
     const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
-    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+    const double speed = host_speed(r.done_line);
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line, speed));
     const std::pair<const char *, double> signals[] = {
         {"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
         {"untraced timing", paid > 0 ? 0.97 * edge / paid : 2.0},
-        {"reference loop", (host_speed(r.done_line) - 1) / kMaxHostSlowdown},
+        {"reference loop", (speed - 1) / kMaxHostSlowdown},
         {"phase", windows_edge > 0 ? std::fabs(edge - windows_edge) / (0.1 * windows_edge) : 0},
         {"windows under a trap", windows_edge <= 0 ? 0
                                  : windows_own > 0 ? 0.97 * windows_edge / windows_own
