@@ -356,24 +356,27 @@ double windows_disturbance(const jmt_it::RunResult &r)
     return worst.second;
 }
 
+// A windows run the test judges, and how far the host disturbed it (windows_disturbance).
+struct JudgedRun {
+    jmt_it::RunResult run;
+    double disturbance = 0;
+};
+
 // Runs a windows run (run_once) until one is not disturbed (windows_disturbance), up to kAttempts
 // times, and gives the least disturbed (a run in a noisy hour had judged the last of three, its trace
 // 24% slower by its gaps' edge than its windows, where the first had read the reference loop at the
 // same speed in the trace as before it).
-jmt_it::RunResult least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once)
+JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once)
 {
-    jmt_it::RunResult best;
-    double best_disturbance = 0;
+    JudgedRun best;
     for (int attempt = 1; attempt <= kAttempts; attempt++) {
         jmt_it::RunResult r = run_once();
         if (!r.report.contains("probe_cost"))
-            return r;
+            return {std::move(r), 0};
         const double disturbance = windows_disturbance(r);
-        if (attempt == 1 || disturbance < best_disturbance) {
-            best = std::move(r);
-            best_disturbance = disturbance;
-        }
-        if (best_disturbance <= 1)
+        if (attempt == 1 || disturbance < best.disturbance)
+            best = {std::move(r), disturbance};
+        if (best.disturbance <= 1)
             break;
         std::printf("  NOTE: the host disturbed this run; running it again\n");
     }
@@ -385,7 +388,7 @@ jmt_it::RunResult least_disturbed_run(const std::function<jmt_it::RunResult()> &
 // (cost/probe_windows.h) and takes that out. The JVM works on only from the line the test sends
 // once jmethodtime says it measures (its report's totals read by then), so the counts hold the
 // timed run alone.
-jmt_it::RunResult run_lingering(double c_us, int iterations)
+JudgedRun run_lingering(double c_us, int iterations)
 {
     char c_arg[32];
     std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
@@ -415,7 +418,7 @@ jmt_it::RunResult run_lingering(double c_us, int iterations)
 // FixedWork calling a() before its timed run (its LEAD), traced with --cost-before until it
 // exits: jmethodtime measures what an event costs the JVM in windows before the trace, loads its
 // programs anew and traces; the test lets the timed run start once jmethodtime says it traces.
-jmt_it::RunResult run_leading(double c_us, int iterations)
+JudgedRun run_leading(double c_us, int iterations)
 {
     char c_arg[32];
     std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
@@ -442,11 +445,16 @@ jmt_it::RunResult run_leading(double c_us, int iterations)
 
 class ProbeWindows : public jmt_it::BpfTest {};
 
-// What both ProbeWindows tests ask of a run at c_us: the cost from the windows, as the JVM paid it
-// within 30%, and a() corrected within 5% of its untraced time at U=1000 and 10% at U=400 (the
-// issue's aims), inside its bounds; false when there is no report.
-bool expect_windows_correct_a(const jmt_it::RunResult &r, double c_us)
+// What both ProbeWindows tests ask of a judged run at c_us: the cost from the windows, as the JVM
+// paid it within 30%, and a() corrected within 5% of its untraced time at U=1000 and 10% at U=400
+// (the aims), inside its bounds; false when there is no report. A run the host disturbed
+// whose windows the range refused, saying the host's pace moved in them (two CI runs of a noisy
+// hour had all three attempts disturbed; in one, the least disturbed's windows read 708 ns per
+// event where the JVM paid 1,142 ns, their own 820 ns under their gaps' edge of 944 ns), rests on
+// the gaps: a() within their refill's width (refill_allowance).
+bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
 {
+    const jmt_it::RunResult &r = judged.run;
     EXPECT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
     if (!r.report.contains("probe_cost")) {
         ADD_FAILURE() << "no report: " << r.jmt_stderr;
@@ -467,10 +475,17 @@ bool expect_windows_correct_a(const jmt_it::RunResult &r, double c_us)
                 w["entry_ns"].dump().c_str(), w["return_ns"].dump().c_str(), w["windows"].dump().c_str(),
                 w["programs_timing_ns"].dump().c_str(), pc["gaps"]["edge_ns"].dump().c_str(),
                 w["gaps_edge_ns"].dump().c_str());
-    EXPECT_EQ(pc["source"], "windows") << w.dump();
     EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
-    EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
-    EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
+    const std::string why = pc["range"]["paid_not_measured"].get<std::string>();
+    if (judged.disturbance > 1 && pc["source"] == "gaps" && why.find("the host") != std::string::npos) {
+        std::printf("  NOTE: every attempt disturbed, and the windows refused: %s\n", why.c_str());
+        EXPECT_LT(w["per_event_ns"].get<double>(), pc["range"]["traced_event_ns"][0].get<double>()) << why;
+        EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth)) << "a() corrected on the gaps";
+    } else {
+        EXPECT_EQ(pc["source"], "windows") << w.dump() << " " << why;
+        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
+        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? 0.10 : 0.05) * truth) << "a() corrected";
+    }
     EXPECT_LE(lo, 1.03 * truth);
     EXPECT_GE(hi, 0.97 * truth);
     return true;
@@ -489,8 +504,9 @@ TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
         const int iterations = c_us < 5 ? 20000 : 10000;
-        const auto r = run_lingering(c_us, iterations);
-        ASSERT_TRUE(expect_windows_correct_a(r, c_us));
+        const JudgedRun judged = run_lingering(c_us, iterations);
+        ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
+        const jmt_it::RunResult &r = judged.run;
         EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], false);
         EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
             << "calls after the report's totals were read";
@@ -505,8 +521,9 @@ TEST_F(ProbeWindows, BeforeTheTraceCorrectTheFlowOfAJvmThatExits)
 {
     for (const double c_us : {5.0, 2.0}) {
         const int iterations = c_us < 5 ? 20000 : 10000;
-        const auto r = run_leading(c_us, iterations);
-        ASSERT_TRUE(expect_windows_correct_a(r, c_us));
+        const JudgedRun judged = run_leading(c_us, iterations);
+        ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
+        const jmt_it::RunResult &r = judged.run;
         EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], true);
         // The timed run, and the lead's calls between the new programs' attach and the test's line.
         const uint64_t calls = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();

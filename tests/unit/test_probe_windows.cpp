@@ -221,6 +221,43 @@ TEST(ProbeWindows, AFigureUnderTheLowEndByTheirEdgesBucketsIsTheLowEnd)
     EXPECT_NE(r.paid_why.find("outside the range"), std::string::npos) << r.paid_why;
 }
 
+// Windows refused say why from their own gaps: their own reading under one trap of their gaps
+// (a CI run: 820 ns against an edge of 944 ns, 708 ns on the trace's edge of 832 ns), their edge
+// over 10% off the trace's, or else the JVM's work per call.
+TEST(ProbeWindows, ARefusedFigureSaysWhatTheirGapsShow)
+{
+    Profile p;
+    p.gap_hist.assign(JMT_GAP_BUCKETS, 0);
+    p.gap_hist[jmt_gap_bucket(832)] = 100'000;
+    p.overhead.events = 2'000'000;
+    p.overhead.traced_events = 2'000'000;
+    p.overhead.jvm_cpu_ns = 10'000'000'000;
+    p.calibrated_cost = {900, 700};
+    p.probe_windows.per_event_ns = 708;
+    p.probe_windows.gaps_edge_ns = 944;
+    p.probe_windows.trace_gaps_edge_ns = 832;
+    CostRange r = cost_range(gather_evidence(p, 2));
+    EXPECT_EQ(r.likely_from, CostSource::Gaps);
+    EXPECT_NE(r.paid_why.find("put 708 ns on an event, outside the range: their own reading, 820 ns, is under one "
+                              "trap of their gaps (944 ns): the host's pace changed"),
+              std::string::npos)
+        << r.paid_why;
+    // Over the top (the JVM's 5,010 ns per event), the edges 13% apart: another pace in the trace.
+    p.probe_windows.per_event_ns = 6000;
+    p.probe_windows.gaps_edge_ns = 736;
+    p.probe_windows.trace_gaps_edge_ns = 832;
+    r = cost_range(gather_evidence(p, 2));
+    EXPECT_EQ(r.likely_from, CostSource::Gaps);
+    EXPECT_NE(r.paid_why.find("another pace in them than in the trace (their gaps' edge 736 ns, the trace's 832 ns)"),
+              std::string::npos)
+        << r.paid_why;
+    // The edges 4% apart.
+    p.probe_windows.gaps_edge_ns = 800;
+    r = cost_range(gather_evidence(p, 2));
+    EXPECT_EQ(r.likely_from, CostSource::Gaps);
+    EXPECT_NE(r.paid_why.find("outside the range: its work per call changed"), std::string::npos) << r.paid_why;
+}
+
 // Run after a trace stopped with its JVM at work, where nothing else measures what it paid.
 TEST(ProbeWindows, RunWhereTheyCanMeasureAndNothingElseDoes)
 {

@@ -85,7 +85,7 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
         r.paid_why =
             (e.paid_by_windows ? "the windows with one probe detached put " : "the JVM's CPU per I/O call put ") +
             std::to_string(e.paid_ns_per_event) + " ns on an event, outside the range: " +
-            (e.paid_by_windows ? "its work per call changed" : "its I/O does not follow its work");
+            (e.paid_by_windows ? e.windows_outside_why : std::string("its I/O does not follow its work"));
         return;
     }
     r.likely = {traced, std::min(rejected, top)};

@@ -1,9 +1,11 @@
 #include "cost/evidence.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/cost_range.h"
 #include "cost/overhead.h"
+#include "gaps.h"
 
 namespace jmt {
 
@@ -55,6 +57,23 @@ uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t
     return static_cast<uint64_t>(paid + 0.5);
 }
 
+std::string windows_outside_why(const ProbeWindowsCost &w)
+{
+    const double edge = static_cast<double>(w.gaps_edge_ns);
+    const double trace_edge = w.trace_gaps_edge_ns ? static_cast<double>(w.trace_gaps_edge_ns) : edge;
+    // Their own figure, before the trace's edge took the place of theirs; the edge known to a bucket.
+    const double own = static_cast<double>(w.per_event_ns) - (trace_edge - edge);
+    const double edge_low = edge - static_cast<double>(w.gaps_edge_ns >> JMT_GAP_SUB_BITS);
+    if (w.gaps_edge_ns && own < edge_low)
+        return "their own reading, " + std::to_string(static_cast<int64_t>(own)) +
+               " ns, is under one trap of their gaps (" + std::to_string(w.gaps_edge_ns) +
+               " ns): the host's pace changed from one window to the next";
+    if (w.gaps_edge_ns && std::abs(trace_edge - edge) > kWindowsPhaseShare * edge)
+        return "the host ran at another pace in them than in the trace (their gaps' edge " +
+               std::to_string(w.gaps_edge_ns) + " ns, the trace's " + std::to_string(w.trace_gaps_edge_ns) + " ns)";
+    return "its work per call changed";
+}
+
 TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
 {
     TrapEvidence e;
@@ -69,6 +88,7 @@ TrapEvidence gather_evidence(const Profile &p, unsigned cpus)
     if (e.paid_ns_per_event == 0 && windows.per_event_ns > 0) {
         e.paid_ns_per_event = windows.per_event_ns;
         e.paid_by_windows = true;
+        e.windows_outside_why = windows_outside_why(windows);
         e.paid_why.clear();
     } else if (e.paid_ns_per_event == 0 && !windows.why.empty()) {
         e.paid_why += "; " + windows.why;

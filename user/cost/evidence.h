@@ -39,6 +39,9 @@ struct TrapEvidence {
     // Without I/O to measure it by: what one event cost the JVM in the windows
     // after the trace with one probe detached (cost/probe_windows.h), when measured.
     bool paid_by_windows = false;
+    // Why the windows' figure would fall outside the range, when it does: what
+    // their own gaps show of the host (windows_outside_why).
+    std::string windows_outside_why;
     uint64_t events = 0, traced_events = 0;  // the window's probe events, and of them the traced methods'
     // The row with the most on-CPU time (raw): its calls and events, and the
     // untraced CPU time of the JVM's I/O threads for the window's I/O calls
@@ -68,6 +71,13 @@ constexpr uint64_t kMinWorkCpuNs = 50'000'000;
 // the window with events probe events in it; 0 with why set when either window
 // holds too little work, or the traced one costs no more per I/O call.
 uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t events, std::string &why);
+
+// Why windows w whose figure falls outside the cost range did: they put less
+// than one trap of their own gaps on an event (the host's pace changed within
+// them), or their gaps' edge is over kWindowsPhaseShare off the trace's (the
+// host ran at another pace in them), or else the JVM's work per call changed.
+constexpr double kWindowsPhaseShare = 0.10;
+std::string windows_outside_why(const ProbeWindowsCost &w);
 
 // The evidence of p's window: its gap histogram summarized, its calibration,
 // and its JVM CPU time per event. cpus: the host's CPUs, the most the JVM can
