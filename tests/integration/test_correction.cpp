@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <utility>
 
 #include <csignal>
@@ -43,8 +44,9 @@ Method per_call(const nlohmann::json &report, const char *name)
 // host, not the tracer: the stall lands in whichever frames were open and in the JVM's
 // own timing of the traced run (seen once: "one event cost the JVM 1945 ns", twice the
 // usual, with b() and c() at their usual cost). FixedWork times its traced run in 20
-// batches; a run whose slowest batch is over kMaxSlowestBatchPct of the median one is
-// run again, up to kAttempts runs in all, and the last one is judged whatever it was.
+// batches; a run whose slowest batch is over kMaxSlowestBatchPct of the median one, or
+// disturbed otherwise, is run again, up to kAttempts runs in all, and the least disturbed one
+// is judged (least_disturbed_run).
 constexpr int kAttempts = 3;
 constexpr uint64_t kMaxSlowestBatchPct = 130;
 
@@ -76,6 +78,62 @@ double paid_per_event(const std::string &done_line, double untraced_a)
     return (double(jmt_it::done_value(done_line, "traced_a_ns")) - untraced_a) / kEventsPerA;
 }
 
+// The worst of a run's signals of disturbance, each over its limit (over 1: disturbed), printed with its name.
+double worst_signal(std::initializer_list<std::pair<const char *, double>> signals)
+{
+    const auto &worst = *std::max_element(signals.begin(), signals.end(),
+                                          [](const auto &a, const auto &b) { return a.second < b.second; });
+    std::printf("  the host's disturbance of this run: %.2f of the most a judged run may have (%s)\n", worst.second,
+                worst.first);
+    return worst.second;
+}
+
+// How far the host disturbed a traced run: a slow batch (over kMaxSlowestBatchPct of the median
+// one), or, when the range rests on the gaps, an untraced timing that puts less than 97% of one
+// trap on an event (the JVM cannot pay less than the gaps' edge, one trap with no Java code: its
+// untraced timing was taken in a slow spell of the host; the edge itself, not the range's low end a
+// bucket under it: a run whose JVM paid 768 ns per event by its own timing, under an 800 ns edge,
+// failed the U=400 test by 10 ns of 3,580).
+double trace_disturbance(const jmt_it::RunResult &r)
+{
+    const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+    const bool on_gaps = r.report["probe_cost"]["range"]["basis"] == "gaps";
+    return worst_signal(
+        {{"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
+         {"untraced timing", !on_gaps   ? 0
+                             : paid > 0 ? 0.97 * edge / paid
+                                        : 2.0}});
+}
+
+// A run the test judges, and how far the host disturbed it.
+struct JudgedRun {
+    jmt_it::RunResult run;
+    double disturbance = 0;
+};
+
+// Runs run_once until a run is not disturbed (disturbance at most 1), up to kAttempts times, and
+// gives the least disturbed (a run in a noisy hour had judged the last of three, its trace 24%
+// slower by its gaps' edge than its windows, where the first had read the reference loop at the
+// same speed in the trace as before it). A run without a report is given at once.
+JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once,
+                              const std::function<double(const jmt_it::RunResult &)> &disturbance)
+{
+    JudgedRun best;
+    for (int attempt = 1; attempt <= kAttempts; attempt++) {
+        jmt_it::RunResult r = run_once();
+        if (!r.report.contains("probe_cost"))
+            return {std::move(r), 0};
+        const double d = disturbance(r);
+        if (attempt == 1 || d < best.disturbance)
+            best = {std::move(r), d};
+        if (best.disturbance <= 1)
+            break;
+        std::printf("  NOTE: the host disturbed this run; running it again\n");
+    }
+    return best;
+}
+
 struct Bounds {
     double lo = 0, hi = 0;  // ns per call
 };
@@ -88,6 +146,14 @@ Bounds wall_bounds_per_call(const nlohmann::json &row)
             row["bounds"]["wall_incl_ns"][1].get<double>() / calls};
 }
 
+// FixedWork's c() argument: its untraced time, us.
+std::string c_us_arg(double c_us)
+{
+    char arg[32];
+    std::snprintf(arg, sizeof arg, "%.2f", c_us);
+    return arg;
+}
+
 // c_us: c()'s untraced time; 5 us makes a() about 67 us, its 16 events about a quarter of it
 // at 1 us per event (the A/B/C flow at U=1000 in docs/accuracy.md).
 // sorts_per_ten_a: FixedWork's cheap JDK calls beside a() (its SORTS_PER_TEN_A).
@@ -95,37 +161,14 @@ jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per_ten_a 
 {
     jmt_it::RunSpec spec;
     spec.jvm.main_class = "demo.abc.FixedWork";
-    char c_arg[32];
-    std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
+    const std::string c_arg = c_us_arg(c_us);
     spec.jvm.args = {c_us < 5 ? "20000" : "10000", c_arg};  // about 1 s of traced calls
     if (sorts_per_ten_a > 0)
         spec.jvm.args = {sorts_per_ten_a > 10 ? "300" : "2000", c_arg, std::to_string(sorts_per_ten_a)};
     spec.jmt_args = {"--package", "demo/abc"};
     if (raw)
         spec.jmt_args.push_back("--raw");
-    jmt_it::RunResult r;
-    for (int attempt = 1; attempt <= kAttempts; attempt++) {
-        r = jmt_it::run_traced(spec);
-        const uint64_t slowest = jmt_it::done_value(r.done_line, "slowest_batch_pct");
-        std::printf("  slowest batch of the traced run: %llu%% of the median one\n",
-                    static_cast<unsigned long long>(slowest));
-        // The JVM cannot pay less per event than the gaps' edge, one trap with no Java code:
-        // when its untraced timing says so, that timing was taken in a slow spell of the host.
-        // (The edge itself, as run_lingering asks, not the range's low end a bucket under it: a run whose JVM
-        // paid 768 ns per event by its own timing, under an 800 ns edge, failed the U=400 test by 10 ns of 3,580.)
-        const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
-        const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
-        const bool slow_reference = r.report["probe_cost"]["range"]["basis"] == "gaps" && paid < 0.97 * edge;
-        if (slow_reference)
-            std::printf("  the JVM paid %.0f ns per event by its own timing, under one trap (%.0f ns): its "
-                        "untraced timing ran slow\n",
-                        paid, edge);
-        if (slowest <= kMaxSlowestBatchPct && !slow_reference)
-            break;
-        if (attempt < kAttempts)
-            std::printf("  NOTE: the host disturbed this run; running it again\n");
-    }
-    return r;
+    return least_disturbed_run([&] { return jmt_it::run_traced(spec); }, trace_disturbance).run;
 }
 
 // How far a corrected time with `events` probe events inside may lie from the JVM's untraced
@@ -321,8 +364,8 @@ bool parse_report(jmt_it::Child &jmt, jmt_it::RunResult &r)
 }
 
 // How far the host disturbed a windows run, as the largest of its signals over its limit (over 1:
-// disturbed). As in run_fixed_work: a slow batch (over kMaxSlowestBatchPct of the median one), or an
-// untraced timing that puts less than 97% of one trap on an event; a host in another phase in the
+// disturbed). As in trace_disturbance: a slow batch, or an untraced timing that puts less than 97%
+// of one trap on an event (whatever the range rests on); a host in another phase in the
 // trace than in the windows (their gaps' edges over 10% apart: the JVM's timing of the traced run, the
 // reference, then holds another cost per event than the windows); and, the same test as the
 // reference's, windows that put less than 97% of one trap of their own gaps on an event (measured
@@ -341,46 +384,30 @@ double windows_disturbance(const jmt_it::RunResult &r)
     const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
     const double speed = host_speed(r.done_line);
     const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line, speed));
-    const std::pair<const char *, double> signals[] = {
-        {"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
-        {"untraced timing", paid > 0 ? 0.97 * edge / paid : 2.0},
-        {"reference loop", (speed - 1) / kMaxHostSlowdown},
-        {"phase", windows_edge > 0 ? std::fabs(edge - windows_edge) / (0.1 * windows_edge) : 0},
-        {"windows under a trap", windows_edge <= 0 ? 0
-                                 : windows_own > 0 ? 0.97 * windows_edge / windows_own
-                                                   : 2.0}};
-    const auto &worst = *std::max_element(std::begin(signals), std::end(signals),
-                                          [](const auto &a, const auto &b) { return a.second < b.second; });
-    std::printf("  the host's disturbance of this run: %.2f of the most a judged run may have (%s)\n", worst.second,
-                worst.first);
-    return worst.second;
+    return worst_signal(
+        {{"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
+         {"untraced timing", paid > 0 ? 0.97 * edge / paid : 2.0},
+         {"reference loop", (speed - 1) / kMaxHostSlowdown},
+         {"phase", windows_edge > 0 ? std::fabs(edge - windows_edge) / (0.1 * windows_edge) : 0},
+         {"windows under a trap", windows_edge <= 0 ? 0
+                                  : windows_own > 0 ? 0.97 * windows_edge / windows_own
+                                                    : 2.0}});
 }
 
-// A windows run the test judges, and how far the host disturbed it (windows_disturbance).
-struct JudgedRun {
-    jmt_it::RunResult run;
-    double disturbance = 0;
-};
-
-// Runs a windows run (run_once) until one is not disturbed (windows_disturbance), up to kAttempts
-// times, and gives the least disturbed (a run in a noisy hour had judged the last of three, its trace
-// 24% slower by its gaps' edge than its windows, where the first had read the reference loop at the
-// same speed in the trace as before it).
-JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once)
+// Windows runs of FixedWork in mode ("linger" or "lead") with iterations timed a() calls at c_us,
+// each driven by drive once the JVM is ready, the least disturbed given (windows_disturbance).
+JudgedRun windows_runs(const char *mode, double c_us, int iterations,
+                       const std::function<void(jmt_it::Workload &, jmt_it::RunResult &)> &drive)
 {
-    JudgedRun best;
-    for (int attempt = 1; attempt <= kAttempts; attempt++) {
-        jmt_it::RunResult r = run_once();
-        if (!r.report.contains("probe_cost"))
-            return {std::move(r), 0};
-        const double disturbance = windows_disturbance(r);
-        if (attempt == 1 || disturbance < best.disturbance)
-            best = {std::move(r), disturbance};
-        if (best.disturbance <= 1)
-            break;
-        std::printf("  NOTE: the host disturbed this run; running it again\n");
-    }
-    return best;
+    return least_disturbed_run(
+        [&] {
+            jmt_it::RunResult r;
+            jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_us_arg(c_us), "0", mode}});
+            if (java.ready())
+                drive(java, r);
+            return r;
+        },
+        windows_disturbance);
 }
 
 // FixedWork at work after its timed run (its LINGER), traced until Ctrl-C: jmethodtime measures
@@ -390,16 +417,10 @@ JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once
 // timed run alone.
 JudgedRun run_lingering(double c_us, int iterations)
 {
-    char c_arg[32];
-    std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
-    return least_disturbed_run([&] {
-        jmt_it::RunResult r;
-        jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_arg, "0", "linger"}});
-        if (!java.ready())
-            return r;
+    return windows_runs("linger", c_us, iterations, [](jmt_it::Workload &java, jmt_it::RunResult &r) {
         jmt_it::Child jmt({JMT_BINARY, "-p", java.pid_text(), "--json", "--package", "demo/abc"}, false);
         if (jmt_it::wait_tracing(jmt).empty())
-            return r;
+            return;
         java.child().write_stdin("go\n", false);
         r.done_line = java.child().wait_line(false, "DONE", 120000);
         std::printf("  workload: %s\n", r.done_line.c_str());
@@ -411,7 +432,6 @@ JudgedRun run_lingering(double c_us, int iterations)
         java.child().write_stdin("stop\n", true);
         EXPECT_EQ(java.child().wait_exit(30000), 0);
         parse_report(jmt, r);
-        return r;
     });
 }
 
@@ -420,26 +440,19 @@ JudgedRun run_lingering(double c_us, int iterations)
 // programs anew and traces; the test lets the timed run start once jmethodtime says it traces.
 JudgedRun run_leading(double c_us, int iterations)
 {
-    char c_arg[32];
-    std::snprintf(c_arg, sizeof c_arg, "%.2f", c_us);
-    return least_disturbed_run([&] {
-        jmt_it::RunResult r;
-        jmt_it::Workload java({"demo.abc.FixedWork", {std::to_string(iterations), c_arg, "0", "lead"}});
-        if (!java.ready())
-            return r;
+    return windows_runs("lead", c_us, iterations, [](jmt_it::Workload &java, jmt_it::RunResult &r) {
         jmt_it::Child jmt({JMT_BINARY, "-p", java.pid_text(), "--json", "--cost-before", "--package", "demo/abc"},
                           false);
         const std::string measuring = jmt.wait_line(true, "Measuring", 30000);
         EXPECT_NE(measuring.find("before the trace"), std::string::npos) << measuring << jmt.drain(true, 1000);
         if (jmt_it::wait_tracing(jmt).empty())
-            return r;
+            return;
         java.child().write_stdin("go\n", true);
         r.done_line = java.child().wait_line(false, "DONE", 120000);
         std::printf("  workload: %s\n", r.done_line.c_str());
         EXPECT_EQ(java.child().wait_exit(30000), 0);
         r.jmt_exit = jmt.wait_exit(60000);
         parse_report(jmt, r);
-        return r;
     });
 }
 

@@ -173,15 +173,25 @@ TEST(ProbeWindows, SayWhyTheyDoNotMeasure)
     EXPECT_NE(c.why.find("too few traced calls"), std::string::npos) << c.why;
 }
 
-// Without I/O to measure it by, the windows' cost is what the JVM paid; with I/O, the I/O's.
-TEST(ProbeWindows, AreTheLikelyCostWhereTheJvmMakesNoIo)
+// A JVM without I/O: 2,000,000 traced events in 10 s of its CPU time (5,000 ns per event at most),
+// its gaps all at edge_ns (0: none), calibrated at 900 ns a traced event.
+Profile no_io_profile(uint64_t edge_ns)
 {
     Profile p;
     p.gap_hist.assign(JMT_GAP_BUCKETS, 0);
+    if (edge_ns)
+        p.gap_hist[jmt_gap_bucket(edge_ns)] = 100'000;
     p.overhead.events = 2'000'000;
     p.overhead.traced_events = 2'000'000;
     p.overhead.jvm_cpu_ns = 10'000'000'000;
     p.calibrated_cost = {900, 700};
+    return p;
+}
+
+// Without I/O to measure it by, the windows' cost is what the JVM paid; with I/O, the I/O's.
+TEST(ProbeWindows, AreTheLikelyCostWhereTheJvmMakesNoIo)
+{
+    Profile p = no_io_profile(0);
     p.probe_windows.per_event_ns = 1200;
     TrapEvidence e = gather_evidence(p, 2);
     EXPECT_TRUE(e.paid_by_windows);
@@ -202,13 +212,7 @@ TEST(ProbeWindows, AreTheLikelyCostWhereTheJvmMakesNoIo)
 // less one bucket) is the low end; further under, it is refused, with why.
 TEST(ProbeWindows, AFigureUnderTheLowEndByTheirEdgesBucketsIsTheLowEnd)
 {
-    Profile p;
-    p.gap_hist.assign(JMT_GAP_BUCKETS, 0);
-    p.gap_hist[jmt_gap_bucket(800)] = 100'000;
-    p.overhead.events = 2'000'000;
-    p.overhead.traced_events = 2'000'000;
-    p.overhead.jvm_cpu_ns = 10'000'000'000;
-    p.calibrated_cost = {900, 700};
+    Profile p = no_io_profile(800);
     p.probe_windows.per_event_ns = 760;
     CostRange r = cost_range(gather_evidence(p, 2));
     const uint64_t lo = r.lo.traced_event_ns;
@@ -226,13 +230,7 @@ TEST(ProbeWindows, AFigureUnderTheLowEndByTheirEdgesBucketsIsTheLowEnd)
 // over 10% off the trace's, or else the JVM's work per call.
 TEST(ProbeWindows, ARefusedFigureSaysWhatTheirGapsShow)
 {
-    Profile p;
-    p.gap_hist.assign(JMT_GAP_BUCKETS, 0);
-    p.gap_hist[jmt_gap_bucket(832)] = 100'000;
-    p.overhead.events = 2'000'000;
-    p.overhead.traced_events = 2'000'000;
-    p.overhead.jvm_cpu_ns = 10'000'000'000;
-    p.calibrated_cost = {900, 700};
+    Profile p = no_io_profile(832);
     p.probe_windows.per_event_ns = 708;
     p.probe_windows.gaps_edge_ns = 944;
     p.probe_windows.trace_gaps_edge_ns = 832;
