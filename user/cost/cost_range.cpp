@@ -95,6 +95,8 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
 
 }  // namespace
 
+uint64_t edge_low_ns(uint64_t edge_ns) { return edge_ns - (edge_ns >> JMT_GAP_SUB_BITS); }
+
 uint64_t edge_plus_refill(uint64_t edge_ns) { return edge_ns + std::min(times(edge_ns, kRefillShare), kRefillMaxNs); }
 
 GapSummary summarize_gaps(const std::vector<uint64_t> &hist)
@@ -129,8 +131,7 @@ CostRange cost_range(const TrapEvidence &e)
     const double ratio = rejected_ratio(e.calibrated);
     if (measured_edge_ns(e.gaps) > 0) {
         r.basis = CostBasis::Gaps;
-        // The edge is known to a bucket's width (a 1/2^JMT_GAP_SUB_BITS part of its power of two).
-        const uint64_t low = e.gaps.edge_ns - (e.gaps.edge_ns >> JMT_GAP_SUB_BITS);
+        const uint64_t low = edge_low_ns(e.gaps.edge_ns);
         const uint64_t likely = edge_plus_refill(e.gaps.edge_ns);
         r.lo = {low, times(low, ratio)};
         r.likely = {likely, times(likely, ratio)};

@@ -35,6 +35,9 @@ constexpr uint64_t kRefillMaxNs = 400;
 
 // The likely cost of a traced event from the gaps' edge: the edge plus its refill.
 uint64_t edge_plus_refill(uint64_t edge_ns);
+// The least one trap may cost by a gaps' edge (ns), known to its bucket's width
+// (a 1/2^JMT_GAP_SUB_BITS part of its power of two): the edge less that width.
+uint64_t edge_low_ns(uint64_t edge_ns);
 // The most refill one trap leaves (ns), wherever it lands: the JVM's CPU time per
 // event bounds the average event only, and an event in code that refills more
 // than the rest costs more than that average (A/B/C beside a sort's cheap JDK

@@ -5,7 +5,6 @@
 
 #include "cost/cost_range.h"
 #include "cost/overhead.h"
-#include "gaps.h"
 
 namespace jmt {
 
@@ -61,10 +60,9 @@ std::string windows_outside_why(const ProbeWindowsCost &w)
 {
     const double edge = static_cast<double>(w.gaps_edge_ns);
     const double trace_edge = w.trace_gaps_edge_ns ? static_cast<double>(w.trace_gaps_edge_ns) : edge;
-    // Their own figure, before the trace's edge took the place of theirs; the edge known to a bucket.
+    // Their own figure, before the trace's edge took the place of theirs.
     const double own = static_cast<double>(w.per_event_ns) - (trace_edge - edge);
-    const double edge_low = edge - static_cast<double>(w.gaps_edge_ns >> JMT_GAP_SUB_BITS);
-    if (w.gaps_edge_ns && own < edge_low)
+    if (w.gaps_edge_ns && own < static_cast<double>(edge_low_ns(w.gaps_edge_ns)))
         return "their own reading, " + std::to_string(static_cast<int64_t>(own)) +
                " ns, is under one trap of their gaps (" + std::to_string(w.gaps_edge_ns) +
                " ns): the host's pace changed from one window to the next";
