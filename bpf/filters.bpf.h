@@ -59,6 +59,7 @@ struct glob_ctx {
 	const char *str;
 };
 
+#if JMT_HAS_BPF_LOOP
 static long glob_step_class(__u32 i, void *data)
 {
 	struct glob_ctx *g = data;
@@ -72,28 +73,38 @@ static long glob_step_method(__u32 i, void *data)
 
 	return jmt_glob_step(g->st, g->pat, g->str, JMT_METHOD_BUF - 1);
 }
+#endif
+
+#if !JMT_HAS_BPF_LOOP
+/* Up to JMT_COMPAT_GLOB_BURST steps of glob i of kind against the name of
+ * kind in names_scratch at level, its state in glob_scratch at level (set up
+ * by jmt_glob_init): 1 once decided. A global function, verified once
+ * (methods.bpf.h defines it, after names_scratch). */
+__noinline int compat_glob_steps(__u64 kind, __u64 i, __u64 level);
+#endif
 
 /*
  * Whether name (slen bytes, slen <= its buffer: JMT_CLASS_BUF for a class,
  * JMT_METHOD_BUF for a method) matches one of the first n globs of kind
  * (JMT_GLOB_CLASS, JMT_GLOB_METHOD: a constant): 1 when one does, 0 when none
  * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
- * (undecided). Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
+ * (undecided). st: this CPU's glob_scratch at level, name: its names_scratch.
+ * Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
  */
-static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const char *name, __u32 slen, __u32 level)
+static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const char *name, __u32 slen,
+				      struct jmt_glob_state *st, __u32 level)
 {
-	struct jmt_glob_state *st;
 	int undecided = 0;
 
-	st = bpf_map_lookup_elem(&glob_scratch, &level);
-	if (!st)
-		return -1;
 	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
+#if JMT_HAS_BPF_LOOP
 		struct glob_ctx g = {};
+#endif
 
 		if (i >= n)
 			break;
 		jmt_glob_init(st, globs[kind][i].len, slen);
+#if JMT_HAS_BPF_LOOP
 		g.st = st;
 		g.pat = globs[kind][i].s;
 		g.str = name;
@@ -101,6 +112,12 @@ static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const ch
 			bpf_loop(JMT_GLOB_STEPS, glob_step_class, &g, 0);
 		else
 			bpf_loop(JMT_GLOB_STEPS, glob_step_method, &g, 0);
+#else
+		/* JMT_GLOB_STEPS steps in all, as bpf_loop's callback would take. */
+		for (__u32 burst = 0; burst < JMT_GLOB_STEPS / JMT_COMPAT_GLOB_BURST; burst++)
+			if (compat_glob_steps(kind, i, level))
+				break;
+#endif
 		if (st->result == JMT_GLOB_MATCH)
 			return 1;
 		if (st->result == JMT_GLOB_RUNNING)

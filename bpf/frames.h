@@ -211,12 +211,11 @@ static __always_inline void jmt_pinned_add(struct jmt_thread *t, __u64 ns, __u32
 /*
  * The loops over a thread's stack step a callback: through bpf_loop in the BPF
  * programs (the callback is verified once, whatever the stack's depth, so the
- * code after the loop is not verified once per depth), through a plain loop in
- * userspace.
+ * code after the loop is not verified once per depth; compat.bpf.h: a bounded
+ * loop on a kernel without it), through a plain loop in userspace.
  */
 #ifdef __BPF__
-#include <bpf/bpf_helpers.h>
-#define jmt_loop(n, fn, ctx) bpf_loop((n), (fn), (ctx), 0)
+#include "compat.bpf.h"
 #else
 static inline void jmt_loop(__u32 n, long (*fn)(__u32, void *), void *ctx)
 {

@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 #include "jmethodtime.h"
+#include "compat.bpf.h"
 
 /* Tunables, set by the loader between open and load. The scalars every
  * event reads come first, together (64 bytes: one or two cache lines); the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Small helpers the program's parts share: the per-CPU caches' slot
- * sequence and min_u32.
+ * sequence and min_u32 (next_id, which hands out ids, is compat.bpf.h's).
  */
 #ifndef JMT_HELPERS_BPF_H
 #define JMT_HELPERS_BPF_H
@@ -11,30 +11,6 @@
 static __always_inline __u32 min_u32(__u32 a, __u32 b)
 {
 	return a < b ? a : b;
-}
-
-/* Attempts at handing out an id against other CPUs before giving up (each
- * lost race means another CPU got one). */
-#define JMT_ID_ATTEMPTS 16
-
-/* The next id after *last, below limit: *last goes up by one, never to limit
- * or past it, so what userspace reads is always an id handed out. 0 when
- * the ids are all out (or the CPUs raced JMT_ID_ATTEMPTS times). */
-static __always_inline __u32 next_id(__u32 *last, __u32 limit)
-{
-	__u32 cur = *(volatile __u32 *)last;
-
-	for (int i = 0; i < JMT_ID_ATTEMPTS; i++) {
-		__u32 seen;
-
-		if (cur + 1 >= limit)
-			return 0;
-		seen = __sync_val_compare_and_swap(last, cur, cur + 1);
-		if (seen == cur)
-			return cur + 1;
-		cur = seen;
-	}
-	return 0;
 }
 
 /*

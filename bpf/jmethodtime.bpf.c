@@ -35,8 +35,15 @@ static __always_inline void test_trap(void)
 	if (!test_trap_ns)
 		return;
 	deadline_ns = bpf_ktime_get_ns() + test_trap_ns;
+#if JMT_HAS_BPF_LOOP
 	/* Each iteration reads the clock: 1 << 20 of them outlast any test_trap_ns used. */
 	bpf_loop(1 << 20, spin_until, &deadline_ns, 0);
+#else
+	/* compat.bpf.h: at most JMT_COMPAT_SPINS clock reads. */
+	for (int i = 0; i < JMT_COMPAT_SPINS; i++)
+		if (spin_until(i, &deadline_ns))
+			break;
+#endif
 }
 
 /* Both probes' first steps: counts the event and finds its method's verdict.

@@ -301,13 +301,13 @@ struct jmt_thread_key {
 	K(VT_FRAMES_LOST, vt_frames_lost)                                                                                              \
 	/* unmounts and mounts of virtual threads not followed: the JVM's layout unread or unsupported */                              \
 	K(VT_UNFOLLOWED, vt_unfollowed)                                                                                                \
-	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */                              \
 	/* pinned blocks inside traced frames by freeze's reason, and their ns */                                                      \
 	K(PINNED_CRITICAL, pinned_critical)                                                                                            \
 	K(PINNED_NATIVE, pinned_native)                                                                                                \
 	K(PINNED_MONITOR, pinned_monitor)                                                                                              \
 	K(PINNED_OTHER, pinned_other)                                                                                                  \
 	K(PINNED_NS, pinned_ns)                                                                                                        \
+	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */                              \
 	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)
 
 #define JMT_CNT_ENUM(NAME, name) JMT_CNT_##NAME,

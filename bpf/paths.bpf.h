@@ -48,7 +48,7 @@ static __noinline __u32 path_of_slow(__u32 parent, __u32 id)
 	found = bpf_map_lookup_elem(&path_ids, &key);
 	if (found)
 		return *found;
-	path = next_id(&last_path_id, max_path_ids);
+	path = next_id(&last_path_id, max_path_ids, JMT_ID_PATH);
 	if (!path || bpf_map_update_elem(&path_ids, &key, &path, BPF_NOEXIST)) {
 		/* Full, or another CPU inserted this path first (its id is the one kept). */
 		found = bpf_map_lookup_elem(&path_ids, &key);

@@ -63,4 +63,23 @@ static __always_inline void jmt_count(struct jmt_sink *sink, __u32 c, __u64 n)
 	bump_by(sink->cpu, (enum jmt_counter)c, n);
 }
 
+#if !JMT_HAS_BPF_LOOP
+/* compat.bpf.h's search of jmt_find: its loop on the running thread's state
+ * (the one its caller holds), 0 when it has none. (compat_vt_split: vthreads.bpf.h.) */
+__noinline int compat_find(__u64 id)
+{
+	struct jmt_thread *t = jmt_current_task_get(&threads, 0);
+	struct jmt_find_ctx fc = {.id = id};
+
+	if (!t)
+		return 0;
+	fc.t = t;
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
+		if (jmt_find_one(i, &fc))
+			break;
+	return fc.match;
+}
+
+#endif
+
 #endif /* JMT_SINK_BPF_H */

@@ -16,9 +16,10 @@
 #define JMT_TASK_RUNNING 0
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(type, JMT_TASK_MAP_TYPE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	JMT_TASK_MAP_ENTRIES(JMT_COMPAT_THREADS)
+	__type(key, JMT_TASK_KEY);
 	__type(value, struct jmt_thread);
 } threads SEC(".maps");
 
@@ -26,9 +27,10 @@ struct {
  * without a CPU (preempted, yielding, or woken), 0 while it runs or blocks.
  * Freed with the task. */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(type, JMT_TASK_MAP_TYPE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	JMT_TASK_MAP_ENTRIES(JMT_COMPAT_THREADS)
+	__type(key, JMT_TASK_KEY);
 	__type(value, __u64);
 } runnable_since SEC(".maps");
 
@@ -55,10 +57,9 @@ static __noinline int record_thread_name(void)
 
 static __always_inline struct jmt_thread *thread_state(int create)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct jmt_thread *t;
 
-	t = bpf_task_storage_get(&threads, task, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	t = jmt_current_task_get(&threads, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!t) {
 		if (create)
 			count(JMT_CNT_THREAD_STATE_FAIL);
@@ -185,12 +186,12 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!cpu)
 		return 0;
 	if (prev_target) {
-		__u64 *since = bpf_task_storage_get(&runnable_since, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		int runnable = preempt || prev->__state == JMT_TASK_RUNNING;
+		__u64 *since = jmt_task_get(&runnable_since, prev, JMT_SINCE_CREATE(prev));
+		int runnable = preempt || jmt_task_state(prev) == JMT_TASK_RUNNING;
 
 		if (since)
 			*since = runnable ? now : 0;
-		t = bpf_task_storage_get(&threads, prev, 0, 0);
+		t = jmt_task_get(&threads, prev, 0);
 		if (t && t->initialized) {
 			/* A pinned virtual thread's carrier blocks (not runnable). */
 			if (t->pin_reason && t->depth && !runnable && !t->pin_block_ns)
@@ -206,7 +207,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	}
 	cpu->slice_events = 0;
 	if (next_target) {
-		__u64 *since = bpf_task_storage_get(&runnable_since, next, 0, 0);
+		__u64 *since = jmt_task_get(&runnable_since, next, 0);
 		__u64 waited = 0;
 
 		if (since && *since) {
@@ -214,7 +215,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 			*since = 0;
 			bump_by(cpu, JMT_CNT_RUNQ_NS, waited);
 		}
-		t = bpf_task_storage_get(&threads, next, 0, 0);
+		t = jmt_task_get(&threads, next, 0);
 		if (t && t->initialized) {
 			if (t->on_cpu)
 				bump(cpu, JMT_CNT_SWITCH_UNSEEN); /* its switch-out went unseen */
@@ -237,7 +238,7 @@ int BPF_PROG(handle_wakeup, struct task_struct *p)
 
 	if (!is_target(p->tgid))
 		return 0;
-	since = bpf_task_storage_get(&runnable_since, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	since = jmt_task_get(&runnable_since, p, JMT_SINCE_CREATE(p));
 	if (since && !*since)
 		*since = bpf_ktime_get_ns();
 	return 0;
@@ -250,8 +251,9 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 {
 	if (!is_target(task->tgid))
 		return 0;
-	if (bpf_task_storage_delete(&threads, task) == 0)
+	if (jmt_task_delete(&threads, task) == 0)
 		count(JMT_CNT_THREADS_ENDED);
+	JMT_SINCE_DELETE(task);
 	return 0;
 }
 

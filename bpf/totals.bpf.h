@@ -130,7 +130,7 @@ static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
 	found = bpf_map_lookup_elem(&row_ids, &key);
 	if (found)
 		return *found;
-	row = next_id(&last_row_id, max_row_ids);
+	row = next_id(&last_row_id, max_row_ids, JMT_ID_ROW);
 	if (!row || bpf_map_update_elem(&row_ids, &key, &row, BPF_NOEXIST))
 		return 0;
 	return row;
@@ -199,7 +199,7 @@ static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_ke
 	if (!s)
 		return;
 #define JMT_ATOMIC_ONE(name) __sync_fetch_and_add(&s->name, 1);
-#define JMT_ATOMIC_ADD(name) __sync_fetch_and_add(&s->name, c->name);
+#define JMT_ATOMIC_ADD(name) jmt_atomic_add(&s->name, c->name);
 	JMT_METHOD_STATS(JMT_ATOMIC_ONE, JMT_ATOMIC_ADD, JMT_NO_FIELD)
 	if (foreign) {
 		JMT_METHOD_STATS(JMT_NO_FIELD, JMT_NO_FIELD, JMT_ATOMIC_ADD)

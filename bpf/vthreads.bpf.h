@@ -15,6 +15,42 @@
 #include "sink.bpf.h"
 #include "vthread_frames.h"
 
+#if !JMT_HAS_BPF_LOOP
+/* compat.bpf.h's search of jmt_vt_split and drop of jmt_vt_unmount: their
+ * loops on the running thread's state (the one their caller holds); the
+ * search's result is 0 when it has none. */
+__noinline int compat_vt_split(__u64 entry)
+{
+	struct jmt_thread *t = jmt_current_task_get(&threads, 0);
+	struct jmt_vt_split_ctx sc = {.entry = entry};
+
+	if (!t)
+		return 0;
+	sc.t = t;
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
+		if (jmt_vt_split_one(i, &sc))
+			break;
+	return sc.n;
+}
+
+__noinline int compat_vt_drop(__u64 base, __u64 vthread)
+{
+	struct jmt_parked_key key = {.tgid = bpf_get_current_pid_tgid() >> 32, .vtid = vthread};
+	struct jmt_sink sink = {.cpu = this_cpu(), .key = &key};
+	struct jmt_vt_move_ctx mc = {.sink = &sink, .vthread = vthread, .foreign = foreign};
+	struct jmt_thread *t = jmt_current_task_get(&threads, 0);
+
+	if (!t || !sink.cpu || base > JMT_MAX_DEPTH)
+		return 0;
+	mc.t = t;
+	mc.base = base;
+	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
+		if (jmt_vt_drop_one(i, &mc))
+			break;
+	return 0;
+}
+#endif
+
 /* freeze_ok: freeze<Config> and freeze_preempt's result when the frames left the carrier. */
 #define JMT_FREEZE_OK 0
 /* Continuation::thaw_top: the thaw kind of a mount (the others are return barriers). */

@@ -157,24 +157,16 @@ fi
 [ -z "$keep_json" ] || cp "$work/report.json" "$keep_json"
 
 # --- five tables from the one trace -----------------------------------------------------------
-read -r n_methods n_calls seconds times traced_ns rejected_ns cal_traced_ns cal_rejected_ns cal_samples source decided_by < <(jq -r '[(.methods | length),
+read -r n_methods n_calls seconds times traced_ns rejected_ns cal_samples < <(jq -r '[(.methods | length),
   ([.methods[].calls] | add // 0), (.duration_ns / 1e7 | round / 100), .times,
-  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns, .probe_cost.calibrated_traced_event_ns,
-  .probe_cost.calibrated_rejected_event_ns, .probe_cost.calibration_samples, .probe_cost.source,
-  (.probe_cost.decided_by | if . == "" then "-" else . end)] | @tsv' "$work/report.json")
+  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns, .probe_cost.calibration_samples] | @tsv' \
+  "$work/report.json")
 calibrated="calibrated during the trace ($cal_samples samples)"
 [ "$cal_samples" -gt 1 ] || calibrated="calibrated at start-up"
 echo
 echo "Traced $n_methods methods of org/postgresql for $seconds s, $n_calls calls."
 if [ "$times" = raw ]; then
   echo "Times as measured, the probes' own cost included (--raw)."
-elif [ "$source" = leaves ]; then
-  echo "Times exclude the probes' own cost: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it),"
-  echo "measured in this trace on its cheapest one-event method, $decided_by"
-  echo "($calibrated at $cal_traced_ns and $cal_rejected_ns ns)."
-elif [ "$source" = bounded ]; then
-  echo "Times exclude the probes' own cost: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it);"
-  echo "$calibrated at $cal_traced_ns and $cal_rejected_ns ns, lowered because $decided_by took less than that per event."
 else
   echo "Times exclude the probes' own cost, $calibrated: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it)."
 fi

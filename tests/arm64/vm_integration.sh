@@ -17,6 +17,8 @@
 set -euo pipefail
 # shellcheck source=../common/test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../common/test_lib.sh" || exit 1
+# shellcheck source=../vm/check_cases.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../vm/check_cases.sh" || exit 1
 
 if (($# < 3 || $# > 4)); then
   echo "usage: $0 SOURCE_DIR ARM64_BUILD_DIR CLASSES_DIR [CACHE_DIR]" >&2
@@ -75,6 +77,7 @@ trap 'rm -rf "$work"' EXIT
   -path root25/usr/share/locale -prune -o ! -name .jmethodtime-root -print | cpio -o -H newc --quiet) >>"$work/initrd"
 mkdir "$work/extra"
 install -m 0755 "$src/tests/arm64/vm_init.sh" "$work/extra/init"
+install -m 0644 "$src/tests/vm/cases.sh" "$work/extra/cases.sh"
 aarch64-linux-gnu-strip -o "$work/extra/jmethodtime" "$bin" 2>/dev/null || cp "$bin" "$work/extra/jmethodtime"
 cp -r "$classes" "$work/extra/cls"
 (cd "$work/extra" && find . | cpio -o -H newc --quiet) >>"$work/initrd"
@@ -87,70 +90,6 @@ tr -d '\r' <"$work/console.log" >"$work/console.txt"
 note "the emulated machine ran $((SECONDS - t1)) s"
 grep -a '^JMT-\|^jmethodtime\|^Tracing\|^Traced\|^Switched\|^Probe events' "$work/console.txt" |
   grep -v '^JMT-BEGIN\|^JMT-END' || true
-grep -q '^JMT-DONE' "$work/console.txt" || { tail -n 60 "$work/console.txt" >&2; fail "the machine did not finish its cases"; }
 
-# report NAME: the text between JMT-BEGIN NAME and JMT-END NAME RC; rc NAME: RC.
-report() { awk -v n="$1" '$0 == "JMT-BEGIN " n { on = 1; next } $1 == "JMT-END" && $2 == n { on = 0 } on' "$work/console.txt"; }
-rc() { awk -v n="$1" '$1 == "JMT-END" && $2 == n { print $3 }' "$work/console.txt"; }
-# calls NAME METHOD: the calls of demo/abc/FixedWork.METHOD in NAME's JSON report.
-calls() { report "$1" | jq -r --arg m "$2" '[.methods[] | select(.class == "demo/abc/FixedWork" and .method == $m) | .calls] | add // 0'; }
-expect_calls() {  # NAME METHOD WANT
-  local got
-  got=$(calls "$1" "$2") || fail "$1: the report is not JSON: $(report "$1" | head -c 300)"
-  [ "$got" = "$3" ] || fail "$1: $2() $got calls, expected $3"
-}
-leaf_excl_is_incl() {  # NAME: c() calls nothing traced, so its exclusive time is its inclusive time
-  local v
-  v=$(report "$1" | jq -r '.methods[] | select(.method == "c") | "\(.wall_excl_ns) \(.wall_incl_ns)"')
-  [ -n "$v" ] && [ "${v% *}" = "${v#* }" ] || fail "$1: c()'s exclusive and inclusive times differ: $v"
-}
-
-[ "$(rc launch)" = 0 ] || fail "launch mode exited $(rc launch)"
-report launch | jq -e '[.methods[] | select(.class == "demo/launch/Startup") | {(.method): .calls}] | add |
-  .step == 1000 and .leaf == 1000 and .main == 1' >/dev/null ||
-  fail "launch mode: not step 1000, leaf 1000, main 1: $(report launch | jq -c '[.methods[] | {(.method): .calls}]')"
-# path_calls NAME FRAMES...: the calls of the call paths that end in these methods of FixedWork.
-path_calls() {
-  local name=$1
-  shift
-  report "$name" | jq -r --args '[.paths[] | select(.frames[-($ARGS.positional | length):] ==
-    [$ARGS.positional[] | "demo.abc.FixedWork.\(.)()"]) | .calls] | add // 0' "$@"
-}
-for name in switch attach; do
-  [ "$(rc $name)" = 0 ] || fail "$name: jmethodtime exited $(rc $name)"
-  expect_calls $name a 200
-  expect_calls $name b 400
-  expect_calls $name c 1000
-  expect_calls $name run 1
-  leaf_excl_is_incl $name
-  # Call paths: a() calls b() twice and c() once, b() calls c() twice.
-  for want in "a b c 800" "a c 200" "a b 400"; do
-    read -r -a w <<<"$want"
-    got=$(path_calls $name "${w[@]:0:${#w[@]}-1}")
-    [ "$got" = "${w[-1]}" ] || fail "$name: call path ${w[*]:0:${#w[@]}-1}: $got calls, expected ${w[-1]}"
-  done
-done
-# The cost range: from the gaps between the JVM's own probe events when at least 1,000 of them
-# fall under the histogram's top (2^17 ns), else from the calibration, and then the report says
-# so. Under TCG an event costs about 200 us, above that top: the calibration's range, honestly.
-report attach | jq -e '.probe_cost as $c | $c.calibration_samples > 0 and
-  ($c.range.traced_event_ns | .[0] > 0 and .[0] <= .[1]) and
-  $c.range.traced_event_ns[0] <= $c.traced_event_ns and $c.traced_event_ns <= $c.range.traced_event_ns[1] and
-  (if $c.range.basis == "gaps" then $c.gaps.samples >= 1000
-   else $c.range.basis == "calibration" and $c.gaps.samples < 1000 end)' >/dev/null ||
-  fail "attach: the cost range does not hold its likely cost or misnames its basis: $(report attach | jq -c '.probe_cost')"
-# Virtual threads on JDK 25 (standby, then traced): exact counts, every unmount followed.
-[ "$(rc vthreads)" = 0 ] || fail "vthreads: jmethodtime exited $(rc vthreads)"
-report vthreads | jq -e '([.methods[] | select(.class == "demo/vt/VirtualTasks") | {(.method): .calls}] | add) as $c |
-  .diagnostics as $d | .virtual_threads_not_followed == "" and (.jdk_version | startswith("25")) and
-  $c.task == 4 and $c.step == 12 and $c.block == 12 and $c.work == 24 and
-  $d.vt_unmounts >= 12 and $d.vt_unmounts == $d.vt_mounts and $d.vt_frames_lost == 0 and
-  $d.vt_unfollowed == 0 and $d.dropped_frames == 0' >/dev/null ||
-  fail "vthreads: not task 4, step 12, block 12, work 24 with every unmount followed: $(report vthreads |
-    jq -c '{not_followed: .virtual_threads_not_followed, jdk: .jdk_version, calls: [.methods[] | {(.method): .calls}],
-      d: (.diagnostics | {vt_unmounts, vt_mounts, vt_frames_lost, vt_unfollowed, dropped_frames})}')"
-[ "$(rc bad_pid)" = 1 ] || fail "-p 999999 exited $(rc bad_pid), expected 1"
-[ "$(report bad_pid | wc -l)" = 1 ] || fail "-p 999999 printed more than one line"
-report bad_pid | grep -q 'no process with pid 999999' || fail "-p 999999: $(report bad_pid)"
-[ "$(rc bad_duration)" = 2 ] || fail "-d -3 exited $(rc bad_duration), expected 2"
+check_cases "$work/console.txt"
 note "arm64 in the emulated machine: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths, the cost range and its basis), launch mode (exact counts), virtual threads on a JDK 25 on standby (exact counts, every unmount followed) and bad input pass ($((SECONDS - t0)) s)"

@@ -19,7 +19,7 @@
 # --package demo/warm/tree. Each trace switches on while the same load runs in the background
 # (compiles settle under traffic, as on a server), then measures the requests alone. The
 # adapter's (or a()'s) corrected time per call is printed with its bounds. No figure is asserted:
-# this machine's figures go to docs/performance.md with the probe event cost of the run.
+# this machine's figures go to docs/performance-measurements.md with the probe event cost of the run.
 #
 # usage: tests/bench/switch.sh [REQUESTS] [UNIT] [CALLS]   (root; a build in build/; defaults: 2000
 #        Tomcat requests, the A/B/C flow's work unit 100, 50000 calls of a() per A/B/C figure)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times under traps against the truth, for the workloads of docs/accuracy.md's table:
+# Times under traps against the truth, for the workloads of docs/accuracy-measurements.md's table:
 #
 #   abc U      the A/B/C flow (demo.warm.Rounds, a() calls b() twice and c() once, b() calls c()
 #              twice, 16 probe events per a()), work unit U, JDK 17 with the flag, traced with

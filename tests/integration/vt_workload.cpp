@@ -130,9 +130,17 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched, bool unmount
                 done_value(r.done, "blocked_ns") / 1e6 / steps, static_cast<unsigned long long>(u64(d, "vt_unmounts")));
     EXPECT_NEAR(tool_step, jvm_step, 0.10 * jvm_step);
 
-    // Time off a CPU: at least 90% of the time the JVM measured blocked.
-    const double off_cpu = static_cast<double>(u64(step, "wall_incl_ns") - u64(step, "cpu_incl_ns"));
-    EXPECT_GE(off_cpu, 0.9 * static_cast<double>(done_value(r.done, "blocked_ns")));
+    // Time off a CPU is the rest of step()'s elapsed: its CPU is bounded above by the kernel's
+    // count of the carriers' CPU over the run (schedstat), below by work()'s spin. Not a share of
+    // the JVM's timing of block(), which holds the unmount and mount code on a CPU too, a trap per
+    // method it runs: its share off a CPU falls as a probe event costs more (a CI run: 2.5 ms on a
+    // CPU per 10 ms sleep).
+    ASSERT_LE(u64(step, "cpu_incl_ns"), u64(step, "wall_incl_ns"));
+    const uint64_t carriers_cpu = done_value(r.done, "carrier_cpu_ns");
+    std::printf("  steps' CPU %.1f ms; from GO to the end their carriers' %.1f ms (kernel), the JVM's %.1f ms\n",
+                u64(step, "cpu_incl_ns") / 1e6, carriers_cpu / 1e6, done_value(r.done, "cpu_ns") / 1e6);
+    EXPECT_LE(u64(step, "cpu_incl_ns"), carriers_cpu) << "time blocked counted on a CPU, or CPU counted twice";
+    EXPECT_LE(u64(step, "cpu_incl_ns"), done_value(r.done, "cpu_ns")) << "over the JVM's own CPU clock";
 
     // On a CPU (or waiting for one) at least for the work each call spins for, work_us of the JVM's
     // clock; step() holds it. Not the JVM's own timing of work(), which also holds what passed while
@@ -143,11 +151,6 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched, bool unmount
     EXPECT_GE(static_cast<double>(u64(work, "cpu_incl_ns") + u64(work, "runq_incl_ns")), 0.95 * spun);
     EXPECT_GE(static_cast<double>(done_value(r.done, "work_ns")), spun) << "each work() spins for work_us";
     EXPECT_GE(u64(step, "cpu_incl_ns"), u64(work, "cpu_incl_ns"));
-
-    // No CPU counted twice: the steps' CPU summed stays within the JVM's CPU over the run.
-    std::printf("  steps' CPU %.1f ms, the JVM's %.1f ms from GO to the end\n", u64(step, "cpu_incl_ns") / 1e6,
-                done_value(r.done, "cpu_ns") / 1e6);
-    EXPECT_LE(u64(step, "cpu_incl_ns"), done_value(r.done, "cpu_ns"));
 }
 
 }  // namespace jmt_it

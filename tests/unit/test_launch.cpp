@@ -216,7 +216,46 @@ TEST(RunAs, UsersComeFromEtcPasswdWithTheirGroups)
     EXPECT_FALSE(jmt::resolve_run_as("root", "65534", "65534").change);  // -u root keeps root
     const jmt::RunAs numeric = jmt::resolve_run_as("43210", "", "");     // no passwd entry: the uid as given
     EXPECT_EQ(numeric.uid, 43210u);
-    EXPECT_EQ(numeric.gid, 43210u);
+    EXPECT_EQ(numeric.gid, 65534u);  // nogroup, not a gid equal to the uid (someone else's group)
+    EXPECT_EQ(numeric.groups, std::vector<gid_t>{65534u});
     EXPECT_EQ(numeric.name, "43210");
+    EXPECT_EQ(numeric.home, "/");
     EXPECT_THROW(jmt::resolve_run_as("no-such-user-jmt", "", ""), jmt::Error);
+    EXPECT_THROW(jmt::resolve_run_as("99999999999999999999", "", ""), jmt::Error);  // no stoul overflow
+}
+
+TEST(RunAs, TheCommandGetsTheUsersHomeAndNameNotRoots)
+{
+    const char *root_env[] = {"HOME=/root", "USER=root", "LOGNAME=root", "PATH=/usr/bin", "HOMEY=kept", nullptr};
+    jmt::RunAs nobody;
+    nobody.change = true;
+    nobody.name = "nobody";
+    nobody.home = "/nonexistent";
+    const std::vector<std::string> env = jmt::command_environment(const_cast<char *const *>(root_env), nobody);
+    EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOMEY=kept", "HOME=/nonexistent", "USER=nobody",
+                                             "LOGNAME=nobody"}));
+    const std::vector<std::string> as_root = jmt::command_environment(const_cast<char *const *>(root_env), {});
+    EXPECT_EQ(as_root.size(), 5u);  // root runs it: the environment as given
+    EXPECT_EQ(jmt::resolve_run_as("nobody", "", "").home, "/nonexistent");
+}
+
+TEST(Launch, AnEmptyPathEntryIsNotTheWorkingDirectory)
+{
+    char dir[] = "/tmp/jmt-path-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string java = std::string(dir) + "/java";
+    FILE *f = fopen(java.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fclose(f);
+    chmod(java.c_str(), 0755);
+    char cwd[4096];
+    ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+    ASSERT_EQ(chdir(dir), 0);
+    const std::string found_empty = jmt::find_executable("java", ":/nonexistent-jmt");
+    const std::string found_dot = jmt::find_executable("java", ".:/nonexistent-jmt");
+    ASSERT_EQ(chdir(cwd), 0);
+    unlink(java.c_str());
+    rmdir(dir);
+    EXPECT_EQ(found_empty, "");      // "" in PATH is not searched
+    EXPECT_EQ(found_dot, "./java");  // "." written out is, as the user asked
 }

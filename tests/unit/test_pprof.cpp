@@ -463,7 +463,7 @@ TEST(Pprof, MalformedParentChainEnds)
     t.nodes.push_back(node(3, 99, "c", 1, 10, 10));  // parent missing: c is a root
     const Decoded d = decode_profile(pprof_bytes(t));
     ASSERT_EQ(d.samples.size(), 3u);
-    EXPECT_LE(d.samples[0].location_ids.size(), t.nodes.size() + 1);  // the bound path_labels has
+    EXPECT_LE(d.samples[0].location_ids.size(), t.nodes.size() + 1);  // the bound PathIndex::chain has
     EXPECT_EQ(d.samples[2].names, (std::vector<std::string>{C}));
 }
 

@@ -14,6 +14,7 @@
 #include "jvm/hotspot_flags.h"
 #include "control/probe_switch.h"
 #include "util/error.h"
+#include "util/error.h"
 
 namespace {
 
@@ -152,8 +153,14 @@ TEST(AgentClassFilter, PackagesAndGlobsAsItems)
     EXPECT_EQ(jmt::agent_class_filter({}, {}), "*");
     EXPECT_EQ(jmt::agent_class_filter({"org/postgresql"}, {}), "p:org/postgresql");
     EXPECT_EQ(jmt::agent_class_filter({"a/b", "c"}, {"*Statement", "x/Y?"}), "p:a/b p:c g:*Statement g:x/Y?");
-    // Longer than one attach argument takes: every class (more switched, none missed).
-    EXPECT_EQ(jmt::agent_class_filter(std::vector<std::string>(16, std::string(200, 'p')), {}), "*");
+    // Longer than one attach argument takes: refused in one line, never widened to every class.
+    try {
+        jmt::agent_class_filter(std::vector<std::string>(16, std::string(200, 'p')), {});
+        ADD_FAILURE() << "a filter too long for one request was not refused";
+    } catch (const jmt::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("over the"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
 }
 
 // The agent's own parser and matcher (agent_request.h).
@@ -177,6 +184,9 @@ TEST(AgentRequest, ClassFilterIsTheKernels)
     EXPECT_FALSE(selected("p:org g:*Nope", "org/postgresql/jdbc/PgStatement"));
     EXPECT_TRUE(selected("g:org/apache/catalina/*", "org/apache/catalina/connector/CoyoteAdapter"));
     EXPECT_TRUE(selected("g:HelloWorldExample g:org/apache/catalina/*", "HelloWorldExample"));
+    // Nothing it can read: no class (a retransform of every class only for "*").
+    EXPECT_FALSE(selected("", "org/postgresql/Driver"));
+    EXPECT_FALSE(selected("x:org junk", "org/postgresql/Driver"));
 }
 
 TEST(AgentRequest, ParsesEveryFieldAndRefusesTheRest)

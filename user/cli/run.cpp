@@ -6,6 +6,7 @@
 
 #include "cli/session.h"
 #include "cli/sink.h"
+#include "loader/kernel_features.h"
 #include "report/jvm_list.h"
 #include "util/error.h"
 
@@ -15,8 +16,16 @@ namespace {
 
 int run_list(const Options &options)
 {
-    if (geteuid() != 0)
+    if (geteuid() != 0) {
         std::cerr << "jmethodtime: not root: JVMs of other users are not listed (run as root to see all)" << std::endl;
+    } else {
+        const KernelSupport &support = kernel_support();
+        std::string kernel = kernel_features_problem();
+        if (kernel.empty())
+            kernel = compat_text(support.features, support.release);
+        if (!kernel.empty())
+            std::cerr << "jmethodtime: " << kernel << std::endl;
+    }
     std::vector<JvmTarget> jvms = list_jvms();
     ReportSink sink(options.output);
     if (options.json)

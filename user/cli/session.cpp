@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "cost/correction.h"
 #include "cost/cost_range.h"
 #include "cost/evidence.h"
+#include "loader/kernel_features.h"
 #include "loader/privileges.h"
 #include "model/merge.h"
 #include "report/report.h"
@@ -74,7 +76,10 @@ void TraceSession::find_target()
 {
     check_kernel();
     check_privileges();
+    check_kernel_features();
     if (launch_) {
+        if (const std::string problem = launch_problem(kernel_support()); !problem.empty())
+            throw Error(problem, ENOTSUP);
         const std::string path = env("PATH");
         plan_ = plan_launch(options_.command, path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
         run_as_ = resolve_run_as(options_.user, env("SUDO_UID"), env("SUDO_GID"));
@@ -108,6 +113,10 @@ void TraceSession::attach()
             throw Error("stopped before the trace started, while the JVM's work was measured without probes");
         base_.untraced_work = work_->next(monotonic_ns());
     }
+    // The JVMs switched at run time are this jmethodtime's before any probe is attached: of two
+    // tracers started at once, the second stops here (one line), and neither sees the other's
+    // uprobes as a holder.
+    switched_.claim(targets_, options_.packages, options_.class_globs);
     tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
     check_probe_holders(held_before);
     switch_probes_on();
@@ -140,8 +149,10 @@ void TraceSession::attach()
     base_.per_thread = options_.per_thread;
     base_.foreign = options_.foreign;
     base_.corrected = !options_.raw;
-    for (const JvmTarget &t : targets_)
+    for (const JvmTarget &t : targets_) {
         base_.sources.push_back(describe_source(t.pid, t.jdk_version, unix_now_ns()));
+        base_.sources.back().kernel = kernel_description();  // with the compat programs' fallbacks
+    }
 
     interval_ns_ = static_cast<uint64_t>(options_.interval_s * 1e9);
     end_deadline_ = options_.duration_s > 0 ? start_ns_ + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;

@@ -80,11 +80,31 @@ bool switched_at_run_time(ProbeAccess access)
     return access == ProbeAccess::Switchable || access == ProbeAccess::Standby || access == ProbeAccess::LeftOn;
 }
 
+void SwitchedJvms::claim(const std::vector<JvmTarget> &targets, const std::vector<std::string> &packages,
+                         const std::vector<std::string> &class_globs)
+{
+    for (const JvmTarget &t : targets)
+        if (switched_at_run_time(t.access))
+            switch_of(t, packages, class_globs).claim();
+}
+
+ProbeSwitch &SwitchedJvms::switch_of(const JvmTarget &t, const std::vector<std::string> &packages,
+                                     const std::vector<std::string> &class_globs)
+{
+    for (const auto &sw : switches_)
+        if (sw->pid() == t.pid)
+            return *sw;
+    switches_.push_back(std::make_unique<ProbeSwitch>(t, agent_class_filter(packages, class_globs)));
+    ProbeSwitch &sw = *switches_.back();
+    if (!sw.report().recovered.empty())
+        std::cerr << sw.report().recovered << std::endl;
+    return sw;
+}
+
 void SwitchedJvms::switch_on(const std::vector<JvmTarget> &targets, const std::vector<std::string> &packages,
                              const std::vector<std::string> &class_globs, double settle_s,
                              const std::function<bool(uint64_t deadline_ns)> &wait, ProbesInfo &info)
 {
-    const std::string classes = agent_class_filter(packages, class_globs);
     StatusLine status;
     const SwitchHooks hooks = status.hooks(wait);
     for (const JvmTarget &t : targets) {
@@ -92,10 +112,7 @@ void SwitchedJvms::switch_on(const std::vector<JvmTarget> &targets, const std::v
             info.access = info.access.empty() || info.access == "at_start" ? "at_start" : "mixed";
             continue;
         }
-        switches_.push_back(std::make_unique<ProbeSwitch>(t, classes));
-        ProbeSwitch &sw = *switches_.back();
-        if (!sw.report().recovered.empty())
-            std::cerr << sw.report().recovered << std::endl;
+        ProbeSwitch &sw = switch_of(t, packages, class_globs);
         if (settle_s > 0 && !status.tty)
             std::cerr << "Waiting for pid " << t.pid << "'s compiles to settle (at most " << seconds_text(settle_s)
                       << ") before switching its probes on" << std::endl;

@@ -18,6 +18,11 @@ namespace jmt {
 
 class SwitchedJvms {
 public:
+    // Makes this jmethodtime the one owner of each target whose access calls for a switch
+    // (ProbeSwitch::claim), before its probes are attached. Throws jmt::Error (EBUSY: another
+    // jmethodtime holds one; the ones claimed are let go).
+    void claim(const std::vector<JvmTarget> &targets, const std::vector<std::string> &packages,
+               const std::vector<std::string> &class_globs);
     // Switches on the targets whose access calls for it (Switchable, Standby, LeftOn) for the
     // classes packages and class_globs can match, each after its compiles settle (at most
     // settle_s); wait sleeps until a deadline and says false when the trace must stop. Their
@@ -33,6 +38,10 @@ public:
                     ProbesInfo &info);
 
 private:
+    // The switch of t: the one claim() made, else a new one (its recovery said on stderr).
+    ProbeSwitch &switch_of(const JvmTarget &t, const std::vector<std::string> &packages,
+                           const std::vector<std::string> &class_globs);
+
     std::vector<std::unique_ptr<ProbeSwitch>> switches_;
 };
 

@@ -1,6 +1,7 @@
 #include "control/agent.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,10 +9,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
+#include <optional>
 #include <vector>
 
 #include "util/error.h"
+#include "util/lifecycle.h"
 #include "util/mapped_path.h"
+#include "util/printable.h"
 #include "util/procfs.h"
 
 namespace jmt {
@@ -201,8 +206,30 @@ void check_load_reply(int pid, const AttachReply &reply)
     // "... was not loaded. ...: failed to map segment from shared object": a filesystem mounted noexec.
     const bool unmappable = text.find("was not loaded") != std::string::npos;
     throw Error(who(pid) + " did not load jmethodtime's agent (attach status " + std::to_string(reply.status) +
-                    (text.empty() ? "" : ": " + text) + ")",
+                    (text.empty() ? "" : ": " + printable(text.substr(0, 400))) + ")",
                 unmappable ? ENOEXEC : EPROTO);
+}
+
+// The flock that makes agent requests to pid one at a time (AgentPlace::lock_path), held while the
+// descriptor lives; waited for at most limit_ns, or until a stop signal.
+UniqueFd lock_requests(int pid, const std::string &path, uint64_t limit_ns)
+{
+    if (path.empty())
+        return UniqueFd();
+    UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0)
+        throw Error("cannot open " + path + " to take turns with other tracers of " + who(pid) + ": " + strerror(errno),
+                    errno);
+    const uint64_t deadline = monotonic_ns() + limit_ns;
+    while (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            throw Error("cannot lock " + path + " for " + who(pid) + "'s agent: " + strerror(errno), errno);
+        if (monotonic_ns() >= deadline || stop_pending())
+            throw Error("another tracer's request to " + who(pid) + "'s agent did not end in time", ETIMEDOUT);
+        const struct timespec step = {0, 20'000'000};
+        nanosleep(&step, nullptr);
+    }
+    return fd;
 }
 
 }  // namespace
@@ -214,6 +241,10 @@ std::string agent_error_text(const jmt_agent_state &state)
     case JMT_AGENT_BAD_REQUEST: return "a request it could not read";
     case JMT_AGENT_NO_JVMTI: return "the JVM gave it no JVMTI environment";
     case JMT_AGENT_NO_CAPABILITY: return "the JVM refused it the capability to retransform classes";
+    case JMT_AGENT_BUSY: return "another jmethodtime that still runs holds the JVM";
+    case JMT_AGENT_BAD_FLAG:
+        return "the DTraceMethodProbes address it was given is not in libjvm's writable data, or does not hold 0 "
+               "or 1 (nothing changed)";
     default: return "JVMTI error " + std::to_string(state.last_jvmti_error) + " in its " + op_name(state.last_op);
     }
 }
@@ -225,23 +256,34 @@ jmt_agent_state agent_request(int pid, const std::string &options, const AgentPl
         throw Error("an agent request of " + std::to_string(options.size()) + " bytes, over the " +
                         std::to_string(JMT_AGENT_OPTIONS_MAX) + " HotSpot takes",
                     E2BIG);
+    const UniqueFd lock = lock_requests(pid, place.lock_path, limits.reply_ns);
     const std::optional<LoadedAgent> before = find_agent(pid);
     // A JVM loads the agent once: later requests name the same path, which its dynamic linker
     // finds among the objects it has loaded (the file is placed again all the same, in a
     // directory of that name made anew). The first load tries /tmp, then place.fallback_dir
-    // (a /tmp mounted noexec cannot hold code to map).
+    // (a /tmp mounted noexec cannot hold code to map; a /tmp that is a link, or that someone but
+    // root can change, cannot hold it safely).
     std::vector<std::string> parents = {"/tmp"};
     if (!place.fallback_dir.empty())
         parents.push_back(place.fallback_dir);
     std::string first_error;
     for (const std::string &parent : parents) {
         const std::string dir = before ? before->path.substr(0, before->path.rfind('/')) : std::string();
+        std::optional<PlacedAgent> placed;
         try {
-            PlacedAgent placed(pid, parent, dir);
+            placed.emplace(pid, parent, dir);
+        } catch (const Error &e) {
+            // A first load goes on to the next directory when this one cannot hold the agent.
+            if (before || parent == parents.back())
+                throw;
+            first_error = e.what();
+            continue;
+        }
+        try {
             std::string fifo;
-            UniqueFd held = watch ? placed.make_fifo(&fifo) : UniqueFd();
-            check_load_reply(pid, attach_request(pid, "load",
-                                                 {placed.path(), "true", options + (watch ? ";watch=" + fifo : "")},
+            UniqueFd held = watch ? placed->make_fifo(&fifo) : UniqueFd();
+            check_load_reply(pid, attach_request(pid, place.start_ticks, "load",
+                                                 {placed->path(), "true", options + (watch ? ";watch=" + fifo : "")},
                                                  place.attach_disabled, limits));
             if (watch)
                 *watch = std::move(held);
@@ -262,6 +304,11 @@ jmt_agent_state agent_request(int pid, const std::string &options, const AgentPl
         throw Error(who(pid) + " answered the agent request, but its agent did not run it: restart the JVM "
                                "to trace it with this jmethodtime",
                     EPROTO);
+    if (after->state.last_error == JMT_AGENT_BUSY)
+        throw Error(who(pid) + "'s method probes are held by another jmethodtime (pid " +
+                        std::to_string(after->state.owner_pid) +
+                        " in its own pid namespace), which still runs: stop it, or trace once it ends",
+                    EBUSY);
     if (after->state.last_error != JMT_AGENT_OK)
         throw Error(who(pid) + ": jmethodtime's agent failed: " + agent_error_text(after->state), EPROTO);
     return after->state;

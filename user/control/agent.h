@@ -15,10 +15,16 @@ namespace jmt {
 
 // Where the agent may go in the JVM's mount namespace, and how to reach the JVM.
 struct AgentPlace {
+    uint64_t start_ticks = 0;      // the JVM's start (/proc/PID/stat): a process with its pid later is not it
     bool attach_disabled = false;  // -XX:+DisableAttachMechanism: refused at once
-    // Tried when the JVM cannot map the agent from /tmp (mounted noexec): the directory of
-    // its libjvm.so, as it sees it. Either must be a directory only root can change.
+    // Tried when the JVM cannot map the agent from /tmp (mounted noexec), or its /tmp is not a
+    // directory only root can change (a link, say): the directory of its libjvm.so, as it sees
+    // it. Either must be a directory only root can change.
     std::string fallback_dir;
+    // The JVM's libjvm.so, as a path usable here: agent requests to one JVM from any number of
+    // tracers take an exclusive flock on it, one at a time (two first loads would place two
+    // copies of the agent, each with a state of its own). Empty: no lock.
+    std::string lock_path;
 };
 
 // Sends options (agent_abi.h) to pid's agent, placing it first, and returns

@@ -1,9 +1,11 @@
 #include "control/attach.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -12,9 +14,12 @@
 #include <cstring>
 #include <sstream>
 
-#include "util/lifecycle.h"
 #include "util/error.h"
+#include "util/lifecycle.h"
+#include "util/process_handle.h"
+#include "util/printable.h"
 #include "util/procfs.h"
+#include "util/unique_fd.h"
 
 namespace jmt {
 
@@ -28,36 +33,43 @@ constexpr size_t kMaxReplyBytes = 1 << 20;
 
 std::string who(int pid) { return "pid " + std::to_string(pid); }
 
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd()
-    {
-        if (fd_ >= 0)
-            close(fd_);
+// The JVM's /tmp, resolved inside its root: a link there (absolute or not) is followed as the JVM
+// follows it, never out of its root into the host's. Every name the protocol uses is then one
+// component under this descriptor, opened without following a link.
+UniqueFd open_jvm_tmp(int pid)
+{
+    const std::string root_path = "/proc/" + std::to_string(pid) + "/root";
+    UniqueFd root(open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (root.get() < 0)
+        throw Error("cannot open " + root_path + ": " + strerror(errno), errno);
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    UniqueFd tmp(static_cast<int>(syscall(SYS_openat2, root.get(), "tmp", &how, sizeof(how))));
+    if (tmp.get() < 0) {
+        const int err = errno;
+        throw Error("cannot open the /tmp of " + who(pid) + " inside its root (" + strerror(err) +
+                        (err == ENOSYS ? "; Linux 5.6 or newer is needed" : "") + ")",
+                    err);
     }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    int get() const { return fd_; }
+    return tmp;
+}
 
-private:
-    int fd_;
-};
-
-bool is_socket(const std::string &path)
+// The entry name in dir is a socket itself (not a link to one).
+bool is_socket(int dir, const std::string &name)
 {
     struct stat st = {};
-    return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+    return fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode);
 }
 
 // The trigger file, removed whatever happens.
 class Trigger {
 public:
-    Trigger(const std::string &path, const AttachIdentity &id) : path_(path)
+    Trigger(int dir, const std::string &name, const AttachIdentity &id) : dir_(dir), name_(name)
     {
         // O_EXCL and O_NOFOLLOW: never a file or link someone else placed; owned
         // by the JVM's user, as JDK 8 requires (later JDKs also take root's).
-        const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        const int fd = openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
             err_ = errno;
             return;
@@ -70,7 +82,7 @@ public:
     ~Trigger()
     {
         if (created_)
-            unlink(path_.c_str());
+            unlinkat(dir_, name_.c_str(), 0);
     }
     Trigger(const Trigger &) = delete;
     Trigger &operator=(const Trigger &) = delete;
@@ -78,13 +90,14 @@ public:
     int error() const { return err_; }
 
 private:
-    std::string path_;
+    int dir_;  // the JVM's /tmp, open while this lives
+    std::string name_;
     bool created_ = false;
     int err_ = 0;
 };
 
 // Starts the JVM's attach listener: trigger file, SIGQUIT, wait for the socket.
-void start_listener(const AttachIdentity &id, const std::string &tmp, const std::string &socket_path,
+void start_listener(const AttachIdentity &id, const ProcessHandle &jvm, int tmp, const std::string &socket_name,
                     bool attach_disabled, const AttachLimits &limits)
 {
     const std::string disabled_fix =
@@ -96,18 +109,18 @@ void start_listener(const AttachIdentity &id, const std::string &tmp, const std:
         throw Error(who(id.pid) + " has no attach socket and does not handle SIGQUIT (started with -Xrs?), which would "
                                   "end it: restart it without -Xrs, or with -XX:+DTraceMethodProbes",
                     ENOTSUP);
-    Trigger trigger(tmp + "/.attach_pid" + std::to_string(id.ns_pid), id);
+    Trigger trigger(tmp, ".attach_pid" + std::to_string(id.ns_pid), id);
     if (!trigger.created())
-        throw Error("cannot create the attach trigger in " + tmp + " (" + strerror(trigger.error()) +
-                        "): jmethodtime needs to write the JVM's /tmp as root",
+        throw Error("cannot create the attach trigger in the /tmp of " + who(id.pid) + " (" +
+                        strerror(trigger.error()) + "): jmethodtime needs to write the JVM's /tmp as root",
                     trigger.error());
-    if (kill(id.pid, SIGQUIT) != 0) {
+    if (!jvm.signal(SIGQUIT)) {
         const int err = errno;
         throw Error("cannot signal " + who(id.pid) + ": " + strerror(err), err);
     }
     const uint64_t deadline = monotonic_ns() + limits.listener_ns;
-    while (!is_socket(socket_path)) {
-        if (kill(id.pid, 0) != 0)
+    while (!is_socket(tmp, socket_name)) {
+        if (!jvm.alive())
             throw Error(who(id.pid) + " exited", ESRCH);
         if (monotonic_ns() >= deadline)
             throw Error(who(id.pid) + " did not open its attach socket within " +
@@ -120,37 +133,49 @@ void start_listener(const AttachIdentity &id, const std::string &tmp, const std:
     }
 }
 
-// A connected socket to the JVM's listener, checked to be that JVM's.
-int connect_listener(const AttachIdentity &id, const std::string &socket_path)
+// A connected socket to the JVM's listener, checked to be that JVM's. The socket is reached through
+// a descriptor of it (/proc/self/fd/N), opened in the JVM's /tmp without following a link: no path
+// is resolved again. Non-blocking while it connects: a listener whose backlog is full refuses
+// (EAGAIN) until its thread accepts again, tried again for up to kConnectRetryNs while the JVM lives.
+int connect_listener(const AttachIdentity &id, const ProcessHandle &jvm, int tmp, const std::string &socket_name)
 {
+    UniqueFd node(openat(tmp, socket_name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st = {};
+    if (node.get() < 0 || fstat(node.get(), &st) != 0 || !S_ISSOCK(st.st_mode))
+        throw Error("the attach socket /tmp/" + socket_name + " of " + who(id.pid) + " is not a socket (" +
+                        (node.get() < 0 ? strerror(errno) : "another kind of file") + "): remove it and try again",
+                    node.get() < 0 ? errno : ENOTSOCK);
     struct sockaddr_un addr = {};
     addr.sun_family = AF_UNIX;
-    if (socket_path.size() >= sizeof(addr.sun_path))
-        throw Error("the attach socket's path " + socket_path + " is too long", ENAMETOOLONG);
-    memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
-    // A listener whose backlog is full refuses (ECONNREFUSED on a Unix socket, EAGAIN) until its
-    // thread accepts again: tried again for up to kConnectRetryNs while the JVM lives.
+    snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d", node.get());
     const uint64_t deadline = monotonic_ns() + kConnectRetryNs;
     int s = -1;
     for (;;) {
-        s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (s >= 0 && connect(s, reinterpret_cast<struct sockaddr *>(&addr), sizeof(addr)) == 0)
             break;
         const int err = errno;
         if (s >= 0)
             close(s);
-        if ((err != ECONNREFUSED && err != EAGAIN) || monotonic_ns() >= deadline || kill(id.pid, 0) != 0)
-            throw Error("cannot connect to " + who(id.pid) + "'s attach socket " + socket_path + ": " + strerror(err),
+        if ((err != ECONNREFUSED && err != EAGAIN) || monotonic_ns() >= deadline || !jvm.alive() || stop_pending())
+            throw Error("cannot connect to " + who(id.pid) + "'s attach socket /tmp/" + socket_name + ": " +
+                            strerror(err),
                         err);
         const struct timespec step = {0, static_cast<long>(kPollStepNs)};
         nanosleep(&step, nullptr);
     }
+    const int flags = fcntl(s, F_GETFL);
+    if (flags >= 0)
+        fcntl(s, F_SETFL, flags & ~O_NONBLOCK);
+    // The listener is the JVM's, and the JVM is the process examined (alive after the connect:
+    // its pid cannot have been reused).
     struct ucred peer = {};
     socklen_t len = sizeof(peer);
-    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid != id.pid) {
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid != id.pid || !jvm.alive()) {
         close(s);
-        throw Error("the attach socket " + socket_path + " does not belong to " + who(id.pid) +
-                        " (its listener is pid " + std::to_string(peer.pid) + "): remove it and try again",
+        throw Error("the attach socket /tmp/" + socket_name + " of " + who(id.pid) +
+                        " does not belong to it (its listener is pid " + std::to_string(peer.pid) +
+                        "): remove it and try again",
                     EPERM);
     }
     return s;
@@ -187,6 +212,8 @@ std::string read_reply(int s, int pid, uint64_t limit_ns)
         const int r = poll(&p, 1, ms);
         if (r < 0 && errno != EINTR)
             throw Error("waiting for " + who(pid) + "'s attach reply: " + strerror(errno), errno);
+        if (stop_pending())
+            throw Error("stopped while waiting for " + who(pid) + "'s attach reply", EINTR);
         if (r <= 0)
             continue;
         const ssize_t n = recv(s, buf, sizeof(buf), 0);
@@ -239,20 +266,20 @@ AttachIdentity parse_attach_identity(int pid, const std::string &status_text)
     return id;
 }
 
-AttachReply attach_request(int pid, const std::string &command, const std::vector<std::string> &args,
-                           bool attach_disabled, const AttachLimits &limits)
+AttachReply attach_request(int pid, uint64_t start_ticks, const std::string &command,
+                           const std::vector<std::string> &args, bool attach_disabled, const AttachLimits &limits)
 {
-    const std::string proc = "/proc/" + std::to_string(pid);
-    const std::string status = read_file(proc + "/status");
+    const ProcessHandle jvm(pid, start_ticks);
+    const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
     if (status.empty())
         throw Error("no process with pid " + std::to_string(pid), ESRCH);
     const AttachIdentity id = parse_attach_identity(pid, status);
-    // Through the JVM's root: its /tmp, in its mount namespace.
-    const std::string tmp = proc + "/root/tmp";
-    const std::string socket_path = tmp + "/.java_pid" + std::to_string(id.ns_pid);
-    if (!is_socket(socket_path))
-        start_listener(id, tmp, socket_path, attach_disabled, limits);
-    Fd s(connect_listener(id, socket_path));
+    // Through the JVM's root: its /tmp, in its mount namespace, resolved there.
+    const UniqueFd tmp = open_jvm_tmp(pid);
+    const std::string socket_name = ".java_pid" + std::to_string(id.ns_pid);
+    if (!is_socket(tmp.get(), socket_name))
+        start_listener(id, jvm, tmp.get(), socket_name, attach_disabled, limits);
+    const UniqueFd s(connect_listener(id, jvm, tmp.get(), socket_name));
     std::string request = std::to_string(kProtocolVersion) + '\0' + command + '\0';
     for (size_t i = 0; i < kMaxArgs; i++)
         request += (i < args.size() ? args[i] : std::string()) + '\0';
@@ -261,8 +288,13 @@ AttachReply attach_request(int pid, const std::string &command, const std::vecto
     AttachReply out;
     const size_t nl = reply.find('\n');
     const std::string first = reply.substr(0, nl);
-    if (first.empty() || first.find_first_not_of("-0123456789") != std::string::npos)
-        throw Error(who(pid) + " answered its attach request with '" + first + "': not HotSpot's attach protocol",
+    // A status line of 1 to 9 digits after an optional '-': an int, which std::stoi cannot throw on.
+    const size_t sign = !first.empty() && first[0] == '-' ? 1 : 0;
+    const bool number = first.size() > sign && first.size() - sign <= 9 &&
+                        first.find_first_not_of("0123456789", sign) == std::string::npos;
+    if (!number)
+        throw Error(who(pid) + " answered its attach request with '" + printable(first.substr(0, 80)) +
+                        "': not HotSpot's attach protocol",
                     EPROTO);
     out.status = std::stoi(first);
     out.text = nl == std::string::npos ? std::string() : reply.substr(nl + 1);

@@ -35,11 +35,14 @@ struct AttachLimits {
     uint64_t reply_ns = 300'000'000'000ULL;    // for the whole reply (a retransform may take long)
 };
 
-// Sends one request to pid (starting its attach listener when needed) and
-// reads the reply. Throws jmt::Error naming the cause and the fix: no socket
-// in time (-XX:+DisableAttachMechanism when attach_disabled), a JVM that does
-// not handle SIGQUIT (-Xrs) without a socket, a socket that is not that JVM's.
-AttachReply attach_request(int pid, const std::string &command, const std::vector<std::string> &args,
-                           bool attach_disabled, const AttachLimits &limits = {});
+// Sends one request to pid, the process that started at start_ticks (/proc/PID/stat; 0: whichever
+// has the pid), starting its attach listener when needed, and reads the reply. Every name in the
+// JVM's /tmp is resolved inside its root (a link there never leads into the host's), the JVM is
+// signalled through a pidfd, and the socket's peer must be that process. Throws jmt::Error naming
+// the cause and the fix: another process has the pid, no socket in time
+// (-XX:+DisableAttachMechanism when attach_disabled), a JVM that does not handle SIGQUIT (-Xrs)
+// without a socket, a socket that is not that JVM's, a stop signal while waiting for the reply.
+AttachReply attach_request(int pid, uint64_t start_ticks, const std::string &command,
+                           const std::vector<std::string> &args, bool attach_disabled, const AttachLimits &limits = {});
 
 }  // namespace jmt

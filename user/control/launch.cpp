@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,9 +17,14 @@
 #include "util/error.h"
 #include "util/procfs.h"
 
+extern char **environ;
+
 namespace jmt {
 
 namespace {
+
+constexpr unsigned kCloseRangeCloexec = 1U << 2;  // linux/close_range.h's CLOSE_RANGE_CLOEXEC
+constexpr int kMaxFdMarked = 65536;               // where close_range is missing: descriptors 3 to this
 
 std::string base_name(const std::string &path)
 {
@@ -49,7 +55,10 @@ std::string find_executable(const std::string &name, const std::string &path_env
     std::istringstream dirs(path_env);
     std::string dir;
     while (std::getline(dirs, dir, ':')) {
-        std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+        // An empty entry would be the working directory: root never runs a command found there.
+        if (dir.empty())
+            continue;
+        std::string candidate = dir + "/" + name;
         if (executable(candidate))
             return candidate;
     }
@@ -113,7 +122,11 @@ struct PasswdEntry {
     std::string name;
     uid_t uid = 0;
     gid_t gid = 0;
+    std::string home;
 };
+
+// The group of a uid no /etc/passwd entry names: nogroup's, no group's rights.
+constexpr gid_t kNoGroup = 65534;
 
 // ':'-separated fields of a line of /etc/passwd or /etc/group.
 std::vector<std::string> fields_of(const std::string &line)
@@ -133,10 +146,11 @@ std::optional<PasswdEntry> passwd_entry(const std::string &who, const std::strin
     std::istringstream in(passwd_text);
     for (std::string line; std::getline(in, line);) {
         const std::vector<std::string> f = fields_of(line);
-        if (f.size() < 4 || !all_digits(f[2]) || !all_digits(f[3]))
+        if (f.size() < 4 || !all_digits(f[2]) || !all_digits(f[3]) || f[2].size() > 9 || f[3].size() > 9)
             continue;
         if (f[0] == who || (all_digits(who) && f[2] == who))
-            return PasswdEntry{f[0], static_cast<uid_t>(std::stoul(f[2])), static_cast<gid_t>(std::stoul(f[3]))};
+            return PasswdEntry{f[0], static_cast<uid_t>(std::stoul(f[2])), static_cast<gid_t>(std::stoul(f[3])),
+                               f.size() > 5 && !f[5].empty() ? f[5] : "/"};
     }
     return std::nullopt;
 }
@@ -167,18 +181,40 @@ RunAs resolve_run_as(const std::string &user, const std::string &sudo_uid, const
         return r;  // root, as this process
     const std::string who = user.empty() ? sudo_uid : user;
     const std::optional<PasswdEntry> pw = passwd_entry(who, read_file("/etc/passwd"));
-    if (!pw && !all_digits(who))
-        throw Error("-u " + user + ": no such user: give a user name or a numeric uid (-u root keeps root)");
+    if (!pw && (!all_digits(who) || who.size() > 9))
+        throw Error("-u " + who + ": no such user: give a user name or a numeric uid (-u root keeps root)");
     r.uid = pw ? pw->uid : static_cast<uid_t>(std::stoul(who));
-    r.gid = user.empty() && all_digits(sudo_gid) ? static_cast<gid_t>(std::stoul(sudo_gid))
-                                                 : (pw ? pw->gid : static_cast<gid_t>(r.uid));
+    r.gid = user.empty() && all_digits(sudo_gid) && sudo_gid.size() <= 9 ? static_cast<gid_t>(std::stoul(sudo_gid))
+                                                                         : (pw ? pw->gid : kNoGroup);
     r.name = pw ? pw->name : who;
+    r.home = pw ? pw->home : "/";
     r.groups = pw ? groups_of(pw->name, r.gid, read_file("/etc/group")) : std::vector<gid_t>{r.gid};
     r.change = r.uid != 0 || r.gid != 0;
     if (user.empty())
         r.note = "jmethodtime: running the command as " + r.name + " (uid " + std::to_string(r.uid) +
                  ", who ran sudo); -u root runs it as root";
     return r;
+}
+
+std::vector<std::string> command_environment(char *const *environment, const RunAs &run_as)
+{
+    std::vector<std::string> env;
+    auto is = [](const std::string &entry, const char *name) {
+        const size_t n = strlen(name);
+        return entry.compare(0, n, name) == 0 && entry.size() > n && entry[n] == '=';
+    };
+    for (char *const *e = environment; e && *e; e++) {
+        const std::string entry = *e;
+        if (run_as.change && (is(entry, "HOME") || is(entry, "USER") || is(entry, "LOGNAME")))
+            continue;
+        env.push_back(entry);
+    }
+    if (run_as.change) {
+        env.push_back("HOME=" + (run_as.home.empty() ? std::string("/") : run_as.home));
+        env.push_back("USER=" + run_as.name);
+        env.push_back("LOGNAME=" + run_as.name);
+    }
+    return env;
 }
 
 LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv, const RunAs &run_as) : name_(argv.at(0))
@@ -197,6 +233,11 @@ LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv, const Run
     for (const std::string &a : argv)
         args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
+    const std::vector<std::string> env_text = command_environment(environ, run_as);
+    std::vector<char *> env;
+    for (const std::string &e : env_text)
+        env.push_back(const_cast<char *>(e.c_str()));
+    env.push_back(nullptr);
 
     pid_ = fork();
     if (pid_ < 0) {
@@ -227,7 +268,13 @@ LaunchedCommand::LaunchedCommand(const std::vector<std::string> &argv, const Run
             (void)w;
             _exit(127);
         }
-        execv(args[0], args.data());
+        // No descriptor of jmethodtime's goes to the command (its -o, --pprof, --flamegraph files,
+        // its BPF objects): all from 3 up close at exec (CLOSE_RANGE_CLOEXEC, Linux 5.11; one by one
+        // before). The status pipe's write end closes there too, as it should.
+        if (syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec) != 0)
+            for (int fd = 3; fd < kMaxFdMarked; fd++)
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+        execve(args[0], args.data(), env.data());
         int err = errno;
         ssize_t w = write(status[1], &err, sizeof(err));
         (void)w;

@@ -38,7 +38,8 @@ struct RunAs {
     uid_t uid = 0;
     gid_t gid = 0;
     std::vector<gid_t> groups;  // the user's supplementary groups
-    std::string name;           // the user's name, for messages
+    std::string name;           // the user's name, for messages and USER
+    std::string home;           // its home directory (/etc/passwd; "/" for a uid it has not)
     std::string note;           // one line for stderr when chosen without -u (empty otherwise)
 };
 
@@ -46,7 +47,12 @@ struct RunAs {
 // under sudo without it the invoking user (sudo_uid, sudo_gid: SUDO_UID and
 // SUDO_GID, "" when unset), or nobody else: root. Throws jmt::Error for an
 // unknown user.
+// A uid that /etc/passwd does not name gets nogroup's gid (65534), its only group.
 RunAs resolve_run_as(const std::string &user, const std::string &sudo_uid, const std::string &sudo_gid);
+
+// The command's environment: environment (NULL-terminated), with HOME, USER and LOGNAME those of
+// run_as when it changes user (root's would otherwise follow the JVM).
+std::vector<std::string> command_environment(char *const *environment, const RunAs &run_as);
 
 // A child that runs argv once released. Until release() it waits at a gate
 // with default signal dispositions and an empty signal mask; if this process

@@ -1,6 +1,5 @@
 #include "control/probe_switch.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,10 +9,12 @@
 #include <sstream>
 
 #include "control/agent.h"
+#include "control/flag_write.h"
 #include "jvm/hotspot_flags.h"
 #include "jvm/jvm.h"
 #include "util/lifecycle.h"
 #include "util/error.h"
+#include "util/process_handle.h"
 #include "util/procfs.h"
 
 namespace jmt {
@@ -31,24 +32,6 @@ std::string owner_field(const ProcessIdentity &self)
     return "owner=" + std::to_string(self.pid) + "." + std::to_string(self.start);
 }
 
-// One byte of pid's memory written through /proc/PID/mem; throws jmt::Error naming the cause.
-void write_u8(int pid, uint64_t addr, uint8_t value)
-{
-    const std::string path = "/proc/" + std::to_string(pid) + "/mem";
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    int err = errno;
-    ssize_t n = -1;
-    if (fd >= 0) {
-        n = pwrite(fd, &value, 1, static_cast<off_t>(addr));
-        err = errno;
-        close(fd);
-    }
-    if (n != 1)
-        throw Error("cannot write pid " + std::to_string(pid) + "'s memory (" + path + ": " + strerror(err) +
-                        "): run jmethodtime as root, where it may ptrace the JVM",
-                    err);
-}
-
 // The target's memory as examine_target read it (its VMStructs read once), else opened now.
 std::shared_ptr<const JvmMemory> memory_of(const JvmTarget &t)
 {
@@ -59,6 +42,8 @@ std::shared_ptr<const JvmMemory> memory_of(const JvmTarget &t)
 AgentPlace place_of(const JvmTarget &t)
 {
     AgentPlace place;
+    place.start_ticks = t.start_ticks;
+    place.lock_path = t.libjvm;
     place.attach_disabled = t.attach_disabled;
     const size_t slash = t.libjvm_seen.rfind('/');
     if (slash != std::string::npos && slash > 0)
@@ -189,14 +174,20 @@ std::string agent_class_filter(const std::vector<std::string> &packages, const s
         items += (items.empty() ? "" : " ") + ("p:" + p);
     for (const std::string &g : class_globs)
         items += (items.empty() ? "" : " ") + ("g:" + g);
-    // "op=switch;owner=PID.START;classes=" takes at most 64 bytes of the argument.
-    if (items.size() > JMT_AGENT_FILTER_MAX - 64 || items.size() + 64 > JMT_AGENT_OPTIONS_MAX)
-        return "*";
+    // "op=switch;owner=PID.START;classes=" takes at most 64 bytes of the argument. Longer is
+    // refused: every class instead would retransform the whole JVM.
+    const size_t most = std::min<size_t>(JMT_AGENT_FILTER_MAX, JMT_AGENT_OPTIONS_MAX) - 64;
+    if (items.size() > most)
+        throw Error("the --package and --class filter makes " + std::to_string(items.size()) +
+                        " bytes of the agent's class filter, over the " + std::to_string(most) +
+                        " one request to a JVM without the flag takes: give fewer or shorter packages, or start "
+                        "the JVM with -XX:+DTraceMethodProbes",
+                    E2BIG);
     return items;
 }
 
 ProbeSwitch::ProbeSwitch(const JvmTarget &target, std::string classes)
-    : pid_(target.pid), classes_(std::move(classes)), place_(place_of(target))
+    : jvm_(target.pid, target.start_ticks), classes_(std::move(classes)), place_(place_of(target))
 {
     const std::shared_ptr<const JvmMemory> memory = memory_of(target);
     flag_addr_ = flag_address(*memory);
@@ -214,26 +205,35 @@ ProbeSwitch::~ProbeSwitch()
     }
 }
 
-bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
+void ProbeSwitch::claim()
 {
-    const std::string owner = owner_field(self_identity());
+    if (began_)
+        return;
     // Compiles are remembered from here, so that none made with the flag on is missed; the
     // agent watches watch_ from here, and restores by itself if it closes before a restore.
-    agent_request(pid_, "op=begin;" + owner + ";flag=" + std::to_string(flag_addr_) + (deopt_needed_ ? ";deopt=1" : ""),
+    agent_request(pid(),
+                  "op=begin;" + owner_field(self_identity()) + ";flag=" + std::to_string(flag_addr_) +
+                      (deopt_needed_ ? ";deopt=1" : ""),
                   place_, {}, &watch_);
     began_ = true;
     report_.full_deopt = deopt_needed_;
-    const CompileWait w = wait_for_compiles(pid_, hooks, settle_max_s, "before switching its probes on");
+}
+
+bool ProbeSwitch::switch_on(const SwitchHooks &hooks, double settle_max_s)
+{
+    const std::string owner = owner_field(self_identity());
+    claim();
+    const CompileWait w = wait_for_compiles(pid(), hooks, settle_max_s, "before switching its probes on");
     if (w.stopped)
         return false;
     report_.settled = w.settled;
     report_.settle_s = w.seconds;
     report_.hot = w.hot;
-    agent_request(pid_, "op=arm", place_);
-    write_u8(pid_, flag_addr_, 1);
+    agent_request(pid(), "op=arm;" + owner, place_);
+    write_flag(jvm_, flag_addr_, 1);
     flag_set_ = true;
     const uint64_t switch_start = monotonic_ns();
-    const jmt_agent_state st = agent_request(pid_, "op=switch;" + owner + ";classes=" + classes_, place_);
+    const jmt_agent_state st = agent_request(pid(), "op=switch;" + owner + ";classes=" + classes_, place_);
     report_.switch_ms = static_cast<double>(monotonic_ns() - switch_start) / 1e6;
     report_.classes = st.retransformed;
     report_.unmodifiable = st.unmodifiable;
@@ -244,23 +244,23 @@ void ProbeSwitch::switch_off(std::ostream &notes)
 {
     if (!began_ && !flag_set_)
         return;
-    if (!process_start_ticks(pid_)) {  // the JVM is gone (or a zombie), and its code with it
+    if (!jvm_.alive() || !process_start_ticks(pid())) {  // the JVM is gone (or a zombie), and its code with it
         began_ = flag_set_ = false;
         watch_.reset();
         return;
     }
     try {
         if (flag_set_)
-            write_u8(pid_, flag_addr_, 0);
+            write_flag(jvm_, flag_addr_, 0);
         flag_set_ = false;
-        const jmt_agent_state st = agent_request(pid_, "op=restore", place_);
+        const jmt_agent_state st = agent_request(pid(), "op=restore;" + owner_field(self_identity()), place_);
         began_ = false;
         watch_.reset();  // the agent's watch wakes, finds the JVM restored and ends
         report_.end_hot = HotCode(st);
     } catch (const Error &e) {
         watch_.reset();  // the agent's watch restores by itself
-        if (process_start_ticks(pid_))
-            notes << "jmethodtime: could not switch " << who(pid_) << "'s probes off: " << e.what()
+        if (jvm_.alive())
+            notes << "jmethodtime: could not switch " << who(pid()) << "'s probes off: " << e.what()
                   << "; its agent switches them off itself, its owner's watch closed" << std::endl;
         began_ = flag_set_ = false;
     }
@@ -277,7 +277,7 @@ void ProbeSwitch::wait_end(const SwitchHooks &hooks, double settle_max_s)
     if (settle_max_s <= 0 || !end_pending())
         return;
     try {
-        const CompileWait w = wait_for_compiles(pid_, hooks, settle_max_s, "after the trace's end");
+        const CompileWait w = wait_for_compiles(pid(), hooks, settle_max_s, "after the trace's end");
         report_.end_hot = w.hot;
         report_.end_wait_s = w.seconds;
     } catch (const Error &) {
@@ -287,7 +287,7 @@ void ProbeSwitch::wait_end(const SwitchHooks &hooks, double settle_max_s)
 
 std::string recover_switch(const JvmTarget &target)
 {
-    write_u8(target.pid, flag_address(*memory_of(target)), 0);
+    write_flag(ProcessHandle(target.pid, target.start_ticks), flag_address(*memory_of(target)), 0);
     const jmt_agent_state st = agent_request(target.pid, "op=restore", place_of(target));
     return "jmethodtime: " + who(target.pid) + "'s probes were left switched on by a jmethodtime (pid " +
            std::to_string(target.switch_owner) + ") that ended without switching them off: switched off (" +
@@ -331,15 +331,16 @@ std::string put_on_standby(const JvmTarget &target, const SwitchHooks &hooks, do
                HotCode(agent->state).cause_text() + " deoptimized to compile again";
     } else {
         const uint64_t flag = flag_address(memory);
+        const ProcessHandle jvm(target.pid, target.start_ticks);
         if (!switchable)
-            write_u8(target.pid, flag, 0);
+            write_flag(jvm, flag, 0);
         const uint64_t start = monotonic_ns();
         jmt_agent_state st{};
         try {
             st = agent_request(target.pid, std::string("op=standby") + (full ? ";deopt=1" : ""), place_of(target));
         } catch (const Error &) {
             if (!switchable)
-                write_u8(target.pid, flag, 1);  // as found: its compiled code still has the calls
+                write_flag(jvm, flag, 1);  // as found: its compiled code still has the calls
             throw;
         }
         const std::string how =

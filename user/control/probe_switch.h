@@ -25,6 +25,7 @@
 #include "jvm/agent_state.h"
 #include "jvm/probe_access.h"
 #include "jvm/agent_abi.h"
+#include "util/process_handle.h"
 #include "util/unique_fd.h"
 
 namespace jmt {
@@ -47,8 +48,9 @@ private:
 };
 
 // The agent's class filter: "*" (every class: no --package or --class), else
-// "p:PKG" and "g:GLOB" items; "*" too when the list is longer than one attach
-// argument takes (more classes switched, none missed).
+// "p:PKG" and "g:GLOB" items. Throws jmt::Error (E2BIG) when the list is longer
+// than one attach argument takes: widened to every class it would retransform the
+// whole JVM.
 std::string agent_class_filter(const std::vector<std::string> &packages, const std::vector<std::string> &class_globs);
 
 // The JVM's hot code as the agent knows it: the methods that had compiled code
@@ -112,7 +114,12 @@ public:
     ProbeSwitch(const ProbeSwitch &) = delete;
     ProbeSwitch &operator=(const ProbeSwitch &) = delete;
 
-    // Takes the one-time deoptimization where needed, waits for compiles to
+    // Makes this jmethodtime the JVM's one owner (the agent's BEGIN, with its watch): before any
+    // probe is attached, so that of two tracers started at once the second is refused here, in
+    // one line, before it touches anything. Takes the one-time deoptimization where needed.
+    // Throws jmt::Error (EBUSY: another jmethodtime that runs holds the JVM).
+    void claim();
+    // claim() if not done, waits for compiles to
     // settle (at most settle_max_s; 0: not at all), sets the flag and switches
     // the filter's classes. False when hooks.wait said stop: nothing is on then.
     // Throws jmt::Error naming the cause and the fix.
@@ -124,10 +131,10 @@ public:
     bool end_pending() const;
     void wait_end(const SwitchHooks &hooks, double settle_max_s);
     const SwitchReport &report() const { return report_; }
-    int pid() const { return pid_; }
+    int pid() const { return jvm_.pid(); }
 
 private:
-    int pid_;
+    ProcessHandle jvm_;  // the JVM as examined: every write and request checks it is still that process
     std::string classes_;
     AgentPlace place_;
     uint64_t flag_addr_ = 0;

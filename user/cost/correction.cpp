@@ -20,12 +20,6 @@ unsigned host_cpus()
 
 }  // namespace
 
-uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
-{
-    const uint64_t rejected = events > traced ? events - traced : 0;
-    return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
-}
-
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
 {
     // The traps are on-CPU time: at most the on-CPU time is taken out, from
@@ -48,6 +42,24 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
     return out;
 }
 
+TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
+{
+    const MethodStats low = without_probe_cost(raw, range.hi);
+    const MethodStats high = without_probe_cost(raw, range.lo);
+    TimeBounds b;
+    auto set = [](uint64_t(&out)[2], uint64_t lo, uint64_t hi) {
+        out[0] = std::min(lo, hi);
+        out[1] = std::max(lo, hi);
+    };
+    set(b.wall_incl_ns, low.wall_incl_ns, high.wall_incl_ns);
+    set(b.wall_excl_ns, low.wall_excl_ns, high.wall_excl_ns);
+    set(b.cpu_incl_ns, low.cpu_incl_ns, high.cpu_incl_ns);
+    set(b.cpu_excl_ns, low.cpu_excl_ns, high.cpu_excl_ns);
+    set(b.wall_foreign_ns, low.wall_foreign_ns, high.wall_foreign_ns);
+    set(b.cpu_foreign_ns, low.cpu_foreign_ns, high.cpu_foreign_ns);
+    return b;
+}
+
 bool probe_dominated(const MethodStats &raw, const ProbeCost &cost)
 {
     const uint64_t incl = events_cost_ns(raw.events_incl, raw.traced_incl, cost);
@@ -64,7 +76,6 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats, un
     profile.gaps = evidence.gaps;
     profile.cost_range = cost_range(evidence);
     profile.cost_source = profile.cost_range.likely_from;
-    profile.cost_method.clear();
     if (profile.corrected) {
         const CostRange &range = profile.cost_range;
         profile.probe_cost = range.likely;

@@ -10,13 +10,14 @@
 
 namespace jmt {
 
-// ns that events probe events (traced of them traced methods') cost at cost.
-uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost);
-
 // stats with the probe events' cost taken out of its four times: each time
 // loses traced events x traced cost + other events x rejected cost, at most
 // the on-CPU time (the traps run on a CPU), from elapsed and on-CPU time alike.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
+
+// [lo, hi] of each corrected time of a row measured raw, under range: the
+// row corrected with the range's top, and with its low end.
+TimeBounds time_bounds(const MethodStats &raw, const CostRange &range);
 
 // True when the probe events inside the calls cost more than half of their
 // measured inclusive time (the smaller of elapsed and on-CPU): the corrected

@@ -3,25 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "cost/correction.h"
 #include "gaps.h"
 
 namespace jmt {
 
 namespace {
-
-// Lower end (ns) of the bucket holding quantile q of the counted gaps.
-uint64_t gap_quantile(const std::vector<uint64_t> &hist, uint64_t total, double q)
-{
-    const double target = q * static_cast<double>(total);
-    uint64_t acc = 0;
-    for (size_t b = 0; b + 1 < hist.size(); b++) {
-        acc += hist[b];
-        if (static_cast<double>(acc) >= target && acc > 0)
-            return jmt_gap_bucket_low_ns(static_cast<uint32_t>(b));
-    }
-    return 0;
-}
 
 uint64_t times(uint64_t ns, double f) { return static_cast<uint64_t>(static_cast<double>(ns) * f); }
 
@@ -95,34 +81,12 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
 
 }  // namespace
 
-uint64_t edge_low_ns(uint64_t edge_ns) { return edge_ns - (edge_ns >> JMT_GAP_SUB_BITS); }
-
 uint64_t edge_plus_refill(uint64_t edge_ns) { return edge_ns + std::min(times(edge_ns, kRefillShare), kRefillMaxNs); }
 
-GapSummary summarize_gaps(const std::vector<uint64_t> &hist)
+uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
 {
-    GapSummary s;
-    if (hist.size() != JMT_GAP_BUCKETS)
-        return s;
-    for (size_t b = 0; b + 1 < hist.size(); b++)
-        s.samples += hist[b];
-    if (s.samples == 0)
-        return s;
-    s.edge_ns = gap_quantile(hist, s.samples, kGapEdgeQuantile);
-    s.median_ns = gap_quantile(hist, s.samples, 0.5);
-    return s;
-}
-
-uint64_t measured_edge_ns(const GapSummary &gaps) { return gaps.samples >= kMinGapSamples ? gaps.edge_ns : 0; }
-
-std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::vector<uint64_t> &before)
-{
-    if (before.size() != now.size())
-        return now;
-    std::vector<uint64_t> out(now.size());
-    for (size_t b = 0; b < now.size(); b++)
-        out[b] = now[b] > before[b] ? now[b] - before[b] : 0;
-    return out;
+    const uint64_t rejected = events > traced ? events - traced : 0;
+    return traced * cost.traced_event_ns + rejected * cost.rejected_event_ns;
 }
 
 CostRange cost_range(const TrapEvidence &e)
@@ -160,24 +124,6 @@ CostRange cost_range(const TrapEvidence &e)
     if (e.paid_ns_per_event > 0)
         take_paid(r, e, ratio);
     return r;
-}
-
-TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
-{
-    const MethodStats low = without_probe_cost(raw, range.hi);
-    const MethodStats high = without_probe_cost(raw, range.lo);
-    TimeBounds b;
-    auto set = [](uint64_t(&out)[2], uint64_t lo, uint64_t hi) {
-        out[0] = std::min(lo, hi);
-        out[1] = std::max(lo, hi);
-    };
-    set(b.wall_incl_ns, low.wall_incl_ns, high.wall_incl_ns);
-    set(b.wall_excl_ns, low.wall_excl_ns, high.wall_excl_ns);
-    set(b.cpu_incl_ns, low.cpu_incl_ns, high.cpu_incl_ns);
-    set(b.cpu_excl_ns, low.cpu_excl_ns, high.cpu_excl_ns);
-    set(b.wall_foreign_ns, low.wall_foreign_ns, high.wall_foreign_ns);
-    set(b.cpu_foreign_ns, low.cpu_foreign_ns, high.cpu_foreign_ns);
-    return b;
 }
 
 }  // namespace jmt

@@ -3,12 +3,25 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cost/cost_range.h"
 #include "cost/overhead.h"
+#include "gaps.h"
 
 namespace jmt {
 
 namespace {
+
+// Lower end (ns) of the bucket holding quantile q of the counted gaps.
+uint64_t gap_quantile(const std::vector<uint64_t> &hist, uint64_t total, double q)
+{
+    const double target = q * static_cast<double>(total);
+    uint64_t acc = 0;
+    for (size_t b = 0; b + 1 < hist.size(); b++) {
+        acc += hist[b];
+        if (static_cast<double>(acc) >= target && acc > 0)
+            return jmt_gap_bucket_low_ns(static_cast<uint32_t>(b));
+    }
+    return 0;
+}
 
 // ns per event of the JVM's CPU time over the window, rounded up, with what
 // the readings may have missed added: a tick at either end, and the time
@@ -28,6 +41,34 @@ uint64_t jvm_ceiling_ns(const Overhead &o, const JvmWork &traced, unsigned cpus)
 }
 
 }  // namespace
+
+GapSummary summarize_gaps(const std::vector<uint64_t> &hist)
+{
+    GapSummary s;
+    if (hist.size() != JMT_GAP_BUCKETS)
+        return s;
+    for (size_t b = 0; b + 1 < hist.size(); b++)
+        s.samples += hist[b];
+    if (s.samples == 0)
+        return s;
+    s.edge_ns = gap_quantile(hist, s.samples, kGapEdgeQuantile);
+    s.median_ns = gap_quantile(hist, s.samples, 0.5);
+    return s;
+}
+
+uint64_t measured_edge_ns(const GapSummary &gaps) { return gaps.samples >= kMinGapSamples ? gaps.edge_ns : 0; }
+
+uint64_t edge_low_ns(uint64_t edge_ns) { return edge_ns - (edge_ns >> JMT_GAP_SUB_BITS); }
+
+std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::vector<uint64_t> &before)
+{
+    if (before.size() != now.size())
+        return now;
+    std::vector<uint64_t> out(now.size());
+    for (size_t b = 0; b < now.size(); b++)
+        out[b] = now[b] > before[b] ? now[b] - before[b] : 0;
+    return out;
+}
 
 uint64_t paid_per_event(const JvmWork &untraced, const JvmWork &traced, uint64_t events, std::string &why)
 {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/profile.h"
 
@@ -13,6 +14,28 @@ namespace jmt {
 // /proc/PID/stat counts CPU time in 10 ms ticks: a window's CPU time may read
 // short by a tick at either end.
 constexpr uint64_t kCpuTickNs = 10'000'000;
+
+// Fewer gaps than this say nothing about the JVM's trap: the low end falls
+// back on the calibration.
+constexpr uint64_t kMinGapSamples = 1000;
+// The quantile of the gaps taken as their lower edge (0.5%): below the bulk of
+// one-trap gaps, above the odd short read (clock skew across a migration is
+// excluded in the kernel, by the switch check); the range starts a bucket's
+// width below it.
+constexpr double kGapEdgeQuantile = 0.005;
+
+// Summary of a gap histogram (JMT_GAP_BUCKETS counts; an empty one gives zeros).
+GapSummary summarize_gaps(const std::vector<uint64_t> &hist);
+
+// The edge where enough gaps measure it (kMinGapSamples), else 0.
+uint64_t measured_edge_ns(const GapSummary &gaps);
+
+// The least one trap may cost by a gaps' edge (ns), known to its bucket's width
+// (a 1/2^JMT_GAP_SUB_BITS part of its power of two): the edge less that width.
+uint64_t edge_low_ns(uint64_t edge_ns);
+
+// hist less an earlier reading of the same histogram (an interval's gaps).
+std::vector<uint64_t> gaps_since(const std::vector<uint64_t> &now, const std::vector<uint64_t> &before);
 
 struct TrapEvidence {
     // The JVM's own gaps between traced events: their edge is one trap with
@@ -57,7 +80,7 @@ struct TrapEvidence {
 // the traced frames' share of the untraced work lies anywhere from none to all.
 // A third: the request's own servlet work in Tomcat held about that (JFR's 111
 // us of 336 us of CPU per request on JDK 25) and the rise held that much more than
-// the traps there (docs/accuracy.md).
+// the traps there (docs/cost-range.md).
 constexpr double kWidestUntracedShare = 1.0 / 3;
 
 // The JVM's work is measured this long before its probes go on (the calibration runs meanwhile).

@@ -8,7 +8,6 @@
 #include <string>
 #include <tuple>
 
-#include "cost/cost_range.h"
 #include "cost/evidence.h"
 #include "gaps.h"
 #include "jvm/jvm_work.h"

@@ -41,9 +41,9 @@ struct ProbeWindow {
 constexpr uint64_t kProbeWindowNs = 120'000'000;
 constexpr uint64_t kProbeWindowSettleNs = 20'000'000;
 // Cycles of four windows: both, the return probe alone, both, the entry probe alone. Each kind's
-// least disturbed window of more cycles over-reads less often: in 47 runs of a noisy hour, subsets
-// of 2, 3, 4 and 5 of their five cycles read over 1.1x of what the JVM paid in 8.5%, 5.5%, 3.4% and
-// 2.1% of cases (under 0.9x: 29% to 34%, where the trace paid more than the windows after it).
+// least disturbed window over more cycles over-reads less often: in 47 runs of a noisy hour, taken
+// over 2, 3, 4 and 5 cycles it read over 1.1x of what the JVM paid in 8.5%, 5.5%, 3.4% and 2.1% of
+// cases (under 0.9x: 29% to 34%, where the trace paid more than the windows after it).
 constexpr int kProbeWindowCycles = 8;
 // The windows' wall time, about: a detach waits ~0.1 s for the kernel (two per cycle).
 constexpr double kProbeWindowsSeconds =
@@ -55,9 +55,9 @@ constexpr uint64_t kMinProbeWindowCalls = 500;
 // included, from each kind's least disturbed windows (a slow phase of the
 // host, another tenant or a GC only adds CPU time to a window: in three 24 s
 // runs on one host such phases took 10% more CPU per call for a second or
-// two at a time; there the median of four cycles' solutions read 823 to 1,124
-// ns per event, each kind's least disturbed windows of five cycles 836 to 887
-// ns); per_event_ns 0 with why when they do not tell. Each figure is the
+// two at a time; there the median of the solutions over 4 cycles read 823 to
+// 1,124 ns per event, each kind's least disturbed window over 5 cycles 836 to
+// 887 ns); per_event_ns 0 with why when they do not tell. Each figure is the
 // trace's gaps' edge (trace_gaps_edge_ns; 0: unknown) plus what the windows
 // measured above their own edge (the refill): a slow phase of the host in the
 // trace and not after it, or the reverse, moves the traps' cost with the edge

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "cost/cost_range.h"
+#include "cost/evidence.h"
 #include "cost/overhead.h"
 
 namespace jmt {

@@ -64,7 +64,8 @@ enum jmt_agent_error {
     JMT_AGENT_NO_JVMTI = 2,      /* GetEnv failed */
     JMT_AGENT_NO_CAPABILITY = 3, /* can_retransform_classes refused */
     JMT_AGENT_JVMTI_FAILED = 4,  /* a JVMTI call failed: last_jvmti_error says which */
-    JMT_AGENT_BUSY = 5,          /* SWITCHED for another owner: refused */
+    JMT_AGENT_BUSY = 5,          /* a live owner (its watch open) holds the JVM, and the request is not its: refused */
+    JMT_AGENT_BAD_FLAG = 6,      /* BEGIN's flag= not in libjvm's writable data, or not 0 or 1 there */
 };
 
 /* Exported, read by the tool. Every field is written by the agent only. */

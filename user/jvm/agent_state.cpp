@@ -119,10 +119,4 @@ ProcessIdentity self_identity()
     return id;
 }
 
-bool identity_alive(const ProcessIdentity &identity)
-{
-    const std::optional<uint64_t> start = process_start_ticks(identity.pid);
-    return start && *start == identity.start;
-}
-
 }  // namespace jmt

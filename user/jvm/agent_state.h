@@ -45,7 +45,5 @@ struct ProcessIdentity {
     uint64_t start = 0;
 };
 ProcessIdentity self_identity();
-// Whether identity still names a running process (its pid, started then).
-bool identity_alive(const ProcessIdentity &identity);
 
 }  // namespace jmt

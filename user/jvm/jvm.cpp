@@ -226,7 +226,8 @@ void decide_probe_access(JvmTarget &t, const JvmMemory &memory)
         f.agent_loaded = true;
         f.agent_mode = agent->state.mode;
         t.switch_owner = agent->state.owner_pid;
-        f.owner_alive = identity_alive({agent->state.owner_pid, agent->state.owner_start});
+        // The agent's own watch on its owner's FIFO: a pid in another namespace would tell nothing.
+        f.owner_alive = agent->state.watching != 0;
     }
     const Access a = decide_access(f);
     t.access = a.access;
@@ -246,6 +247,7 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::NoProcess,
                       "no process with pid " + std::to_string(pid) + ": check the pid (e.g. `jmethodtime --list`)",
                       ESRCH);
+    t.start_ticks = process_start_ticks(pid).value_or(0);
     t.comm = trim(read_file(proc + "/comm"));
     t.command = command_line(proc);
     const std::string named = who + " (" + t.comm + ")";

@@ -30,6 +30,7 @@ LibjvmMapping find_libjvm(const std::string &maps_text);
 // What the preflight found about a pid.
 struct JvmTarget {
     int pid = 0;
+    uint64_t start_ticks = 0;  // /proc/PID/stat's starttime when examined: the process pid names
     std::string comm;
     std::string command;                    // /proc/PID/cmdline, arguments joined by spaces
     std::string libjvm;                     // path usable from here (util/mapped_path.h)

@@ -14,6 +14,8 @@
 
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
+#include "loader/compat_object.h"
+#include "loader/kernel_features.h"
 #include "util/error.h"
 
 namespace jmt {
@@ -194,6 +196,30 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
         bpf_map__set_max_entries(skel->maps.thread_names, 1);  // unused: no bucket array (MBs)
 }
 
+// The skeleton opened on the main object, or on the compat object (same programs, maps and
+// globals: bpf/compat.bpf.h) on a kernel without bpf_loop. nullptr and errno on failure.
+jmethodtime_bpf *open_skeleton(bool compat)
+{
+    if (!compat)
+        return jmethodtime_bpf__open();
+    auto *skel = static_cast<jmethodtime_bpf *>(calloc(1, sizeof(jmethodtime_bpf)));
+    if (!skel) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    int err = jmethodtime_bpf__create_skeleton(skel);
+    if (!err) {
+        skel->skeleton->data = compat_object_bytes(&skel->skeleton->data_sz);
+        err = bpf_object__open_skeleton(skel->skeleton, nullptr);
+    }
+    if (err) {
+        jmethodtime_bpf__destroy(skel);
+        errno = -err;
+        return nullptr;
+    }
+    return skel;
+}
+
 }  // namespace
 
 SkeletonPtr load_programs(const ProgramConfig &config)
@@ -201,7 +227,12 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     g_verbose = config.verbose;
     libbpf_set_print(print_libbpf);
 
-    SkeletonPtr skel(jmethodtime_bpf__open());
+    const bool compat = kernel_support().compat;
+    if (compat && config.per_thread && (config.call_paths || config.foreign))
+        throw Error("this kernel has no bpf_loop (Linux 5.17): --per-thread with call paths or --foreign is more than "
+                    "its verifier takes of the compat BPF programs; trace with one of them",
+                    ENOTSUP);
+    SkeletonPtr skel(open_skeleton(compat));
     if (!skel) {
         int err = errno;
         throw Error("cannot open the BPF object: " + errno_text(err), err);
@@ -230,12 +261,16 @@ SkeletonPtr load_programs(const ProgramConfig &config)
 
     if (jmethodtime_bpf__load(skel.get())) {
         int err = errno;
-        if (err == EPERM || err == EACCES)
+        if (err == EPERM)  // EACCES is the verifier's refusal
             throw Error("not allowed to load BPF programs: run jmethodtime as root (or with CAP_BPF, "
                         "CAP_PERFMON and CAP_SYS_PTRACE)",
                         err);
+        if (err == ENOMEM)
+            throw Error("the kernel had no memory for the BPF maps (ENOMEM): free memory, or trace fewer methods "
+                        "(--package, --max-paths)",
+                        err);
         throw Error("the kernel refused the BPF programs: " + errno_text(err) +
-                        "; a kernel >= 5.17 with BTF is needed (run with -v for the verifier log)",
+                        " (run with -v for the verifier log, and report it with uname -r)",
                     err);
     }
     return skel;

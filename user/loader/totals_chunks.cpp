@@ -18,6 +18,13 @@
 
 namespace jmt {
 
+namespace {
+
+// The kernel's ENOTSUPP (not in userspace's errno.h): a map without batch operations.
+constexpr int kNoBatchErrno = 524;
+
+}  // namespace
+
 TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu)
     : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), per_cpu_(per_cpu)
 {}
@@ -76,7 +83,14 @@ void TotalsChunks::cover(uint32_t last_id)
         fresh.push_back(fd);
     }
     __u32 count = static_cast<__u32>(keys.size());
-    if (bpf_map_update_batch(outer_fd_, keys.data(), fresh.data(), &count, nullptr)) {
+    int rc = bpf_map_update_batch(outer_fd_, keys.data(), fresh.data(), &count, nullptr);
+    if (rc && errno == kNoBatchErrno) {
+        // 5.10's maps of maps have no batch update (the kernel's ENOTSUPP): one update a chunk.
+        rc = 0;
+        for (size_t i = 0; i < keys.size() && rc == 0; i++)
+            rc = bpf_map_update_elem(outer_fd_, &keys[i], &fresh[i], BPF_ANY);
+    }
+    if (rc) {
         const int err = errno;
         for (int f : fresh)
             close(f);

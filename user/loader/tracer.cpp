@@ -7,16 +7,40 @@
 #include <iostream>
 
 #include "jmethodtime.skel.h"
+#include "loader/kernel_features.h"
 #include "util/error.h"
 
 namespace jmt {
+
+namespace {
+
+// The traced JVMs in the programs' target order, each with its libjvm.
+std::vector<VthreadTarget> vthread_targets(const TracerConfig &config)
+{
+    std::vector<int> pids{config.programs.pid};
+    pids.insert(pids.end(), config.programs.other_pids.begin(), config.programs.other_pids.end());
+    std::vector<VthreadTarget> out;
+    for (int pid : pids) {
+        VthreadTarget t{pid, config.libjvm};
+        for (const TracedLibjvm &lib : config.libjvms)
+            if (std::find(lib.pids.begin(), lib.pids.end(), pid) != lib.pids.end())
+                t.libjvm = lib.path;
+        out.push_back(t);
+    }
+    return out;
+}
+
+}  // namespace
 
 Tracer::Tracer(const TracerConfig &config)
 {
     const std::vector<VthreadTarget> vthread_targets_ = vthread_targets(config);
     HooksByLibjvm hooks = find_hooks(vthread_targets_);
     ProgramConfig programs = config.programs;
-    programs.vthread_hooks = any_hooks(hooks);
+    // The compat programs (a kernel without bpf_loop) do not follow virtual threads: their
+    // unmount's program is beyond 5.10's verifier.
+    compat_vthreads_ = any_hooks(hooks) && kernel_support().compat;
+    programs.vthread_hooks = any_hooks(hooks) && !compat_vthreads_;
     skel_ = load_programs(programs);
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
@@ -109,6 +133,8 @@ Snapshot Tracer::snapshot() const
     Snapshot snap = reader_->snapshot();
     if (vthread_hooks_)
         snap.virtual_threads_not_followed = vthread_hooks_->not_followed();
+    else if (compat_vthreads_)
+        snap.virtual_threads_not_followed = kCompatVthreads;
     return snap;
 }
 

@@ -9,7 +9,6 @@
 
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
-#include "loader/tracer.h"
 #include "jvm/continuation_hooks.h"
 #include "util/error.h"
 #include "util/quiet_thread.h"
@@ -41,22 +40,6 @@ LinkPtr attach_uprobe(bpf_program *prog, bool ret, int pid, const std::string &l
 }
 
 }  // namespace
-
-// The traced JVMs in the programs' target order, each with its libjvm.
-std::vector<VthreadTarget> vthread_targets(const TracerConfig &config)
-{
-    std::vector<int> pids{config.programs.pid};
-    pids.insert(pids.end(), config.programs.other_pids.begin(), config.programs.other_pids.end());
-    std::vector<VthreadTarget> out;
-    for (int pid : pids) {
-        VthreadTarget t{pid, config.libjvm};
-        for (const TracedLibjvm &lib : config.libjvms)
-            if (std::find(lib.pids.begin(), lib.pids.end(), pid) != lib.pids.end())
-                t.libjvm = lib.path;
-        out.push_back(t);
-    }
-    return out;
-}
 
 HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets)
 {

@@ -25,11 +25,6 @@ struct VthreadTarget {
     std::string libjvm;
 };
 
-struct TracerConfig;
-
-// The traced JVMs of config in the programs' target order, each with its libjvm.
-std::vector<VthreadTarget> vthread_targets(const TracerConfig &config);
-
 // Each target libjvm's functions the hooks attach to, read once (none for a
 // JDK before 21, a stripped .symtab or an unreadable file).
 using HooksByLibjvm = std::map<std::string, ContinuationHooks>;

@@ -75,15 +75,6 @@ std::string java_parameters(const std::string &desc)
     return out + ")";
 }
 
-// The labels from the root to node, outermost first.
-std::vector<std::string> labels_to(const PathIndex &index, const PathNode &node)
-{
-    std::vector<std::string> labels;
-    for (const PathNode *at : index.chain(node))
-        labels.push_back(frame_label(*at));
-    return {labels.rbegin(), labels.rend()};
-}
-
 }  // namespace
 
 PathIndex::PathIndex(const CallTree &tree)
@@ -121,11 +112,6 @@ std::string frame_label(const PathNode &node)
         if (c == ';')
             c = ',';
     return cls + "." + method + java_parameters(node.signature);
-}
-
-std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node)
-{
-    return labels_to(PathIndex(tree), node);
 }
 
 uint64_t exclusive_value(const PathNode &node, PathMetric metric)

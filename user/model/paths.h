@@ -63,9 +63,6 @@ std::string frame_label(const PathNode &node);
 // are unchanged; the new nodes' ids follow the tree's largest.
 CallTree with_untraced_nodes(const CallTree &tree);
 
-// The labels from the root to node (inclusive), outermost first.
-std::vector<std::string> path_labels(const CallTree &tree, const PathNode &node);
-
 // The exclusive value of a node for metric: its calls (Calls), its
 // exclusive elapsed ns (Wall), on-CPU ns (Cpu), run-queue ns (Runq) or blocked ns (Blocked).
 uint64_t exclusive_value(const PathNode &node, PathMetric metric);

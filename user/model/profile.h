@@ -32,7 +32,7 @@ uint64_t blocked_incl_ns(const MethodStats &s);
 uint64_t blocked_excl_ns(const MethodStats &s);
 
 // [lo, hi] (ns) of each corrected time: the time corrected with the high end
-// of the per-event cost range, and with its low end (cost/cost_range.h).
+// of the per-event cost range, and with its low end (cost/correction.h).
 struct TimeBounds {
     uint64_t wall_incl_ns[2] = {0, 0};
     uint64_t wall_excl_ns[2] = {0, 0};
@@ -119,8 +119,6 @@ enum class CostSource {
     Gaps,        // the gaps' edge plus the refill after a trap (cost/cost_range.h)
     Paid,        // what the JVM paid per event: its CPU per I/O call traced against untraced
     Windows,     // what the JVM paid per event: windows after the trace with one probe detached
-    Leaves,      // older reports: measured on the trace's cheapest one-event leaf
-    Bounded,     // older reports: lowered until a row's exclusive time held its events
 };
 
 // The gaps between consecutive probe events of one thread (bpf/gaps.h).
@@ -230,7 +228,6 @@ struct Profile {
     ProbeCost calibrated_cost;                        // the calibration's estimate for the trace's time
     size_t cost_samples = 0;                          // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
-    std::string cost_method;                          // the row that decided it (Leaves, Bounded)
     std::vector<uint64_t> gap_hist;                   // the window's gap histogram (JMT_GAP_BUCKETS counts)
     GapSummary gaps;                                  // its summary
     JvmWork untraced_work;                            // the JVM's work before its probes went on (duration 0: none)

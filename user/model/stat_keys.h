@@ -73,4 +73,39 @@ static_assert(fields_keyed() == 0 JMT_METHOD_STATS(JMT_COUNT_FIELD, JMT_COUNT_FI
 
 inline uint64_t stat_value(const MethodStats &s, const StatKey &k) { return k.field ? s.*k.field : k.derived(s); }
 
+// The corrected times that carry bounds ([lo, hi] in ns, TimeBounds), by their
+// key: a method's JSON "bounds" and the CSV's <key>_lo and <key>_hi columns, in
+// the CSV's order (the --foreign keys last). Each is a key of kStatKeys.
+struct BoundKey {
+    const char *key;
+    uint64_t (TimeBounds::*field)[2];
+    bool foreign;  // --foreign only
+};
+
+inline constexpr BoundKey kBoundKeys[] = {
+    {"wall_incl_ns", &TimeBounds::wall_incl_ns, false},      {"wall_excl_ns", &TimeBounds::wall_excl_ns, false},
+    {"cpu_incl_ns", &TimeBounds::cpu_incl_ns, false},        {"cpu_excl_ns", &TimeBounds::cpu_excl_ns, false},
+    {"wall_foreign_ns", &TimeBounds::wall_foreign_ns, true}, {"cpu_foreign_ns", &TimeBounds::cpu_foreign_ns, true},
+};
+
+constexpr bool same_key(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+constexpr bool bound_keys_are_stat_keys()
+{
+    for (const BoundKey &b : kBoundKeys) {
+        bool found = false;
+        for (const StatKey &k : kStatKeys)
+            found = found || (same_key(b.key, k.key) && b.foreign == k.foreign);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+static_assert(bound_keys_are_stat_keys(), "kBoundKeys: each a key of kStatKeys, --foreign alike");
+
 }  // namespace jmt

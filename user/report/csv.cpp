@@ -47,10 +47,9 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         out << (per_thread ? ",tid,thread" : "") << (per_jvm ? ",pid" : "");
     }
     if (profile.interval <= 1 && profile.corrected) {
-        for (const char *key : {"wall_incl_ns", "wall_excl_ns", "cpu_incl_ns", "cpu_excl_ns"})
-            out << ',' << key << "_lo," << key << "_hi";
-        if (profile.foreign)
-            out << ",wall_foreign_ns_lo,wall_foreign_ns_hi,cpu_foreign_ns_lo,cpu_foreign_ns_hi";
+        for (const BoundKey &k : kBoundKeys)
+            if (profile.foreign || !k.foreign)
+                out << ',' << k.key << "_lo," << k.key << "_hi";
     }
     if (profile.interval <= 1)
         out << "\r\n";
@@ -66,12 +65,9 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
         if (per_jvm)
             out << ',' << m.pid;
         if (profile.corrected) {
-            const TimeBounds &b = m.bounds;
-            for (const uint64_t *v : {b.wall_incl_ns, b.wall_excl_ns, b.cpu_incl_ns, b.cpu_excl_ns})
-                out << ',' << v[0] << ',' << v[1];
-            if (profile.foreign)
-                out << ',' << b.wall_foreign_ns[0] << ',' << b.wall_foreign_ns[1] << ',' << b.cpu_foreign_ns[0] << ','
-                    << b.cpu_foreign_ns[1];
+            for (const BoundKey &k : kBoundKeys)
+                if (profile.foreign || !k.foreign)
+                    out << ',' << (m.bounds.*k.field)[0] << ',' << (m.bounds.*k.field)[1];
         }
         out << "\r\n";
     }

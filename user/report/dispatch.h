@@ -1,6 +1,6 @@
 // The one place that picks the output: table, JSON, CSV, folded stacks or the
 // call tree on the report's stream, plus the flame graph and pprof files. It
-// only formats: the profile's times are final (cost/cost_range.h's
+// only formats: the profile's times are final (cost/correction.h's
 // correct_profile has run) and the rows are the ones to show.
 #pragma once
 

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/overhead.h"
+#include "model/stat_keys.h"
 #include "report/report.h"
 #include "report/why_empty.h"
 #include "report/report_json.h"
@@ -14,18 +15,13 @@ using nlohmann::json;
 // Key names are a stable contract (README); times in ns.
 // With per_thread (--per-thread), also the thread's "tid" and "thread" name.
 // With foreign (--foreign), also the part of the exclusive values inside untraced callees.
-// [lo, hi] of every corrected time (cost/cost_range.h).
+// [lo, hi] of every corrected time (cost/correction.h), keyed by kBoundKeys.
 json bounds_json(const TimeBounds &b, bool foreign)
 {
-    auto pair = [](const uint64_t(&v)[2]) { return json::array({v[0], v[1]}); };
-    json j = {{"wall_incl_ns", pair(b.wall_incl_ns)},
-              {"wall_excl_ns", pair(b.wall_excl_ns)},
-              {"cpu_incl_ns", pair(b.cpu_incl_ns)},
-              {"cpu_excl_ns", pair(b.cpu_excl_ns)}};
-    if (foreign) {
-        j["wall_foreign_ns"] = pair(b.wall_foreign_ns);
-        j["cpu_foreign_ns"] = pair(b.cpu_foreign_ns);
-    }
+    json j = json::object();
+    for (const BoundKey &k : kBoundKeys)
+        if (foreign || !k.foreign)
+            j[k.key] = json::array({(b.*k.field)[0], (b.*k.field)[1]});
     return j;
 }
 
@@ -74,8 +70,6 @@ const char *cost_source_name(CostSource source)
     case CostSource::Gaps: return "gaps";
     case CostSource::Paid: return "paid";
     case CostSource::Windows: return "windows";
-    case CostSource::Leaves: return "leaves";
-    case CostSource::Bounded: return "bounded";
     }
     return "";
 }
@@ -167,7 +161,6 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
           {"calibrated_rejected_event_ns", profile.calibrated_cost.rejected_event_ns},
           {"calibration_samples", profile.cost_samples},
           {"source", cost_source_name(profile.cost_source)},
-          {"decided_by", profile.cost_method},
           {"range",
            {{"traced_event_ns", {r.lo.traced_event_ns, r.hi.traced_event_ns}},
             {"rejected_event_ns", {r.lo.rejected_event_ns, r.hi.rejected_event_ns}},

@@ -80,19 +80,13 @@ PathNode node_of_jvm_frame(const std::string &f)
 
 void bounds_from_json(const json &j, TimeBounds &b)
 {
-    auto pair = [&j](const char *key, uint64_t(&v)[2]) {
-        auto it = j.find(key);
+    for (const BoundKey &k : kBoundKeys) {
+        auto it = j.find(k.key);
         if (it != j.end() && it->is_array() && it->size() == 2) {
-            v[0] = (*it)[0].get<uint64_t>();
-            v[1] = (*it)[1].get<uint64_t>();
+            (b.*k.field)[0] = (*it)[0].get<uint64_t>();
+            (b.*k.field)[1] = (*it)[1].get<uint64_t>();
         }
-    };
-    pair("wall_incl_ns", b.wall_incl_ns);
-    pair("wall_excl_ns", b.wall_excl_ns);
-    pair("cpu_incl_ns", b.cpu_incl_ns);
-    pair("cpu_excl_ns", b.cpu_excl_ns);
-    pair("wall_foreign_ns", b.wall_foreign_ns);
-    pair("cpu_foreign_ns", b.cpu_foreign_ns);
+    }
 }
 
 CostSource cost_source_of(const std::string &name)
@@ -103,10 +97,6 @@ CostSource cost_source_of(const std::string &name)
         return CostSource::Paid;
     if (name == "windows")
         return CostSource::Windows;
-    if (name == "leaves")
-        return CostSource::Leaves;
-    if (name == "bounded")
-        return CostSource::Bounded;
     return CostSource::Calibrated;
 }
 
@@ -222,7 +212,6 @@ void cost_from_json(const json &d, Profile &p)
         p.calibrated_cost.rejected_event_ns = value_or<uint64_t>(c, "calibrated_rejected_event_ns", 0);
         p.cost_samples = value_or<size_t>(c, "calibration_samples", 0);
         p.cost_source = cost_source_of(value_or<std::string>(c, "source", ""));
-        p.cost_method = value_or<std::string>(c, "decided_by", "");
     }
     if (d.contains("overhead")) {
         const json &o = d.at("overhead");

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "util/printable.h"
 #include "cost/cost_range.h"
 #include "report/cost_lines.h"
 #include "report/report.h"
@@ -84,7 +85,7 @@ size_t display_width(const std::string &cell)
 
 // "class.method(signature)", never truncated: it is the last column.
 // A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
-std::string method_text(const MethodRow &r) { return qualified_name(r) + (r.probe_dominated ? " *" : ""); }
+std::string method_text(const MethodRow &r) { return printable(qualified_name(r)) + (r.probe_dominated ? " *" : ""); }
 
 // Each numeric column is as wide as its widest cell, header included.
 Widths widths_of(const Cells &header, const std::vector<Cells> &body)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cost/cost_range.h"
+#include "cost/evidence.h"
 #include "cost/probe_windows.h"
 #include "jvm/jvm.h"
 #include "loader/tracer.h"

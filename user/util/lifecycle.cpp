@@ -58,6 +58,16 @@ constexpr int kPidPollMs = 200;
 
 }  // namespace
 
+bool stop_pending()
+{
+    sigset_t pending;
+    sigemptyset(&pending);
+    if (sigpending(&pending) != 0)
+        return false;
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+           sigismember(&pending, SIGHUP) == 1;
+}
+
 TargetWatch::TargetWatch(int pid) : pid_(pid), fd_(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))) {}
 
 TargetWatch::~TargetWatch()

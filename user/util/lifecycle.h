@@ -30,6 +30,10 @@ private:
     int fd_ = -1;
 };
 
+// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) waits unread: a long wait outside wait_until
+// (an attach reply) gives up on it, and the signal stays for the trace's end to read.
+bool stop_pending();
+
 // The exit of a process, seen through a pidfd (polled with kill(pid, 0) on
 // kernels without pidfd_open). Opened once, so a reused pid is never mistaken
 // for the target.

@@ -151,6 +151,7 @@ static inline int jmt_glob_matches(const char *name, unsigned long nlen, const c
  * Whether class name (JVM form, nlen bytes) is one the filter can trace: "*"
  * takes every class; otherwise under one of its packages ("p:") if it has any,
  * and matching one of its globs ("g:") if it has any, as the kernel decides.
+ * An empty filter, or one of no "p:" or "g:" item, takes none.
  */
 static inline int jmt_class_selected(const char *filter, unsigned long flen, const char *name, unsigned long nlen)
 {
@@ -176,7 +177,8 @@ static inline int jmt_class_selected(const char *filter, unsigned long flen, con
 			in_glob |= jmt_glob_matches(name, nlen, item + 2, ilen - 2);
 		}
 	}
-	return (!packages || in_package) && (!globs || in_glob);
+	/* A filter with no item it can read selects nothing (never every class). */
+	return (packages || globs) && (!packages || in_package) && (!globs || in_glob);
 }
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The few Linux system calls the agent makes, without a C library (the JVM
- * may link glibc or musl): openat, close, ppoll. Each returns what the kernel
+ * may link glibc or musl): openat, read, close, ppoll. Each returns what the kernel
  * returns: a value >= 0, or -errno.
  */
 #ifndef JMT_AGENT_SYS_H
@@ -9,10 +9,12 @@
 
 #if defined(__x86_64__)
 #define JMT_SYS_OPENAT 257
+#define JMT_SYS_READ 0
 #define JMT_SYS_CLOSE 3
 #define JMT_SYS_PPOLL 271
 #elif defined(__aarch64__)
 #define JMT_SYS_OPENAT 56
+#define JMT_SYS_READ 63
 #define JMT_SYS_CLOSE 57
 #define JMT_SYS_PPOLL 73
 #else
@@ -57,6 +59,17 @@ static inline int jmt_open_read(const char *path)
 {
 	return (int)jmt_syscall4(JMT_SYS_OPENAT, JMT_AT_FDCWD, (long)path,
 				 JMT_O_RDONLY | JMT_O_NONBLOCK | JMT_O_CLOEXEC, 0);
+}
+
+/* Blocking read of up to n bytes; EINTR is read through. */
+static inline long jmt_read(int fd, void *buf, unsigned long n)
+{
+	long r;
+
+	do {
+		r = jmt_syscall4(JMT_SYS_READ, fd, (long)buf, (long)n, 0);
+	} while (r == -JMT_EINTR);
+	return r;
 }
 
 static inline void jmt_close(int fd)

@@ -16,6 +16,7 @@
 #include <jvmti.h>
 
 #include "agent_internal.h"
+#include "agent_maps.h"
 #include "agent_request.h"
 #include "agent_sys.h"
 
@@ -337,6 +338,18 @@ static int init_jvmti(JavaVM *vm)
 	return JMT_AGENT_OK;
 }
 
+/* A live owner (its watch waits on the FIFO it holds open) keeps the JVM: BEGIN and STANDBY are
+ * refused, and every other request that does not carry its owner= token. Liveness is the watch's,
+ * so a tracer in another pid namespace cannot mistake a live owner for a dead one. */
+static int held_by_another(const struct jmt_request *r)
+{
+	if (!jmt_agent_state.watching)
+		return 0;
+	if (r->op == JMT_OP_BEGIN || r->op == JMT_OP_STANDBY)
+		return 1;
+	return r->owner_pid != jmt_agent_state.owner_pid || r->owner_start != jmt_agent_state.owner_start;
+}
+
 EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	struct jmt_request r;
@@ -350,6 +363,11 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 		goto out;
 	}
 	jmt_agent_state.last_op = r.op;
+	/* The byte the owner's watch may store 0 to is checked before anything changes. */
+	if (r.op == JMT_OP_BEGIN && r.flag_addr && !jmt_flag_address_ok(r.flag_addr)) {
+		code = JMT_AGENT_BAD_FLAG;
+		goto out;
+	}
 	code = init_jvmti(vm);
 	if (code == JMT_AGENT_OK && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
 		code = JMT_AGENT_NO_JVMTI;
@@ -360,6 +378,12 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 	jmt_agent_state.unmodifiable = 0;
 	jmt_agent_state.failed = 0;
 	jmt_agent_state.last_jvmti_error = 0;
+	if (held_by_another(&r)) {
+		jmt_agent_state.last_error = JMT_AGENT_BUSY;
+		jmt_agent_state.requests++;
+		(*jmt_jvmti)->RawMonitorExit(jmt_jvmti, jmt_op_lock);
+		return JNI_OK;
+	}
 	switch (r.op) {
 	case JMT_OP_BEGIN: err = op_begin(&r, jni); break;
 	case JMT_OP_ARM: err = clear_tracked(); break;

@@ -62,6 +62,16 @@ jvmtiError jmt_start_watch(const struct jmt_request *r, JNIEnv *jni)
 	fd = jmt_open_read(path);
 	if (fd < 0)
 		return JVMTI_ERROR_NOT_AVAILABLE;
+	/* The owner holds the write end open: a read finds no data (-EAGAIN). End of file means no
+	 * writer: the owner died before this open, and a FIFO opened anew never hangs up. */
+	{
+		char byte;
+
+		if (jmt_read(fd, &byte, 1) == 0) {
+			jmt_close(fd);
+			return JVMTI_ERROR_NOT_AVAILABLE;
+		}
+	}
 	thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
 	if (thread_class)
 		init = (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");

@@ -1,7 +1,14 @@
 package demo.vt;
 
 import demo.util.Harness;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,7 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * so a tracer attached at READY finds task() open (a mid-run attach).
  * DONE steps=N step_ns=sum of step()'s elapsed, blocked_ns=sum of the blocking parts'
  * elapsed, work_ns=sum of work()'s elapsed, cpu_ns=the JVM's CPU time from GO to the end,
- * all as the JVM measures them (System.nanoTime, the process's CPU clock).
+ * all as the JVM measures them (System.nanoTime, the process's CPU clock), and
+ * carrier_cpu_ns=the carriers' CPU time from GO to the end as the kernel counts it (the first
+ * field of /proc/self/task/TID/schedstat of the threads named ForkJoinPool*; left out if none).
  */
 public final class VirtualTasks {
     static String mode;
@@ -79,6 +88,25 @@ public final class VirtualTasks {
         }
     }
 
+    /** ns on a CPU per thread named ForkJoinPool* (the virtual threads' carriers), by TID. */
+    static Map<String, Long> carriersCpu() throws IOException {
+        Map<String, Long> cpu = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Paths.get("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (!new String(Files.readAllBytes(task.resolve("comm"))).startsWith("ForkJoinPool")) {
+                        continue;
+                    }
+                    String schedstat = new String(Files.readAllBytes(task.resolve("schedstat")));
+                    cpu.put(task.getFileName().toString(), Long.parseLong(schedstat.split(" ")[0]));
+                } catch (IOException gone) {
+                    // The thread ended between the listing and the read.
+                }
+            }
+        }
+        return cpu;
+    }
+
     /** Thread.ofVirtual().name("vt-", 0).factory(), through reflection: compiled for JDK 17. */
     static ThreadFactory virtualThreads() throws Exception {
         Class<?> builder = Class.forName("java.lang.Thread$Builder");
@@ -108,14 +136,21 @@ public final class VirtualTasks {
             all[i] = factory.newThread(VirtualTasks::task);
             all[i].start();
         }
+        Map<String, Long> carriers0 = carriersCpu();
         GO.countDown();
         for (Thread t : all) {
             t.join();
         }
         long cpu = os.getProcessCpuTime() - cpu0;
+        Map<String, Long> carriersEnd = carriersCpu();
+        long carrierCpu = 0;
+        for (Map.Entry<String, Long> carrier : carriersEnd.entrySet()) {
+            carrierCpu += carrier.getValue() - carriers0.getOrDefault(carrier.getKey(), 0L);
+        }
+        String carriers = carriersEnd.isEmpty() ? "" : " carrier_cpu_ns=".concat(Long.toString(carrierCpu));
         Harness.done("steps=".concat(Long.toString(STEPS.get())).concat(" step_ns=").concat(Long.toString(STEP_NS.get()))
                 .concat(" blocked_ns=").concat(Long.toString(BLOCKED_NS.get()))
                 .concat(" work_ns=").concat(Long.toString(WORK_NS.get()))
-                .concat(" cpu_ns=").concat(Long.toString(cpu)));
+                .concat(" cpu_ns=").concat(Long.toString(cpu)).concat(carriers));
     }
 }
