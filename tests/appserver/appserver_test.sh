@@ -50,6 +50,7 @@ trace() {
   local out=$1 n=$2 c=$3
   shift 3
   [ "${BUSY:-}" = 1 ] && { ab -t 600 -n 100000000 -c 1 "$TC_URL" >/dev/null 2>&1 & bg=$!; }
+  rm -f "$out.err"  # not an earlier run's "Tracing"
   "$jmt" -p "$TC_PID" --json -o "$out" "$@" 2>"$out.err" &
   jmt_pid=$!
   if [ -n "${bg:-}" ]; then

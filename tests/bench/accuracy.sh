@@ -27,6 +27,7 @@ run() {
   jvm=$!
   exec 3>"$work/go"
   for _ in $(seq 300); do grep -q READY "$out.jvm" && break; sleep 0.1; done
+  rm -f "$out.err"  # not an earlier run's "Tracing"
   "$build/jmethodtime" -p "$jvm" --package demo/abc --json -o "$out.json" 2>"$out.err" &
   jmt=$!
   for _ in $(seq 100); do grep -q '^Tracing' "$out.err" 2>/dev/null && break; sleep 0.1; done

@@ -72,6 +72,7 @@ run_mode() {
   for _ in $(seq 600); do grep -q READY "$work_dir/jvm.out" && break; sleep 0.1; done
   local tracer_pid=""
   if ((${#tracer[@]})); then
+    rm -f "$work_dir/tracer.err"  # not an earlier run's "Tracing"
     "${tracer[0]}" -p "$jvm" "${tracer[@]:1}" >"$work_dir/report.json" 2>"$work_dir/tracer.err" &
     tracer_pid=$!
     for _ in $(seq 300); do grep -q '^Tracing' "$work_dir/tracer.err" && break; sleep 0.1; done

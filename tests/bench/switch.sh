@@ -84,6 +84,7 @@ trace() {
   local w=$1 pid=$2 name=$3 class=$4 method=$5 out="$work/$3.json"
   shift 5
   "${w}_bg"
+  rm -f "$out.err"  # not an earlier run's "Tracing"
   "$jmt" -p "$pid" --json -o "$out" "$@" 2>"$out.err" &
   local jp=$!
   for _ in $(seq 1500); do grep -q '^Tracing' "$out.err" && break; sleep 0.1; done

@@ -46,6 +46,7 @@ server() {  # PROBES
 trace() {
   local out=$work/$1.json pid
   [ "$2" = busy ] && start_traffic
+  rm -f "$out.err"  # not an earlier run's "Tracing"
   "$jmt" -p "$TC_PID" --json -o "$out" "${filter[@]}" 2>"$out.err" &
   pid=$!
   until grep -q '^Tracing' "$out.err" 2>/dev/null; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

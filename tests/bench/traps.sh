@@ -76,6 +76,7 @@ traced() {
   local w=$1 pid=$2 out=$3 k=$4
   shift 4
   "${w}_bg"
+  rm -f "$out.err"  # not an earlier run's "Tracing"
   "$jmt" -p "$pid" --json -o "$out" "$@" 2>"$out.err" &
   jp=$!
   for _ in $(seq 1500); do grep -q '^Tracing' "$out.err" && break; sleep 0.1; done

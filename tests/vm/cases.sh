@@ -34,6 +34,8 @@ start_jvm() {
 
 # jmethodtime -p $jvm "$@" in the background until it says Tracing, then go; waits for both.
 trace_running() {
+  # Truncated here, not by the redirection in the child: an old file's "Tracing" must not be read.
+  rm -f "$jmt_tmp/trace.out" "$jmt_tmp/trace.err"
   timeout -s TERM 600 "$JMT_BIN" -p "$jvm" "$@" >"$jmt_tmp/trace.out" 2>"$jmt_tmp/trace.err" &
   tracer=$!
   i=0
@@ -48,6 +50,7 @@ trace_running() {
   wait $tracer
   rc=$?
   cat "$jmt_tmp/trace.err"
+  [ $rc = 0 ] || { echo "JMT-INFO the JVM's last output:"; tail -n 5 "$jmt_tmp/jvm.out"; }
   return $rc
 }
 
