@@ -25,8 +25,6 @@ namespace {
 
 constexpr char kWatchFifo[] = "owner";
 
-std::string who(int pid) { return "pid " + std::to_string(pid); }
-
 std::string random_hex(size_t digits)
 {
     unsigned char bytes[16] = {};

@@ -31,8 +31,6 @@ constexpr uint64_t kPollStepNs = 20'000'000;         // while waiting for the so
 constexpr uint64_t kConnectRetryNs = 5'000'000'000;  // a refusing listener is tried again this long
 constexpr size_t kMaxReplyBytes = 1 << 20;
 
-std::string who(int pid) { return "pid " + std::to_string(pid); }
-
 // The JVM's /tmp, resolved inside its root: a link there (absolute or not) is followed as the JVM
 // follows it, never out of its root into the host's. Every name the protocol uses is then one
 // component under this descriptor, opened without following a link.

@@ -21,14 +21,14 @@ bool is_libjvm(const MapsEntry &e)
     return e.path.size() >= name.size() && e.path.compare(e.path.size() - name.size(), name.size(), name) == 0;
 }
 
+bool writable(const MapsEntry &e) { return e.perms.size() >= 2 && e.perms[1] == 'w'; }
+
 std::string hex(uint64_t v)
 {
     char buf[24];
     snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
     return buf;
 }
-
-std::string who(int pid) { return "pid " + std::to_string(pid); }
 
 }  // namespace
 
@@ -40,12 +40,12 @@ std::string flag_address_problem(const std::string &maps_text, uint64_t addr)
         if (addr < e.start || addr >= e.end)
             continue;
         const std::string where = e.path.empty() ? "anonymous memory" : e.path;
-        if (e.perms.size() < 2 || e.perms[1] != 'w')
+        if (!writable(e))
             return "it is in read-only memory (" + e.perms + " " + where + ")";
         if (is_libjvm(e))
             return "";
-        if (e.path.empty() && i > 0 && maps[i - 1].end == e.start && is_libjvm(maps[i - 1]) &&
-            maps[i - 1].perms.size() >= 2 && maps[i - 1].perms[1] == 'w')
+        // libjvm's .bss: the anonymous mapping right after its writable data.
+        if (e.path.empty() && i > 0 && maps[i - 1].end == e.start && is_libjvm(maps[i - 1]) && writable(maps[i - 1]))
             return "";
         return "it is not in libjvm.so's data (" + e.perms + " " + where + ")";
     }

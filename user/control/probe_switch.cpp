@@ -25,8 +25,6 @@ constexpr uint64_t kSettlePollNs = 100'000'000;        // the agent's compile co
 constexpr uint64_t kProgressPeriodNs = 1'000'000'000;  // the status line while waiting
 constexpr char kAllDependenciesRecorded[] = "_ZN11JvmtiExport30_all_dependencies_are_recordedE";
 
-std::string who(int pid) { return "pid " + std::to_string(pid); }
-
 std::string owner_field(const ProcessIdentity &self)
 {
     return "owner=" + std::to_string(self.pid) + "." + std::to_string(self.start);

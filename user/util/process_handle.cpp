@@ -13,12 +13,6 @@
 
 namespace jmt {
 
-namespace {
-
-std::string who(int pid) { return "pid " + std::to_string(pid); }
-
-}  // namespace
-
 ProcessHandle::ProcessHandle(int pid, uint64_t start_ticks) : pid_(pid)
 {
     pidfd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));

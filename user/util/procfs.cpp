@@ -8,6 +8,8 @@
 
 namespace jmt {
 
+std::string who(int pid) { return "pid " + std::to_string(pid); }
+
 std::string read_file(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);

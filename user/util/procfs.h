@@ -13,6 +13,9 @@ namespace jmt {
 // Capability bits from the CapEff line of /proc/self/status text.
 uint64_t effective_capabilities(const std::string &status_text);
 
+// "pid 1234": a process, named in a message.
+std::string who(int pid);
+
 // Reads len bytes of the target's memory at addr; empty on failure.
 std::string read_target_memory(int pid, uint64_t addr, size_t len);
 
