@@ -161,7 +161,10 @@ TEST_F(Preflight, NoUprobeLeftAfterAnyEnd)
     }
     {
         SCOPED_TRACE("target exit");
-        jmt_it::Workload shortlived({"demo.launch.Startup", {"1", "0", "1500"}}, "DONE");
+        // It exits 5 s after DONE: during the trace, after the tool's start (calibration, the 1 s
+        // untraced window, loading and attaching: over 1.5 s on a host with 8 us traps, where a
+        // JVM gone mid-attach is refused in one line, exit 1, instead).
+        jmt_it::Workload shortlived({"demo.launch.Startup", {"1", "0", "5000"}}, "DONE");
         ASSERT_TRUE(shortlived.ready());
         Child jmt({JMT_BINARY, "-p", shortlived.pid_text(), "--raw", "--json"}, false);
         EXPECT_EQ(jmt.wait_exit(60000), 0) << jmt.drain(true, 1000);
