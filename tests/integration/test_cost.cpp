@@ -30,9 +30,10 @@ TEST_F(Cost, OneEventCallsLieInTheRangeAndComeOutNearZero)
     EXPECT_EQ(cost.at("source"), "gaps");
     EXPECT_EQ(range.at("basis"), "gaps");
     // The getters' events are all alike and cheap: the JVM's CPU per event is near one trap, and
-    // the top is that trap with its most refill where that is more (kRefillBoundNs).
+    // the top is that trap with its most refill where that is more (refill_bound_ns).
     const double average = range.at("jvm_cpu_ns_per_event").get<double>();
-    const double one_event = cost.at("gaps").at("edge_ns").get<double>() + double(jmt::kRefillBoundNs);
+    const auto edge = cost.at("gaps").at("edge_ns").get<uint64_t>();
+    const double one_event = double(edge + jmt::refill_bound_ns(edge));
     EXPECT_EQ(range.at("top"), average >= one_event ? "jvm_cpu" : "trap_and_refill");
     EXPECT_EQ(top, std::max(average, one_event));
     EXPECT_LE(lo, double(traced_ns));

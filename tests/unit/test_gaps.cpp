@@ -121,14 +121,23 @@ TEST(CostRange, TheTopHoldsOneTrapAndItsMostRefillAboveTheJvmsAverage)
     EXPECT_EQ(odd.hi.traced_event_ns, 5400u + kRefillBoundNs);
 }
 
-// The refill after a trap is the caches' and predictors': a quarter of a cheap trap, at most 400 ns
-// above a dear one (a spin in the kernel refills nothing more).
-TEST(CostRange, TheRefillIsAQuarterOfTheEdgeAndAtMost400Ns)
+// The refill after a trap: a quarter of a cheap trap, 400 ns above a dear one up to about 6.7 us,
+// 6% of a dearer one (0.75 to 0.8 us above a 13.1 us edge). Its bound: 1 us, or 15% of an edge
+// over 6.7 us (a()'s events paid 1.34 us above a 13.1 us edge).
+TEST(CostRange, TheRefillIsAQuarterOfACheapTrapAndGrowsPastADearOne)
 {
     EXPECT_EQ(edge_plus_refill(1000), 1250u);
     EXPECT_EQ(edge_plus_refill(1200), 1500u);
     EXPECT_EQ(edge_plus_refill(2000), 2400u);
-    EXPECT_EQ(edge_plus_refill(8500), 8900u);
+    EXPECT_EQ(edge_plus_refill(6600), 7000u);
+    EXPECT_EQ(edge_plus_refill(8500), 9010u);
+    EXPECT_EQ(edge_plus_refill(13100), 13886u);
+    EXPECT_EQ(refill_bound_ns(900), 1000u);
+    EXPECT_EQ(refill_bound_ns(6600), 1000u);
+    EXPECT_EQ(refill_bound_ns(13100), 1965u);
+    const CostRange dear = cost_range(evidence(kMinGapSamples, 13100, {13000, 11000}, 13800));
+    EXPECT_EQ(dear.top, CostTop::TrapAndRefill);
+    EXPECT_EQ(dear.hi.traced_event_ns, 13100u + 1965u);
 }
 
 // What the trace cannot measure widens the range: without gaps the low end is half the

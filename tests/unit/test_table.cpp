@@ -31,12 +31,13 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     p.cost_range.jvm_ns_per_event = 1925;
     p.cost_source = jmt::CostSource::Gaps;
     p.gaps.samples = 12345;
+    p.gaps.edge_ns = 650;
     p.cost_range.paid_why = "too little I/O";
     auto lines = lines_of(table_of(p));
     ASSERT_GE(lines.size(), 3u);
     EXPECT_EQ(lines[1],
               "Times exclude the probes' own cost: 812 ns per traced event, 640 ns per filtered-out event "
-              "(--raw to keep it), the gaps' edge plus 25% (at most 400 ns) for the refill after each "
+              "(--raw to keep it), the gaps' edge plus 162 ns for the refill after each "
               "trap (what the JVM paid is not measured: too little I/O); calibrated at start-up at 790 ns and 600 ns");
     // The range it lies in, and what each end rests on.
     EXPECT_EQ(lines[2], "Per probe event 700 ns to 1.93 us (traced), 560 ns to 1.93 us (filtered out): from the lower "

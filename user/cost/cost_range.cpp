@@ -81,7 +81,12 @@ void take_paid(CostRange &r, const TrapEvidence &e, double ratio)
 
 }  // namespace
 
-uint64_t edge_plus_refill(uint64_t edge_ns) { return edge_ns + std::min(times(edge_ns, kRefillShare), kRefillMaxNs); }
+uint64_t edge_plus_refill(uint64_t edge_ns)
+{
+    return edge_ns + std::min(times(edge_ns, kRefillShare), std::max(kRefillMaxNs, times(edge_ns, kRefillDearShare)));
+}
+
+uint64_t refill_bound_ns(uint64_t edge_ns) { return std::max(kRefillBoundNs, times(edge_ns, kRefillBoundShare)); }
 
 uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
 {
@@ -108,7 +113,7 @@ CostRange cost_range(const TrapEvidence &e)
     uint64_t top = 0;
     if (e.jvm_ns_per_event > 0) {
         const uint64_t basis_ns = r.basis == CostBasis::Gaps ? e.gaps.edge_ns : e.calibrated.traced_event_ns;
-        const uint64_t one_event = basis_ns + kRefillBoundNs;
+        const uint64_t one_event = basis_ns + refill_bound_ns(basis_ns);
         r.top = e.jvm_ns_per_event >= one_event ? CostTop::JvmCpu : CostTop::TrapAndRefill;
         r.jvm_ns_per_event = e.jvm_ns_per_event;
         top = std::max(e.jvm_ns_per_event, one_event);

@@ -26,8 +26,10 @@ void write_cost_range(std::ostream &out, const Profile &profile)
         out << " to the JVM's whole CPU time per probe event";
     else if (r.top == CostTop::TrapAndRefill)
         out << (r.basis == CostBasis::Gaps ? " to that trap" : " to the calibration") << " plus at most "
-            << format_duration(kRefillBoundNs) << " of refill after it (the JVM's whole CPU time per probe event, "
-            << format_duration(r.jvm_ns_per_event) << ", bounds only the average event)";
+            << format_duration(refill_bound_ns(r.basis == CostBasis::Gaps ? profile.gaps.edge_ns
+                                                                          : profile.calibrated_cost.traced_event_ns))
+            << " of refill after it (the JVM's whole CPU time per probe event, " << format_duration(r.jvm_ns_per_event)
+            << ", bounds only the average event)";
     else
         out << " to twice the likely cost (the JVM's CPU time unknown)";
     out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");
@@ -62,8 +64,8 @@ void write_likely_source(std::ostream &out, const Profile &profile)
         return;
     }
     if (profile.cost_source == CostSource::Gaps)
-        out << "the gaps' edge plus " << static_cast<int>(kRefillShare * 100 + 0.5) << "% (at most "
-            << format_duration(kRefillMaxNs) << ") for the refill after each trap";
+        out << "the gaps' edge plus " << format_duration(edge_plus_refill(profile.gaps.edge_ns) - profile.gaps.edge_ns)
+            << " for the refill after each trap";
     else
         out << "the calibration";
     if (!r.paid_why.empty())
