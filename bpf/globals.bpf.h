@@ -36,6 +36,17 @@ const volatile __u32 call_paths = 0;
  * frame's untraced callees (callstack.h), at the cost of a thread-state
  * lookup on every untraced event. */
 const volatile __u32 foreign = 0;
+/* Latency histograms (struct jmt_latency): 1 when every returned call of a
+ * traced method is counted in its method's (and --per-thread row's)
+ * histogram, its time less its probe events at these costs (ns per event of
+ * a traced method, and of one the filter rejects: the start-up calibration;
+ * 0 with --raw). */
+const volatile __u32 latency_on = 0;
+const volatile __u64 lat_traced_event_ns = 0;
+const volatile __u64 lat_rejected_event_ns = 0;
+/* --slower-than: calls of traced methods whose histogram time is this many ns
+ * or more go to the slow_calls ring buffer (0: off). */
+const volatile __u64 slower_than_ns = 0;
 /* Id limits: method ids < max_method_ids, path ids < max_path_ids (the
  * chunks the loader may create for stats and path_stats, at most
  * JMT_MAX_METHODS and JMT_MAX_PATHS). */

@@ -19,6 +19,12 @@
 #define JMT_STATIC_ASSERT _Static_assert
 #endif
 #define JMT_POWER_OF_TWO(n) ((n) > 0 && ((n) & ((n)-1)) == 0)
+/* A function shared by the programs and userspace (its unit tests). */
+#ifdef __BPF__
+#define JMT_SHARED_FN static __always_inline
+#else
+#define JMT_SHARED_FN static inline
+#endif
 
 /* Frames stored per thread; deeper traced frames are counted, not stored. */
 #define JMT_MAX_DEPTH 256
@@ -31,7 +37,7 @@
 /* Totals (stats, path_stats) are per-CPU arrays of JMT_TOTALS_CHUNK ids each,
  * created by userspace ahead of the ids handed out (loader/totals_chunks.h):
  * their memory follows the methods and paths traced, not the limits. */
-#define JMT_TOTALS_CHUNK_SHIFT 8
+#define JMT_TOTALS_CHUNK_SHIFT 6
 #define JMT_TOTALS_CHUNK (1u << JMT_TOTALS_CHUNK_SHIFT)
 /* Ids whose totals may wait in totals_overflow for their chunk; a path id's
  * key there carries JMT_OVERFLOW_PATH, a thread row's JMT_OVERFLOW_ROW. A
@@ -149,7 +155,87 @@ struct jmt_names {
 #define JMT_NO_FIELD(name)
 #define JMT_U64_FIELD(name) __u64 name;
 
+/* Latency histogram of a method's calls: each returned call's own elapsed
+ * time (ns, the probes' cost taken out at the start-up calibration's rate),
+ * log-linear. Bucket 0 holds [0, 64); bucket i in 1..JMT_LAT_BUCKETS-2 holds
+ * [(16 + s) << (o - 4), (17 + s) << (o - 4)) with o = 6 + (i - 1) / 16 and
+ * s = (i - 1) % 16 (16 buckets per power of two: each at most 1/16 of its low
+ * edge wide); the last holds 2^38 ns (275 s) and over. */
+#define JMT_LAT_SUB_BITS 4
+#define JMT_LAT_MIN_SHIFT 6
+#define JMT_LAT_MAX_SHIFT 38
+#define JMT_LAT_BUCKETS (2 + ((JMT_LAT_MAX_SHIFT - JMT_LAT_MIN_SHIFT) << JMT_LAT_SUB_BITS))
+
+struct jmt_latency {
+	__u64 min_plus_1_ns; /* the least call's time + 1; 0: no call yet */
+	__u64 max_ns;
+	__u32 buckets[JMT_LAT_BUCKETS];
+};
+
+/* The bucket of a call of ns (see struct jmt_latency). */
+JMT_SHARED_FN __u32 jmt_lat_bucket(__u64 ns)
+{
+	__u64 v = ns;
+	__u32 msb = 0;
+
+	if (ns < (1ULL << JMT_LAT_MIN_SHIFT))
+		return 0;
+	if (ns >= (1ULL << JMT_LAT_MAX_SHIFT))
+		return JMT_LAT_BUCKETS - 1;
+	if (v >> 32) {
+		v >>= 32;
+		msb += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		msb += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		msb += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		msb += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		msb += 2;
+	}
+	if (v >> 1)
+		msb += 1;
+	return 1 + ((msb - JMT_LAT_MIN_SHIFT) << JMT_LAT_SUB_BITS) +
+		(__u32)((ns >> (msb - JMT_LAT_SUB_BITS)) & ((1u << JMT_LAT_SUB_BITS) - 1));
+}
+
+/* A method's totals, then its latency histogram (methods and --per-thread
+ * rows; a call path's totals stop before it: JMT_PATH_STATS_SIZE). */
 struct jmt_method_stats {
+	JMT_METHOD_STATS(JMT_U64_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
+	struct jmt_latency latency;
+};
+
+/* --slower-than: one call of a traced method over the threshold, sent
+ * through the slow_calls ring buffer at its return. */
+#define JMT_SLOW_PATH 32
+#define JMT_SLOW_RING_BYTES (1u << 20)
+struct jmt_slow_call {
+	__u64 end_ns;	  /* CLOCK_MONOTONIC at the return probe's program */
+	__u64 wall_ns;	  /* the call's elapsed time, as measured */
+	__u64 latency_ns; /* the same, less its probe events at the start-up cost (its histogram's time) */
+	__u64 cpu_ns;
+	__u64 runq_ns;
+	__u64 vthread; /* the virtual thread it ran on when it was open across an unmount, else 0 */
+	__u32 tid;
+	__u32 id;		   /* method id */
+	__u32 depth;		   /* traced frames open below it (its callers) */
+	__u32 path_len;		   /* of them in path: the outermost JMT_SLOW_PATH */
+	__u32 path[JMT_SLOW_PATH]; /* method ids, outermost first */
+	char comm[16];		   /* the thread's name at the return */
+};
+
+/* A call path's totals: struct jmt_method_stats without its histogram. */
+struct jmt_path_stats {
 	JMT_METHOD_STATS(JMT_U64_FIELD, JMT_U64_FIELD, JMT_U64_FIELD)
 };
 
@@ -308,7 +394,11 @@ struct jmt_thread_key {
 	K(PINNED_OTHER, pinned_other)                                                                                                  \
 	K(PINNED_NS, pinned_ns)                                                                                                        \
 	/* hooks whose continuation entry lay outside the carrier's stack: the layout is not the JVM's */                              \
-	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)
+	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)                                                                                      \
+	/* --slower-than: calls over the threshold not recorded (the ring buffer was full) */                                          \
+	K(SLOW_CALLS_LOST, slow_calls_lost)                                                                                            \
+	/* userspace: --slower-than: calls recorded but not kept (over --slow-calls, the slowest kept) */                              \
+	U(slow_calls_dropped)
 
 #define JMT_CNT_ENUM(NAME, name) JMT_CNT_##NAME,
 #define JMT_CNT_NONE(name)
@@ -387,5 +477,7 @@ JMT_STATIC_ASSERT(JMT_MAX_METHODS % JMT_TOTALS_CHUNK == 0 && JMT_MAX_PATHS % JMT
 			  JMT_MAX_THREAD_ROWS % JMT_TOTALS_CHUNK == 0,
 		  "id >> JMT_TOTALS_CHUNK_SHIFT indexes the chunk arrays");
 JMT_STATIC_ASSERT(JMT_POWER_OF_TWO(JMT_ROW_SLOTS), "account_thread masks the method id");
+JMT_STATIC_ASSERT(sizeof(struct jmt_path_stats) % 8 == 0 && sizeof(struct jmt_method_stats) % 8 == 0,
+		  "per-CPU values are read in 8-byte slots");
 
 #endif /* JMETHODTIME_H */

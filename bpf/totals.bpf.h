@@ -30,6 +30,14 @@ struct {
 	__array(values, struct jmt_totals_chunk);
 } stats SEC(".maps");
 
+/* One chunk of call paths' totals: values struct jmt_path_stats (no histogram). */
+struct jmt_path_chunk {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JMT_TOTALS_CHUNK);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct jmt_path_stats));
+};
+
 /* --per-thread: (thread, method) -> row id, handed out at the row's first
  * closed frame (row_of_slow); userspace reads it to name the rows. The loader
  * shrinks it (and row_stats, thread_names) to one entry when per_thread is off. */
@@ -65,7 +73,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, JMT_MAX_PATHS / JMT_TOTALS_CHUNK);
 	__type(key, __u32);
-	__array(values, struct jmt_totals_chunk);
+	__array(values, struct jmt_path_chunk);
 } path_stats SEC(".maps");
 
 /* Totals of ids whose chunk userspace has not created yet (a burst of new
@@ -111,13 +119,101 @@ static __always_inline struct jmt_method_stats *totals_at(void *chunks, __u32 id
 	return overflow_at(overflow_key);
 }
 
+/* A returned call's own elapsed time (ns) less its probe events' cost at the
+ * start-up rate (lat_*_event_ns), at least 0. */
+static __always_inline __u64 call_latency_ns(const struct jmt_closed *c)
+{
+	__u64 cost =
+		c->frame_traced * lat_traced_event_ns + (c->frame_events - c->frame_traced) * lat_rejected_event_ns;
+
+	return c->frame_wall_ns > cost ? c->frame_wall_ns - cost : 0;
+}
+
+/* A returned call's place in the histograms, worked out once per closed
+ * frame: on is 0 for a frame with no time of its own (dropped, or beyond
+ * JMT_MAX_DEPTH) and when neither histograms nor --slower-than want it. */
+struct jmt_lat_point {
+	__u64 ns;
+	__u32 bucket;
+	__u32 on;
+};
+
+static __always_inline void lat_point(const struct jmt_closed *c, struct jmt_lat_point *p)
+{
+	p->on = (latency_on || slower_than_ns) && c->frame_events != 0;
+	if (!p->on)
+		return;
+	p->ns = call_latency_ns(c);
+	p->bucket = jmt_lat_bucket(p->ns);
+}
+
+/* Counts a returned call in its method's (or row's) histogram; atomic: the
+ * bucket's add, for totals that nested programs share (min and max stay
+ * plain there: a race may lose one extreme, never a count). */
+static __always_inline void add_latency(struct jmt_latency *l, const struct jmt_lat_point *p, int atomic)
+{
+	__u32 b = p->bucket;
+
+	if (!latency_on || !p->on || b >= JMT_LAT_BUCKETS)
+		return;
+	if (atomic)
+		__sync_fetch_and_add(&l->buckets[b], 1);
+	else
+		l->buckets[b]++;
+	if (p->ns > l->max_ns)
+		l->max_ns = p->ns;
+	if (p->ns + 1 < l->min_plus_1_ns || l->min_plus_1_ns == 0)
+		l->min_plus_1_ns = p->ns + 1;
+}
+
+/* --slower-than: the calls recorded (loader: one page when off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, JMT_SLOW_RING_BYTES);
+} slow_calls SEC(".maps");
+
+/* Records returned call c of thread t (its frame closed: t's stored frames
+ * are its callers), ns its histogram time. */
+static __always_inline void send_slow_call(struct jmt_thread *t, const struct jmt_closed *c, __u64 ns)
+{
+	struct jmt_slow_call *r = bpf_ringbuf_reserve(&slow_calls, sizeof(*r), 0);
+	__u32 depth = t->depth, n = 0;
+
+	if (!r) {
+		count(JMT_CNT_SLOW_CALLS_LOST);
+		return;
+	}
+	r->end_ns = bpf_ktime_get_ns();
+	r->wall_ns = c->frame_wall_ns;
+	r->latency_ns = ns;
+	r->cpu_ns = c->frame_cpu_ns;
+	r->runq_ns = c->frame_runq_ns;
+	r->vthread = c->vthread;
+	r->tid = t->tid;
+	r->id = c->id;
+	r->depth = depth;
+	for (__u32 i = 0; i < JMT_SLOW_PATH; i++) {
+		if (i >= depth || i >= JMT_MAX_DEPTH)
+			break;
+		r->path[i] = t->frames[JMT_IDX(i)].id;
+		n++;
+	}
+	r->path_len = n;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
+}
+
 /* Plain adds of a closed frame into totals (exact when only one program at a
- * time writes them: see account and account_thread). */
-static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c)
+ * time writes them: see account and account_thread); lat: the call's place
+ * in a method's or row's histogram, 0 for a path's totals (none). */
+static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c,
+				       const struct jmt_lat_point *lat)
 {
 	jmt_add_closed(s, c);
 	if (foreign)
 		jmt_add_foreign(s, c);
+	if (lat)
+		add_latency(&s->latency, lat, 0);
 }
 
 /* The row id of (thread tid, method id), handed out at first sight; 0 when
@@ -145,7 +241,8 @@ static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
  * the CPU and the preemption model. When no row can be had the frame stays in
  * the global totals only, and thread_rows_full counts it.
  */
-static __always_inline void account_thread(struct jmt_thread *t, const struct jmt_closed *c)
+static __always_inline void account_thread(struct jmt_thread *t, const struct jmt_closed *c,
+					   const struct jmt_lat_point *lat)
 {
 	struct jmt_row_slot *slot = &t->rows[c->id & (JMT_ROW_SLOTS - 1)];
 	struct jmt_method_stats *s;
@@ -173,7 +270,7 @@ static __always_inline void account_thread(struct jmt_thread *t, const struct jm
 		count(JMT_CNT_THREAD_ROWS_FULL);
 		return;
 	}
-	add_closed(s, c);
+	add_closed(s, c, lat);
 }
 
 /*
@@ -184,7 +281,8 @@ static __always_inline void account_thread(struct jmt_thread *t, const struct jm
  * JMT_OVERFLOW_NESTED, which several nested programs may share). So the sums
  * stay exact whatever the kernel's preemption model, at the cost of plain adds.
  */
-static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_key, const struct jmt_closed *c)
+static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_key, const struct jmt_closed *c,
+				       const struct jmt_lat_point *lat)
 {
 	struct jmt_cpu *cpu = this_cpu();
 	struct jmt_method_stats *s;
@@ -192,7 +290,7 @@ static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_ke
 	if (cpu && cpu->running <= 1) {
 		s = totals_at(chunks, id, overflow_key);
 		if (s)
-			add_closed(s, c);
+			add_closed(s, c, lat);
 		return;
 	}
 	s = overflow_at(overflow_key | JMT_OVERFLOW_NESTED);
@@ -206,6 +304,8 @@ static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_ke
 	}
 #undef JMT_ATOMIC_ONE
 #undef JMT_ATOMIC_ADD
+	if (lat)
+		add_latency(&s->latency, lat, 1);
 }
 
 /* Adds a closed frame to its call path's totals, with the frame's own
@@ -222,7 +322,7 @@ static __always_inline void account_path(const struct jmt_closed *c)
 	frame.runq_incl_ns = c->frame_runq_ns;
 	frame.events_incl = c->frame_events;
 	frame.traced_incl = c->frame_traced;
-	add_totals(&path_stats, path, path | JMT_OVERFLOW_PATH, &frame);
+	add_totals(&path_stats, path, path | JMT_OVERFLOW_PATH, &frame, 0);
 }
 
 /* Adds a closed frame to its method's totals, to its call path's when paths
@@ -232,15 +332,21 @@ static __always_inline void account_path(const struct jmt_closed *c)
  * without being in its row. */
 static __always_inline void account(struct jmt_thread *t, const struct jmt_closed *c, int with_threads)
 {
+	struct jmt_lat_point lat;
+
+	lat_point(c, &lat);
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
 	if (foreign && c->foreign_lost)
 		count(JMT_CNT_FOREIGN_LOST);
 	if (with_threads)
-		account_thread(t, c);
+		account_thread(t, c, &lat);
 	if (call_paths)
 		account_path(c);
-	add_totals(&stats, c->id, c->id, c);
+	add_totals(&stats, c->id, c->id, c, &lat);
+	/* --slower-than: a returned call over the threshold goes to the ring buffer. */
+	if (slower_than_ns && lat.on && lat.ns >= slower_than_ns)
+		send_slow_call(t, c, lat.ns);
 }
 
 #endif /* JMT_TOTALS_BPF_H */

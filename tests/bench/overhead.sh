@@ -11,13 +11,16 @@
 #   only_a      jmethodtime --package demo/bench --method a (a() traced, b() and c() rejected inside it)
 #   globs       jmethodtime --class '*AbcBench' --method a: no package; globs keep a() and reject the rest
 #   foreign     only_a with --foreign (b() and c() timed as a()'s untraced callees)
+#   slow        keep with --slower-than 100s (the threshold's check, no call over it; STATS_MODES only)
+#   nolat       keep with --no-latency (no histograms; STATS_MODES only)
 # in alternating rounds; prints medians, ns per probe event above "flag", the
 # ratio of each mode's per-event cost to the floor's, the programs' own run time
 # (kernel.bpf_stats_enabled, ns per run) and the per-event cost jmethodtime
 # calibrated during the trace. Needs root and a build.
 # usage: tests/bench/overhead.sh [ROUNDS] [ITERATIONS] [WORK] [STATS_ROUNDS]
 # ROUNDS 0 skips the JVM-timed rounds: the programs' run time alone, from
-# STATS_ROUNDS (default 1) statistics rounds, medians.
+# STATS_ROUNDS (default 1) statistics rounds, medians. STATS_MODES (default all
+# the tracer's modes) picks the statistics rounds' modes, floor first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -27,6 +30,8 @@ work=${3:-20}
 stats_rounds=${4:-1}
 java=${JAVA:-java}
 modes=(noflag flag floor full keep reject paths thread only_a globs foreign)
+read -r -a stats_modes <<<"${STATS_MODES:-floor full keep reject paths thread only_a globs foreign}"
+[ "${stats_modes[0]}" = floor ] || stats_modes=(floor "${stats_modes[@]}")
 work_dir=$(mktemp -d)
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q kernel.bpf_stats_enabled="$stats_before"; rm -rf "$work_dir"; pkill -P $$ 2>/dev/null || true' EXIT
@@ -63,6 +68,8 @@ run_mode() {
     only_a) tracer=("$build/jmethodtime" --json --package demo/bench --method a) ;;
     globs) tracer=("$build/jmethodtime" --json --class '*AbcBench' --method a) ;;
     foreign) tracer=("$build/jmethodtime" --json --package demo/bench --method a --foreign) ;;
+    slow) tracer=("$build/jmethodtime" --json --package demo/bench --slower-than 100s) ;;
+    nolat) tracer=("$build/jmethodtime" --json --package demo/bench --no-latency) ;;
   esac
   rm -f "$work_dir/go" "$work_dir/report.json" && mkfifo "$work_dir/go"
   "$java" "$flag" -cp "$build/examples/classes" demo.bench.AbcBench "$iterations" "$work" hold \
@@ -108,7 +115,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 sysctl -q kernel.bpf_stats_enabled=1
 for ((r = 1; r <= stats_rounds; r++)); do
-  for mode in floor full keep reject paths thread only_a globs foreign; do
+  for mode in "${stats_modes[@]}"; do
     read -r _ entry ret _ < <(run_mode "$mode")
     entry_ns[$mode]+="$entry "
     return_ns[$mode]+="$ret "
@@ -130,7 +137,7 @@ if ((rounds == 0)); then
     "$iterations" "$stats_rounds"
   printf 'The empty program on both probes (floor): %s ns entry and %s ns return\n' "${entry_ns[floor]}" "${return_ns[floor]}"
   printf '%-8s %10s %10s %8s %8s\n' mode "entry ns" "return ns" "entry +" "return +"
-  for mode in floor full keep reject paths thread only_a globs foreign; do
+  for mode in "${stats_modes[@]}"; do
     awk -v n="$mode" -v en="${entry_ns[$mode]}" -v rn="${return_ns[$mode]}" -v fe="${entry_ns[floor]}" \
         -v fr="${return_ns[floor]}" 'BEGIN { printf "%-8s %10s %10s %8.0f %8.0f\n", n, en, rn, en - fe, rn - fr }'
   done

@@ -1,7 +1,7 @@
 // Kernel memory that follows what is traced: the report's
 // kernel_memory_bytes is what the kernel counts for the tool's BPF maps and
 // programs (fdinfo memlock), the calibration's included. A trace of ~1,000
-// methods stays within 16 MB on a host of 2 CPUs and within the model of
+// methods stays within 20 MB on a host of 2 CPUs and within the model of
 // docs/internals.md ("Kernel memory") on any host; a 3-method trace takes less.
 #include <bpf/libbpf.h>
 
@@ -16,17 +16,23 @@ namespace {
 // entry) of the method table, the names, the call paths and the overflow
 // table, programs and small maps, the per-CPU caches of both instances (at
 // most 4096 + 256 slots of 64 bytes), the per-CPU scratch and counters of both.
+// The totals' first chunks: the trace's methods and paths, two chunks each
+// (the first ids and their headroom), the calibration's one each.
 uint64_t fixed_bytes(uint64_t ncpu)
 {
     return 16ull * (JMT_MAX_METHOD_KEYS + JMT_MAX_METHODS + JMT_MAX_PATHS + JMT_TOTALS_OVERFLOW) + (2ull << 20) +
-           ncpu * ((4096ull + 256) * 64 + 2 * 3 * 4096 + 2 * 8192);
+           ncpu * ((4096ull + 256) * 64 + 2 * 3 * 4096 + 2 * 8192) +
+           3ull * JMT_TOTALS_CHUNK * (sizeof(jmt_method_stats) + sizeof(jmt_path_stats)) * ncpu;
 }
 
 // Per traced method id: its names (a 4 KB allocation), its method table and
-// call path entries, and on every CPU its totals in two tables (methods, and
-// call paths, which --json collects) with the chunks' headroom of 1.5x (the
-// chunks' rounding is in the fixed part): 2 x 1.5 = 3 totals per CPU.
-uint64_t per_method_bytes(uint64_t ncpu) { return 4096 + 256 + 3 * sizeof(jmt_method_stats) * ncpu; }
+// call path entries, and on every CPU its totals in two tables (methods, with
+// their latency histograms, and call paths, which --json collects) with the
+// chunks' headroom of 1.5x (the chunks' rounding is in the fixed part).
+uint64_t per_method_bytes(uint64_t ncpu)
+{
+    return 4096 + 256 + 3 * (sizeof(jmt_method_stats) + sizeof(jmt_path_stats)) * ncpu / 2;
+}
 
 struct Traced {
     uint64_t memory = 0, ids = 0;
@@ -64,8 +70,9 @@ TEST_F(Memory, KernelMemoryFollowsTheMethodsTraced)
     EXPECT_LE(churn.memory, fixed + churn.ids * per);
     // It grows with the methods: each traced method's names are kept in the kernel (2.6 KB and up).
     EXPECT_GE(churn.memory, small.memory + (churn.ids - small.ids) * (JMT_CLASS_BUF + JMT_METHOD_BUF + JMT_SIG_BUF));
+    // 16 MB before the latency histograms (2,072 B per method id per CPU: 6.2 MB more here).
     if (ncpu <= 2)
-        EXPECT_LE(churn.memory, 16ull << 20) << "the target on a host of 2 CPUs";
+        EXPECT_LE(churn.memory, 20ull << 20) << "the target on a host of 2 CPUs";
 }
 
 }  // namespace

@@ -149,6 +149,8 @@ TEST(Json, RoundTripsEveryField)
     d.pinned_other = 137;
     d.pinned_ns = 138;
     d.vt_layout_mismatch = 139;
+    d.slow_calls_lost = 140;
+    d.slow_calls_dropped = 141;
     p.kernel_memory_bytes = 7'760'000;
     p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
@@ -307,7 +309,9 @@ TEST(Json, RoundTripsEveryField)
                                                                      {"pinned_monitor", 136},
                                                                      {"pinned_other", 137},
                                                                      {"pinned_ns", 138},
-                                                                     {"vt_layout_mismatch", 139}};
+                                                                     {"vt_layout_mismatch", 139},
+                                                                     {"slow_calls_lost", 140},
+                                                                     {"slow_calls_dropped", 141}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;

@@ -63,6 +63,7 @@ const NumberRule kMaxPathsRule{"--max-paths", "a number of call paths (an intege
                                JMT_MAX_PATHS - 2};
 const NumberRule kMinCallsRule{"--min-calls", "a number of calls (an integer, 0 for every method)", true, 0, kU64Max};
 const NumberRule kSettleRule = {"--settle", "a number of seconds from 0 to 3600", false, 0, 3600};
+const NumberRule kSlowCallsRule{"--slow-calls", "a number of calls (an integer from 0 to 100000)", true, 0, 100000};
 
 std::string bad_value_message(const NumberRule &rule, const std::string &value)
 {

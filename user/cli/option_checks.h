@@ -28,6 +28,7 @@ extern const NumberRule kMinPercentRule;   // --min-percent
 extern const NumberRule kMaxPathsRule;     // --max-paths
 extern const NumberRule kMinCallsRule;     // --min-calls
 extern const NumberRule kSettleRule;       // --settle
+extern const NumberRule kSlowCallsRule;    // --slow-calls
 
 // "--pid: 'abc' is not a process id (a whole number from 1 to 4194304)": the
 // one line (without "jmethodtime: " and newline) for a bad value.

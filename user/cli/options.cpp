@@ -1,5 +1,8 @@
 #include "cli/options.h"
 
+#include "model/slow_calls.h"
+#include "util/error.h"
+
 #include <CLI/CLI.hpp>
 
 #include <map>
@@ -128,10 +131,11 @@ namespace {
 struct Given {
     std::vector<std::string> packages, classes, methods;
     std::string sort = "excl", metric = "wall";
-    std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5", settle;
+    std::string pid, duration, max_overhead, interval, top, max_paths, min_calls, min_percent = "0.5", settle,
+                                                                                  slower_than, slow_calls;
     CLI::Option *pid_opt = nullptr, *list_opt = nullptr, *duration_opt = nullptr, *max_overhead_opt = nullptr,
                 *interval_opt = nullptr, *top_opt = nullptr, *min_percent_opt = nullptr, *max_paths_opt = nullptr,
-                *min_calls_opt = nullptr, *settle_opt = nullptr;
+                *min_calls_opt = nullptr, *settle_opt = nullptr, *slower_than_opt = nullptr, *slow_calls_opt = nullptr;
 };
 
 const char kDescription[] = "jmethodtime: exact per-method call counts and inclusive/exclusive elapsed and\n"
@@ -192,6 +196,18 @@ void add_trace_options(CLI::App &app, Options &o, Given &g)
         "--foreign", o.foreign,
         "Also measure the part of each method's exclusive time spent inside untraced callees "
         "(JDK code, the socket): Foreign and CPU Foreign columns. Costs a little on every untraced method's call");
+    g.slower_than_opt = app.add_option("--slower-than", g.slower_than,
+                                       "Record each call of a traced method that runs DURATION or longer (20ms, "
+                                       "500us, 1.5s): thread, start, wall/CPU/run-queue/blocked time and its "
+                                       "traced callers, listed under the rows")
+                            ->type_name("DURATION");
+    g.slow_calls_opt =
+        app.add_option("--slow-calls", g.slow_calls,
+                       "With --slower-than, the slowest N calls kept per report (default 100; the rest counted)")
+            ->type_name("N");
+    app.add_flag("--no-latency", o.no_latency,
+                 "Keep no latency histogram per method (p50, p99 and max columns, JSON's latency): saves a traced "
+                 "return's few ns");
     app.add_flag("--raw", o.raw,
                  "Show times as measured, without taking out the calibrated cost of the probe events "
                  "inside each call (the cost is still calibrated for the overhead line and --max-overhead)");
@@ -288,6 +304,15 @@ void convert_numbers(const Given &g, Options &o)
         o.min_calls = checked_integer(kMinCallsRule, g.min_calls);
     if (g.settle_opt->count())
         o.settle_s = checked_number(kSettleRule, g.settle);
+    if (g.slower_than_opt->count()) {
+        try {
+            o.slower_than_ns = parse_duration_ns(g.slower_than);
+        } catch (const Error &e) {
+            throw std::invalid_argument(std::string("--slower-than: ") + e.what());
+        }
+    }
+    if (g.slow_calls_opt->count())
+        o.slow_calls = static_cast<size_t>(checked_integer(kSlowCallsRule, g.slow_calls));
 }
 
 // Options that exclude or need each other, and the filters' limits; throws CLI::ValidationError.

@@ -40,6 +40,9 @@ struct Options {
     uint32_t max_paths = 0;                // call paths the kernel keeps (0: as many as fit, up to 65534)
     uint64_t min_calls = 0;                // rows with fewer calls are left out of every output
     std::string output;                    // report file; empty: stdout
+    uint64_t slower_than_ns = 0;           // --slower-than: calls recorded from this time (0: off)
+    size_t slow_calls = 100;               // --slow-calls: of them, the slowest kept per report
+    bool no_latency = false;               // --no-latency: no histograms (a traced return's few ns)
     bool raw = false;                      // times as measured, probe cost left in
     bool shared_probes = false;            // trace although another tracer holds the probes
     bool cost_before = false;              // the probe cost's windows before the trace, not after it

@@ -60,6 +60,8 @@ TraceSession::TraceSession(const Options &options)
     // Calibrated with --raw too: the overhead line, the status line and --max-overhead price the traps.
     sampler_ = std::make_unique<CostSampler>(
         CalibrationConfig{options.verbose, options.per_thread, wants_call_paths(options), options.foreign});
+    if (!options.raw)  // the kernel's, per call: correct_profile moves each histogram to the final cost
+        base_.latency_cost = start_up_cost(sampler_->samples());
     // The untraced window starts after the calibration, whose spinning would slow the JVM's
     // threads on a shared cache (launch mode: no JVM yet).
     if (!launch_) {
@@ -113,11 +115,10 @@ void TraceSession::attach()
             throw Error("stopped before the trace started, while the JVM's work was measured without probes");
         base_.untraced_work = work_->next(monotonic_ns());
     }
-    // The JVMs switched at run time are this jmethodtime's before any probe is attached: of two
-    // tracers started at once, the second stops here (one line), and neither sees the other's
-    // uprobes as a holder.
+    // Switched JVMs are this jmethodtime's before any probe is attached: of two tracers started at
+    // once, the second stops here (one line), and neither sees the other's uprobes as a holder.
     switched_.claim(targets_, options_.packages, options_.class_globs);
-    tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
+    tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_, base_.latency_cost));
     check_probe_holders(held_before);
     switch_probes_on();
     if (options_.cost_before)
@@ -148,6 +149,8 @@ void TraceSession::attach()
     base_.method_globs = options_.method_globs;
     base_.per_thread = options_.per_thread;
     base_.foreign = options_.foreign;
+    base_.latency = !options_.no_latency;
+    base_.slower_than_ns = options_.slower_than_ns;
     base_.corrected = !options_.raw;
     for (const JvmTarget &t : targets_) {
         base_.sources.push_back(describe_source(t.pid, t.jdk_version, unix_now_ns()));
@@ -345,6 +348,7 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     }
     p.duration_ns = now - window_start_ns_;
     p.diag = snap.diag;
+    p.slow_calls = tracer_->take_slow_calls(p.diag.slow_calls_dropped);
     p.kernel_memory_bytes = snap.kernel_memory_bytes;
     p.method_ids = snap.method_ids;
     p.rejected_by_package = snap.rejected_by_package;

@@ -34,7 +34,7 @@ void TraceSession::measure_cost_before()
     // The windows' frames and totals stay with their programs: the trace starts on new ones, as at an attach
     // (a call already under way when they attach is left out), and its links are the ones named ours.
     tracer_.reset();
-    tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_));
+    tracer_ = std::make_unique<Tracer>(tracer_config(options_, targets_, base_.latency_cost));
     own_link_ids_.clear();
     probe_sites_.clear();
     holders_checked_ = false;

@@ -4,7 +4,7 @@
 
 namespace jmt {
 
-TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets)
+TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets, const ProbeCost &latency_cost)
 {
     const JvmTarget &target = targets.front();
     TracerConfig config;
@@ -22,6 +22,10 @@ TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targe
     config.programs.per_thread = o.per_thread;
     config.programs.call_paths = wants_call_paths(o);
     config.programs.foreign = o.foreign;
+    config.programs.latency = !o.no_latency;
+    config.programs.latency_cost = latency_cost;
+    config.programs.slower_than_ns = o.slower_than_ns;
+    config.slow_calls_kept = o.slow_calls;
     config.programs.max_paths = o.max_paths;
     config.programs.arg_regs = target.arg_regs;
     // JVMs of other JDK builds may pass the probes' arguments in other registers:

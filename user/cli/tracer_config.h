@@ -11,6 +11,7 @@ namespace jmt {
 
 // The tracer's configuration for targets (the first is the main one) under options o:
 // filters, outputs' needs, the probes' argument registers, and the attach plan of several JVMs.
-TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets);
+// latency_cost: what the kernel takes out of each call's histogram time per probe event.
+TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targets, const ProbeCost &latency_cost);
 
 }  // namespace jmt

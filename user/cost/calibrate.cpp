@@ -168,6 +168,14 @@ double interquartile_mean(std::vector<double> v)
 
 }  // namespace
 
+ProbeCost start_up_cost(const std::vector<CostSample> &samples)
+{
+    if (samples.empty())
+        return {};
+    return {static_cast<uint64_t>(std::llround(samples.front().traced_event_ns)),
+            static_cast<uint64_t>(std::llround(samples.front().rejected_event_ns))};
+}
+
 CostEstimate estimate_probe_cost(const std::vector<CostSample> &samples, uint64_t from_ns, uint64_t to_ns)
 {
     std::vector<double> traced, rejected;

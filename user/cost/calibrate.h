@@ -43,6 +43,10 @@ struct CostSample {
     double rejected_event_ns = 0;
 };
 
+// The start-up sample's costs in whole ns (zero without samples): what the
+// kernel takes out of each call's histogram time (bpf lat_*_event_ns).
+ProbeCost start_up_cost(const std::vector<CostSample> &samples);
+
 // Samples a window needs before its estimate stops using all the samples.
 constexpr size_t kMinWindowSamples = 5;
 

@@ -1,6 +1,7 @@
 #include "cost/correction.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <unistd.h>
 
@@ -40,6 +41,18 @@ MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost)
     out.wall_foreign_ns = std::min(minus(stats.wall_foreign_ns, foreign), out.wall_excl_ns);
     out.cpu_foreign_ns = std::min(minus(stats.cpu_foreign_ns, foreign), out.cpu_excl_ns);
     return out;
+}
+
+int64_t latency_shift_ns(const MethodStats &stats, const ProbeCost &cost, const ProbeCost &kernel_cost)
+{
+    if (stats.calls == 0)
+        return 0;
+    const auto diff = [](uint64_t a, uint64_t b) { return static_cast<double>(a) - static_cast<double>(b); };
+    const double traced = static_cast<double>(stats.traced_incl);
+    const double other = static_cast<double>(stats.events_incl - std::min(stats.traced_incl, stats.events_incl));
+    const double total = traced * diff(cost.traced_event_ns, kernel_cost.traced_event_ns) +
+                         other * diff(cost.rejected_event_ns, kernel_cost.rejected_event_ns);
+    return static_cast<int64_t>(std::llround(total / static_cast<double>(stats.calls)));
 }
 
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range)
@@ -82,7 +95,9 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats, un
         for (MethodRow &row : profile.methods) {
             row.probe_dominated = probe_dominated(row.stats, range.likely);
             row.bounds = time_bounds(row.stats, range);
+            const int64_t shift = latency_shift_ns(row.stats, range.likely, profile.latency_cost);
             row.stats = without_probe_cost(row.stats, range.likely);
+            row.stats.latency = row.stats.latency.shifted(shift);
         }
         for (MethodStats *stats : path_stats)
             *stats = without_probe_cost(*stats, range.likely);

@@ -15,6 +15,11 @@ namespace jmt {
 // the on-CPU time (the traps run on a CPU), from elapsed and on-CPU time alike.
 MethodStats without_probe_cost(const MethodStats &stats, const ProbeCost &cost);
 
+// ns each call of stats' histogram (measured less its events at kernel_cost)
+// is to move shorter for its events at cost: the difference over a call's
+// average events (outermost frames'), negative when cost is the lower.
+int64_t latency_shift_ns(const MethodStats &stats, const ProbeCost &cost, const ProbeCost &kernel_cost);
+
 // [lo, hi] of each corrected time of a row measured raw, under range: the
 // row corrected with the range's top, and with its low end.
 TimeBounds time_bounds(const MethodStats &raw, const CostRange &range);

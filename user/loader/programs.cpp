@@ -1,5 +1,7 @@
 #include "loader/programs.h"
 
+#include <unistd.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -154,7 +156,7 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
         config.max_methods ? std::min<uint32_t>(config.max_methods + 1, JMT_MAX_METHODS) : JMT_MAX_METHODS);
     // Path ids 2..paths-1 name call paths (0: none, 1: [truncated]).
     const uint32_t paths =
-        percpu_entries(sizeof(jmt_method_stats), ncpu,
+        percpu_entries(sizeof(jmt_path_stats), ncpu,
                        config.max_paths ? std::min<uint32_t>(config.max_paths + 2, JMT_MAX_PATHS) : JMT_MAX_PATHS);
     // Row ids 1..rows-1 name (thread, method) rows under --per-thread (not per CPU).
     uint32_t rows = 1;
@@ -243,6 +245,12 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     ro->per_thread = config.per_thread ? 1 : 0;
     ro->call_paths = config.call_paths ? 1 : 0;
     ro->foreign = config.foreign ? 1 : 0;
+    ro->latency_on = config.latency ? 1 : 0;
+    ro->lat_traced_event_ns = config.latency_cost.traced_event_ns;
+    ro->lat_rejected_event_ns = config.latency_cost.rejected_event_ns;
+    ro->slower_than_ns = config.slower_than_ns;
+    if (!config.slower_than_ns)
+        bpf_map__set_max_entries(skel->maps.slow_calls, static_cast<__u32>(sysconf(_SC_PAGESIZE)));
     ro->test_trap_ns = test_trap_ns();
     bpf_program__set_autoload(skel->progs.handle_return, !config.per_thread);
     bpf_program__set_autoload(skel->progs.handle_return_t, config.per_thread);

@@ -12,6 +12,7 @@
 
 #include "jmethodtime.h"
 #include "loader/map_reader.h"
+#include "model/profile.h"
 
 struct jmethodtime_bpf;
 struct jmt_vt_layout;
@@ -40,6 +41,9 @@ struct ProgramConfig {
     bool per_thread = false;                         // --per-thread: totals per (thread, method) too
     bool call_paths = false;                         // totals per call path too (flame graphs)
     bool foreign = false;                            // --foreign: time inside untraced callees
+    bool latency = true;                             // a latency histogram per method (and row)
+    ProbeCost latency_cost;                          // ns per event each call's histogram time is less
+    uint64_t slower_than_ns = 0;                     // --slower-than: calls recorded from this time (0: off)
     uint32_t max_paths = 0;                          // call paths kept (0: as many as fit)
     uint32_t max_methods = 0;                        // traced methods (0: as many as fit)
     uint32_t method_keys = 0;                        // method table entries (0: JMT_MAX_METHOD_KEYS)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <ctime>
+#include <type_traits>
 
 #include "jvm/jvm.h"
 #include "loader/map_reader.h"
@@ -27,23 +29,27 @@ std::string bytes_or_memory(int pid, uint64_t addr, uint32_t full_len, const cha
     return std::string(buf, buf_len) + "...";
 }
 
-MethodStats to_method_stats(const jmt_method_stats &s)
+template <typename KernelStats>
+MethodStats to_method_stats(const KernelStats &s)
 {
     MethodStats m;
 #define JMT_COPY(name) m.name = s.name;
     JMT_METHOD_STATS(JMT_COPY, JMT_COPY, JMT_COPY)
 #undef JMT_COPY
+    if constexpr (std::is_same_v<KernelStats, jmt_method_stats>)
+        m.latency.add_kernel(s.latency);
     return m;
 }
 
-// Reads an id's chunked jmt_method_stats, summed over the CPUs (chunks of
-// per-CPU arrays; row_stats' have one entry). An id's totals are its chunk's
-// plus those that waited in totals_overflow (key: id | overflow_bit) before
-// the chunk existed.
+// Reads an id's chunked totals (ChunkStats: jmt_method_stats, or a call
+// path's jmt_path_stats), summed over the CPUs (chunks of per-CPU arrays;
+// row_stats' have one entry). An id's totals are its chunk's plus those that
+// waited in totals_overflow (key: id | overflow_bit) before the chunk existed.
+template <typename ChunkStats>
 class ChunkedTotals {
 public:
-    using StatsReader = MapReader<__u32, jmt_method_stats>;
-    ChunkedTotals(const TotalsChunks *chunks, const StatsReader &overflow, uint32_t overflow_bit)
+    using OverflowReader = MapReader<__u32, jmt_method_stats>;
+    ChunkedTotals(const TotalsChunks *chunks, const OverflowReader &overflow, uint32_t overflow_bit)
         : chunks_(chunks), overflow_(overflow), overflow_bit_(overflow_bit)
     {}
     // False when id has no entry.
@@ -51,22 +57,22 @@ public:
     {
         out = MethodStats{};
         bool found = false;
-        const StatsReader chunk(chunks_ ? chunks_->fd_of(id) : -1);
+        const MapReader<__u32, ChunkStats> chunk(chunks_ ? chunks_->fd_of(id) : -1);
         const __u32 slot = TotalsChunks::slot(id);
         if (chunks_ && !chunks_->per_cpu()) {
-            jmt_method_stats one{};
+            ChunkStats one{};
             if (chunk.lookup(slot, one)) {
                 out += to_method_stats(one);
                 found = true;
             }
-        } else if (chunk.lookup_per_cpu(slot, per_cpu_)) {
-            add(out);
+        } else if (chunk.lookup_per_cpu(slot, chunk_per_cpu_)) {
+            add(chunk_per_cpu_, out);
             found = true;
         }
         // Those that waited for the chunk, and those of programs that preempted another on their CPU.
         for (__u32 key : {id | overflow_bit_, id | overflow_bit_ | JMT_OVERFLOW_NESTED}) {
-            if (overflow_.lookup_per_cpu(key, per_cpu_)) {
-                add(out);
+            if (overflow_.lookup_per_cpu(key, overflow_per_cpu_)) {
+                add(overflow_per_cpu_, out);
                 found = true;
             }
         }
@@ -74,16 +80,18 @@ public:
     }
 
 private:
-    void add(MethodStats &out) const
+    template <typename V>
+    static void add(const std::vector<V> &per_cpu, MethodStats &out)
     {
-        for (const auto &s : per_cpu_)
+        for (const auto &s : per_cpu)
             out += to_method_stats(s);
     }
 
     const TotalsChunks *chunks_;
-    StatsReader overflow_;
+    OverflowReader overflow_;
     uint32_t overflow_bit_;
-    std::vector<jmt_method_stats> per_cpu_;
+    std::vector<ChunkStats> chunk_per_cpu_;
+    std::vector<jmt_method_stats> overflow_per_cpu_;
 };
 
 }  // namespace
@@ -141,7 +149,7 @@ Snapshot SnapshotReader::snapshot() const
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
-    ChunkedTotals totals_of(src_.methods, src_.maps.totals_overflow, 0);
+    ChunkedTotals<jmt_method_stats> totals_of(src_.methods, src_.maps.totals_overflow, 0);
     const __u32 last = *src_.globals.ids.methods;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
@@ -179,7 +187,7 @@ CallTree SnapshotReader::call_tree() const
     paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
     std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
-    ChunkedTotals totals_of(src_.paths, src_.maps.totals_overflow, JMT_OVERFLOW_PATH);
+    ChunkedTotals<jmt_path_stats> totals_of(src_.paths, src_.maps.totals_overflow, JMT_OVERFLOW_PATH);
     uint64_t truncated_names = 0;
     for (const auto &[path, k] : paths) {
         PathNode node;
@@ -202,6 +210,42 @@ CallTree SnapshotReader::call_tree() const
         tree.nodes.push_back(std::move(node));
     }
     return tree;
+}
+
+SlowCall SnapshotReader::slow_call(const jmt_slow_call &raw) const
+{
+    SlowCall call;
+    MethodRow names;
+    uint64_t truncated = 0;
+    set_names(names, raw.id, truncated);
+    call.klass = names.klass;
+    call.method = names.method;
+    call.signature = names.signature;
+    call.pid = names.pid;
+    call.tid = raw.tid;
+    call.vthread = raw.vthread;
+    call.thread = std::string(raw.comm, strnlen(raw.comm, sizeof raw.comm));
+    const uint32_t kept = std::min<uint32_t>(raw.path_len, JMT_SLOW_PATH);
+    for (uint32_t i = 0; i < kept; i++) {
+        MethodRow caller;
+        set_names(caller, raw.path[i], truncated);
+        call.path.push_back(qualified_name(caller));
+    }
+    call.path.push_back(qualified_name(names));
+    call.path_cut = raw.depth > kept ? raw.depth - kept : 0;
+    // CLOCK_MONOTONIC to the epoch, as now.
+    timespec mono{}, real{};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    const auto ns = [](const timespec &t) { return uint64_t(t.tv_sec) * 1'000'000'000u + uint64_t(t.tv_nsec); };
+    call.start_unix_ns = ns(real) - (ns(mono) - raw.end_ns) - raw.wall_ns;
+    // The probes' cost is on-CPU time: out of elapsed and on-CPU time alike (cost/correction.h).
+    const uint64_t probes = raw.wall_ns - std::min(raw.latency_ns, raw.wall_ns);
+    call.wall_ns = raw.latency_ns;
+    call.cpu_ns = std::min<uint64_t>(raw.cpu_ns > probes ? raw.cpu_ns - probes : 0, call.wall_ns);
+    call.runq_ns = std::min<uint64_t>(raw.runq_ns, call.wall_ns - call.cpu_ns);
+    call.blocked_ns = call.wall_ns - call.cpu_ns - call.runq_ns;
+    return call;
 }
 
 void SnapshotReader::rejected_examples(Snapshot &snap) const
@@ -258,7 +302,7 @@ void SnapshotReader::set_names(MethodRow &row, uint32_t id, uint64_t &truncated)
 void SnapshotReader::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
 {
     const std::vector<std::pair<jmt_thread_key, __u32>> rows = src_.maps.row_ids.entries();
-    ChunkedTotals row_totals(src_.rows, src_.maps.totals_overflow, JMT_OVERFLOW_ROW);
+    ChunkedTotals<jmt_method_stats> row_totals(src_.rows, src_.maps.totals_overflow, JMT_OVERFLOW_ROW);
     std::unordered_map<uint32_t, std::string> thread_names;
     std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
     std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted

@@ -74,6 +74,9 @@ public:
     TraceProgress progress() const;
     // Totals per call path since attach (call paths on), parents before children.
     CallTree call_tree() const;
+    // A call the return program recorded (--slower-than), named, its times as
+    // its histogram's (the probe events' cost out of elapsed and on-CPU time).
+    SlowCall slow_call(const jmt_slow_call &raw) const;
 
 private:
     // Names of one method id, resolved once: ids are never reused while the

@@ -25,8 +25,8 @@ constexpr int kNoBatchErrno = 524;
 
 }  // namespace
 
-TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu)
-    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), per_cpu_(per_cpu)
+TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, uint32_t value_size, bool per_cpu)
+    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), value_size_(value_size), per_cpu_(per_cpu)
 {}
 
 SkeletonTotals cover_totals(jmethodtime_bpf *skel)
@@ -34,14 +34,15 @@ SkeletonTotals cover_totals(jmethodtime_bpf *skel)
     SkeletonTotals totals;
     const ProgramGlobals globals = program_globals(skel);
     const IdCounters &ids = globals.ids;
-    totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, ids.max_methods);
+    totals.methods = std::make_unique<TotalsChunks>(skel->maps.stats, ids.max_methods, sizeof(jmt_method_stats));
     totals.methods->cover(*ids.methods);
     if (globals.call_paths) {
-        totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, ids.max_paths);
+        totals.paths = std::make_unique<TotalsChunks>(skel->maps.path_stats, ids.max_paths, sizeof(jmt_path_stats));
         totals.paths->cover(*ids.paths);
     }
     if (globals.per_thread) {
-        totals.rows = std::make_unique<TotalsChunks>(skel->maps.row_stats, ids.max_rows, false);
+        totals.rows =
+            std::make_unique<TotalsChunks>(skel->maps.row_stats, ids.max_rows, sizeof(jmt_method_stats), false);
         totals.rows->cover(*ids.rows);
     }
     return totals;
@@ -69,8 +70,7 @@ void TotalsChunks::cover(uint32_t last_id)
     std::vector<int> fresh;
     for (size_t index = fds_.size(); index < needed; index++) {
         const bpf_map_type type = per_cpu_ ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY;
-        const int fd =
-            bpf_map_create(type, "jmt_totals", sizeof(__u32), sizeof(jmt_method_stats), JMT_TOTALS_CHUNK, nullptr);
+        const int fd = bpf_map_create(type, "jmt_totals", sizeof(__u32), value_size_, JMT_TOTALS_CHUNK, nullptr);
         if (fd < 0) {
             const int err = errno;
             for (int f : fresh)

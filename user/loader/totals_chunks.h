@@ -24,8 +24,9 @@ namespace jmt {
 class TotalsChunks {
 public:
     // chunks: a loaded ARRAY_OF_MAPS of JMT_TOTALS_CHUNK-id arrays of
-    // jmt_method_stats, per-CPU ones unless per_cpu is false; ids are < max_ids.
-    TotalsChunks(const bpf_map *chunks, uint32_t max_ids, bool per_cpu = true);
+    // value_size-byte totals (jmt_method_stats, or a path's jmt_path_stats),
+    // per-CPU ones unless per_cpu is false; ids are < max_ids.
+    TotalsChunks(const bpf_map *chunks, uint32_t max_ids, uint32_t value_size, bool per_cpu = true);
     ~TotalsChunks();
     TotalsChunks(const TotalsChunks &) = delete;
     TotalsChunks &operator=(const TotalsChunks &) = delete;
@@ -45,6 +46,7 @@ public:
 private:
     int outer_fd_;
     uint32_t max_ids_;
+    uint32_t value_size_;
     bool per_cpu_;
     mutable std::mutex mutex_;
     std::vector<int> fds_;  // chunk i holds ids i * JMT_TOTALS_CHUNK and up

@@ -58,6 +58,8 @@ Tracer::Tracer(const TracerConfig &config)
     reader_ =
         std::make_unique<SnapshotReader>(SnapshotSources{program_maps(skel_.get()), globals, method_totals_.get(),
                                                          path_totals_.get(), row_totals_.get(), config.programs.pid});
+    if (config.programs.slower_than_ns)
+        slow_calls_ = std::make_unique<SlowCallReader>(skel_->maps.slow_calls, config.slow_calls_kept);
     std::vector<TracedLibjvm> where = config.libjvms;
     if (where.empty())
         where.push_back({config.libjvm, {config.programs.pid}, false});
@@ -126,6 +128,18 @@ void Tracer::set_method_probes(bool entry, bool ret)
 std::pair<uint64_t, uint64_t> Tracer::method_program_ns() const
 {
     return {program_run_stats(skel_->progs.handle_entry).first, program_run_stats(return_program(skel_.get())).first};
+}
+
+std::vector<SlowCall> Tracer::take_slow_calls(uint64_t &dropped)
+{
+    std::vector<SlowCall> out;
+    if (!slow_calls_)
+        return out;
+    SlowCallReader::Taken taken = slow_calls_->take();
+    dropped += taken.dropped;
+    for (const jmt_slow_call &raw : taken.calls)
+        out.push_back(reader_->slow_call(raw));
+    return out;
 }
 
 Snapshot Tracer::snapshot() const

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "loader/programs.h"
+#include "loader/slow_call_reader.h"
 #include "loader/snapshot_reader.h"
 #include "loader/totals_chunks.h"
 #include "loader/vthread_hooks.h"
@@ -29,6 +30,7 @@ struct TracerConfig {
     ProgramConfig programs;             // programs.pid (and other_pids) are the JVMs
     std::string libjvm;                 // programs.pid's, path usable from here
     std::vector<TracedLibjvm> libjvms;  // several JVMs: where to attach (empty: libjvm for programs.pid)
+    size_t slow_calls_kept = 100;       // --slow-calls: with programs.slower_than_ns, kept per report
 };
 
 class Tracer {
@@ -56,6 +58,8 @@ public:
     // The entry and return programs' run time so far (ns), with the kernel's
     // run-time statistics on (0 without).
     std::pair<uint64_t, uint64_t> method_program_ns() const;
+    // --slower-than: the calls recorded since the last take, the slowest kept, named.
+    std::vector<SlowCall> take_slow_calls(uint64_t &dropped);
 
 private:
     SkeletonPtr skel_;
@@ -71,6 +75,7 @@ private:
     std::unique_ptr<VthreadHooks> vthread_hooks_;  // JDK 21+ with hooks found
     bool compat_vthreads_ = false;                 // hooks found, but the compat programs do not follow them
     std::unique_ptr<SnapshotReader> reader_;
+    std::unique_ptr<SlowCallReader> slow_calls_;  // --slower-than
 };
 
 }  // namespace jmt

@@ -54,6 +54,11 @@ std::vector<DiffRow> diff_methods(const std::vector<MethodRow> &base, const std:
         } else {
             d.change = d.now ? std::numeric_limits<double>::infinity() : -1;
         }
+        if (d.base && d.now && d.base->latency.calls() >= kP99MinCalls && d.now->latency.calls() >= kP99MinCalls) {
+            const uint32_t b = jmt_lat_bucket(d.base->latency.percentile_ns(0.99));
+            const uint32_t n = jmt_lat_bucket(d.now->latency.percentile_ns(0.99));
+            d.p99_moved = (b > n ? b - n : n - b) >= kP99MovedBuckets;
+        }
         out.push_back(std::move(d));
     }
     std::stable_sort(out.begin(), out.end(), [](const DiffRow &a, const DiffRow &b) {

@@ -20,7 +20,13 @@ struct DiffRow {
     // now's exclusive elapsed time per call over base's, minus 1 (0.25: 25% slower);
     // +inf for a method only in now, -1 for one only in base.
     double change = 0;
+    // Both sides' p99 at least kP99MovedBuckets buckets apart (farther than the
+    // histograms' resolution), each over kP99MinCalls calls.
+    bool p99_moved = false;
 };
+
+constexpr uint64_t kP99MinCalls = 100;
+constexpr uint32_t kP99MovedBuckets = 2;
 
 // ns per call, 0 without calls.
 double per_call(uint64_t total_ns, uint64_t calls);

@@ -189,6 +189,7 @@ Profile merge_profiles(const std::vector<MergeInput> &inputs)
     for (const MergeInput &in : inputs) {
         const Profile &p = in.profile;
         out.per_thread = out.per_thread || p.per_thread;
+        out.latency = out.latency || p.latency;
         out.duration_ns = std::max(out.duration_ns, p.duration_ns);
         rows.insert(rows.end(), p.methods.begin(), p.methods.end());
         add_diagnostics(out.diag, p.diag);
@@ -200,7 +201,17 @@ Profile merge_profiles(const std::vector<MergeInput> &inputs)
         if (runq_known)
             out.overhead.jvm_runq_ns = out.overhead.jvm_runq_ns.value_or(0) + *p.overhead.jvm_runq_ns;
         out.sources.insert(out.sources.end(), p.sources.begin(), p.sources.end());
+        // Each host's slowest calls, tagged by their source (a merge's already are).
+        out.slower_than_ns =
+            out.slower_than_ns ? std::min(out.slower_than_ns, p.slower_than_ns ? p.slower_than_ns : out.slower_than_ns)
+                               : p.slower_than_ns;
+        for (SlowCall call : p.slow_calls) {
+            if (call.host.empty() && p.sources.size() == 1)
+                call.host = source_text(p.sources.front());
+            out.slow_calls.push_back(std::move(call));
+        }
     }
+    keep_slowest(out.slow_calls, out.slow_calls.size(), out.diag.slow_calls_dropped);
     if (!cpu_known)
         out.overhead.jvm_cpu_ns = 0;
     if (!runq_known)

@@ -20,6 +20,7 @@ MethodStats &MethodStats::operator+=(const MethodStats &o)
 #define JMT_PLUS(name) name += o.name;
     JMT_METHOD_STATS(JMT_PLUS, JMT_PLUS, JMT_PLUS)
 #undef JMT_PLUS
+    latency += o.latency;
     return *this;
 }
 
@@ -29,6 +30,7 @@ MethodStats &MethodStats::operator-=(const MethodStats &o)
 #define JMT_MINUS(name) minus(name, o.name);
     JMT_METHOD_STATS(JMT_MINUS, JMT_MINUS, JMT_MINUS)
 #undef JMT_MINUS
+    latency -= o.latency;
     return *this;
 }
 

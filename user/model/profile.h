@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "jmethodtime.h"
+#include "model/latency.h"
+#include "model/slow_calls.h"
 #include "model/source.h"
 
 namespace jmt {
@@ -19,6 +21,7 @@ struct MethodStats {
 #define JMT_STATS_FIELD(name) uint64_t name = 0;
     JMT_METHOD_STATS(JMT_STATS_FIELD, JMT_STATS_FIELD, JMT_STATS_FIELD)
 #undef JMT_STATS_FIELD
+    Latency latency;  // the returned calls' own times (a method's and a row's; empty for a call path)
 
     MethodStats &operator+=(const MethodStats &o);
     MethodStats &operator-=(const MethodStats &o);  // o must be an earlier total of the same rows
@@ -222,11 +225,14 @@ struct Profile {
     std::vector<std::string> class_globs;   // --class, JVM form; empty = all
     std::vector<std::string> method_globs;  // --method; empty = all
     std::vector<MethodRow> methods;         // every traced method with calls > 0
+    uint64_t slower_than_ns = 0;            // --slower-than (0: off)
+    std::vector<SlowCall> slow_calls;  // its calls in the window, the slowest first (diag.slow_calls_dropped: the rest)
     Diagnostics diag;
-    ProbeCost probe_cost;                             // cost taken out (zero with --raw): cost/correction.h
-    Overhead overhead;                                // what the probes cost the JVM (see Overhead)
-    ProbeCost calibrated_cost;                        // the calibration's estimate for the trace's time
-    size_t cost_samples = 0;                          // calibration samples behind it (1: start-up only)
+    ProbeCost probe_cost;       // cost taken out (zero with --raw): cost/correction.h
+    Overhead overhead;          // what the probes cost the JVM (see Overhead)
+    ProbeCost calibrated_cost;  // the calibration's estimate for the trace's time
+    ProbeCost latency_cost;   // what the kernel took out of each call's histogram time (start-up calibration; 0: --raw)
+    size_t cost_samples = 0;  // calibration samples behind it (1: start-up only)
     CostSource cost_source = CostSource::Calibrated;  // how probe_cost was decided
     std::vector<uint64_t> gap_hist;                   // the window's gap histogram (JMT_GAP_BUCKETS counts)
     GapSummary gaps;                                  // its summary
@@ -244,6 +250,7 @@ struct Profile {
     std::vector<int> jvm_pids;          // several JVMs (--match): their pids; empty with one
     bool per_jvm = false;               // --per-jvm with several JVMs: rows carry their JVM's pid
     bool foreign = false;               // --foreign: stats carry the time inside untraced callees
+    bool latency = false;               // rows carry latency histograms (traced without --no-latency)
     uint32_t interval = 0;              // -i: 1, 2, ... for the report of that interval; 0: whole trace
     uint64_t end_unix_ns = 0;           // -i: wall-clock end of the interval (ns since the epoch)
     std::vector<ReportSource> sources;  // the traced JVM and its host; a merge's every source (model/merge.h)

@@ -26,7 +26,7 @@ std::string csv_field(const std::string &s)
 // Column names match the JSON keys (model/stat_keys.h); times in ns. With
 // --foreign, the foreign columns follow probe_dominated; split by thread, the
 // thread's tid and name follow; corrected times end with <key>_lo and
-// <key>_hi, the bounds.
+// <key>_hi, the bounds; then with histograms the latency percentiles (p50_ns ... max_ns).
 void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
 {
     const bool per_thread = per_thread_profile(profile);
@@ -52,7 +52,7 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
                 out << ',' << k.key << "_lo," << k.key << "_hi";
     }
     if (profile.interval <= 1)
-        out << "\r\n";
+        out << (profile.latency ? ",p50_ns,p90_ns,p99_ns,p999_ns,min_ns,max_ns" : "") << "\r\n";
     for (const MethodRow &m : sorted_rows(profile.methods, sort)) {
         const MethodStats &s = m.stats;
         out << interval << csv_field(m.klass) << ',' << csv_field(m.method) << ',' << csv_field(m.signature);
@@ -68,6 +68,15 @@ void write_csv(std::ostream &out, const Profile &profile, SortKey sort)
             for (const BoundKey &k : kBoundKeys)
                 if (profile.foreign || !k.foreign)
                     out << ',' << (m.bounds.*k.field)[0] << ',' << (m.bounds.*k.field)[1];
+        }
+        // The latency columns, empty for a row without a histogram (--no-latency).
+        if (profile.latency) {
+            const LatencySummary p = summarize(s.latency);
+            if (s.latency.empty())
+                out << ",,,,,,";
+            else
+                out << ',' << p.p50_ns << ',' << p.p90_ns << ',' << p.p99_ns << ',' << p.p999_ns << ',' << p.min_ns
+                    << ',' << p.max_ns;
         }
         out << "\r\n";
     }

@@ -74,6 +74,9 @@ inline const DiagnosticText kDiagnosticTexts[] = {
              "unmounts or mounts of virtual threads read a continuation entry outside the carrier's stack "
              "(the JVM's thread layout is not the one jmethodtime read); frames open across them stayed "
              "on their carrier thread"),
+    JMT_TEXT(slow_calls_lost, JMT_SLOW_RING_BYTES >> 20,
+             "calls over --slower-than were not recorded: the {} MB ring buffer was full (jmethodtime reads it "
+             "every 100 ms); they are in the counts and histograms"),
     JMT_TEXT(truncated_names, 0,
              "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
              "JVM's memory; they are shown truncated, ending in \"...\""),

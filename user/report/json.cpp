@@ -193,6 +193,10 @@ void write_json(std::ostream &out, const Profile &profile, const CallTree *paths
     }
     if (paths)
         doc["paths"] = paths_json(*paths);
+    if (profile.slower_than_ns) {
+        doc["slower_than_ns"] = profile.slower_than_ns;
+        doc["slow_calls"] = slow_calls_json(profile.slow_calls);
+    }
     if (const std::optional<NothingTraced> why = why_nothing_traced(profile))
         doc["nothing_traced"] = {{"filter", why->filter.empty() ? json(nullptr) : json(why->filter)},
                                  {"reason", why->reason},

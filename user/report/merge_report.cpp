@@ -252,7 +252,14 @@ void write_diff_table(std::ostream &out, const std::vector<DiffRow> &rows, const
     out << rows.size() << " methods; top " << shown
         << " by the change of their exclusive elapsed time per call (methods in one report only first)\n\n";
     const std::vector<std::string> header = {"Calls Base", "Calls New",      "Excl/Call Base", "Excl/Call New",
-                                             "Change",     "Incl/Call Base", "Incl/Call New"};
+                                             "Change",     "Incl/Call Base", "Incl/Call New",  "p50 Base",
+                                             "p50 New",    "p99 Base",       "p99 New"};
+    // A percentile, "-" without a histogram; a p99 that moved beyond the histograms' resolution ends in " !".
+    auto pct = [](const std::optional<MethodStats> &s, double q, bool moved) {
+        if (!s || s->latency.empty())
+            return std::string("-");
+        return format_duration(s->latency.percentile_ns(q)) + (moved ? " !" : "");
+    };
     auto count = [](const std::optional<MethodStats> &s) { return s ? std::to_string(s->calls) : std::string("-"); };
     auto time = [](const std::optional<MethodStats> &s, bool excl) {
         if (!s)
@@ -264,7 +271,8 @@ void write_diff_table(std::ostream &out, const std::vector<DiffRow> &rows, const
     for (size_t i = 0; i < shown; i++) {
         const DiffRow &r = rows[i];
         body.push_back({count(r.base), count(r.now), time(r.base, true), time(r.now, true), change_text(r),
-                        time(r.base, false), time(r.now, false)});
+                        time(r.base, false), time(r.now, false), pct(r.base, 0.5, false), pct(r.now, 0.5, false),
+                        pct(r.base, 0.99, false), pct(r.now, 0.99, r.p99_moved)});
     }
     std::vector<size_t> w;
     for (const std::string &h : header)
@@ -280,6 +288,9 @@ void write_diff_table(std::ostream &out, const std::vector<DiffRow> &rows, const
     line(header, "Method");
     for (size_t i = 0; i < shown; i++)
         line(body[i], rows[i].klass + "." + rows[i].method + rows[i].signature);
+    if (std::any_of(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown),
+                    [](const DiffRow &r) { return r.p99_moved; }))
+        out << "\n! p99 moved by more than the histograms' resolution (both sides over " << kP99MinCalls << " calls)\n";
 }
 
 json diff_json(const std::vector<DiffRow> &rows, const Profile &base, const Profile &now)
@@ -296,7 +307,8 @@ json diff_json(const std::vector<DiffRow> &rows, const Profile &base, const Prof
     json methods = json::array();
     for (const DiffRow &r : rows) {
         json row = {{"class", r.klass},        {"method", r.method},    {"signature", r.signature},
-                    {"base", side(r, r.base)}, {"new", side(r, r.now)}, {"change", nullptr}};
+                    {"base", side(r, r.base)}, {"new", side(r, r.now)}, {"change", nullptr},
+                    {"p99_moved", r.p99_moved}};
         if (r.base && r.now && std::isfinite(r.change))
             row["change"] = r.change;
         methods.push_back(std::move(row));

@@ -1,6 +1,8 @@
 #include "report/report_json.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -117,12 +119,25 @@ ReportSource source_from_json(const json &j)
     return s;
 }
 
+json latency_json(const Latency &l)
+{
+    const LatencySummary p = summarize(l);
+    json buckets = json::array();
+    for (const LatencyBucket &b : l.buckets())
+        buckets.push_back(
+            json::array({b.low_ns, b.high_ns == UINT64_MAX ? std::max(p.max_ns, b.low_ns) + 1 : b.high_ns, b.calls}));
+    return {{"p50_ns", p.p50_ns}, {"p90_ns", p.p90_ns}, {"p99_ns", p.p99_ns},           {"p999_ns", p.p999_ns},
+            {"min_ns", p.min_ns}, {"max_ns", p.max_ns}, {"buckets", std::move(buckets)}};
+}
+
 json stats_json(const MethodStats &s, bool foreign, bool paths_only)
 {
     json j = json::object();
     for (const StatKey &k : kStatKeys)
         if ((foreign || !k.foreign) && (k.path || !paths_only))
             j[k.key] = stat_value(s, k);
+    if (!paths_only && !s.latency.empty())
+        j["latency"] = latency_json(s.latency);
     return j;
 }
 
@@ -132,7 +147,67 @@ MethodStats stats_from_json(const json &j)
     for (const StatKey &k : kStatKeys)
         if (k.field)
             s.*k.field = value_or<uint64_t>(j, k.key, 0);
+    const auto latency = j.find("latency");
+    if (latency != j.end() && latency->is_object()) {
+        for (const json &b : latency->value("buckets", json::array()))
+            if (!b.is_array() || b.size() != 3 || !s.latency.add_bucket(b[0].get<uint64_t>(), b[2].get<uint64_t>()))
+                throw Error("a latency bucket that is not [lower_ns, upper_ns, calls] at a histogram's bucket edge: " +
+                                b.dump(),
+                            EINVAL);
+        s.latency.set_extremes(value_or<uint64_t>(*latency, "min_ns", 0), value_or<uint64_t>(*latency, "max_ns", 0));
+    }
     return s;
+}
+
+json slow_calls_json(const std::vector<SlowCall> &calls)
+{
+    json out = json::array();
+    for (const SlowCall &c : calls) {
+        json j = {{"class", c.klass},
+                  {"method", c.method},
+                  {"signature", c.signature},
+                  {"thread_id", c.tid},
+                  {"thread_name", c.thread},
+                  {"vthread", c.vthread},
+                  {"start_unix_ns", c.start_unix_ns},
+                  {"wall_ns", c.wall_ns},
+                  {"cpu_ns", c.cpu_ns},
+                  {"runq_ns", c.runq_ns},
+                  {"blocked_ns", c.blocked_ns},
+                  {"path", c.path},
+                  {"path_cut", c.path_cut}};
+        if (c.pid)
+            j["pid"] = c.pid;
+        if (!c.host.empty())
+            j["host"] = c.host;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::vector<SlowCall> slow_calls_from_json(const json &j)
+{
+    std::vector<SlowCall> out;
+    for (const json &c : j) {
+        SlowCall s;
+        s.klass = value_or<std::string>(c, "class", "");
+        s.method = value_or<std::string>(c, "method", "");
+        s.signature = value_or<std::string>(c, "signature", "");
+        s.tid = value_or<uint32_t>(c, "thread_id", 0);
+        s.thread = value_or<std::string>(c, "thread_name", "");
+        s.vthread = value_or<uint64_t>(c, "vthread", 0);
+        s.pid = value_or<int>(c, "pid", 0);
+        s.host = value_or<std::string>(c, "host", "");
+        s.start_unix_ns = value_or<uint64_t>(c, "start_unix_ns", 0);
+        s.wall_ns = value_or<uint64_t>(c, "wall_ns", 0);
+        s.cpu_ns = value_or<uint64_t>(c, "cpu_ns", 0);
+        s.runq_ns = value_or<uint64_t>(c, "runq_ns", 0);
+        s.blocked_ns = value_or<uint64_t>(c, "blocked_ns", 0);
+        s.path = value_or<std::vector<std::string>>(c, "path", {});
+        s.path_cut = value_or<uint32_t>(c, "path_cut", 0);
+        out.push_back(std::move(s));
+    }
+    return out;
 }
 
 json paths_json(const CallTree &tree)
@@ -297,7 +372,11 @@ LoadedReport parse_report(const std::string &text, const std::string &file)
         for (const json &m : d.at("methods")) {
             p.methods.push_back(method_from_json(m));
             p.per_thread = p.per_thread || m.contains("tid");
+            p.latency = p.latency || m.contains("latency");
         }
+        p.slower_than_ns = value_or<uint64_t>(d, "slower_than_ns", 0);
+        if (d.contains("slow_calls"))
+            p.slow_calls = slow_calls_from_json(d.at("slow_calls"));
         if (d.contains("diagnostics"))
             diagnostics_from_json(d.at("diagnostics"), p.diag);
         sources_from_json(d, p);

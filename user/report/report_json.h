@@ -25,6 +25,9 @@ ReportSource source_from_json(const nlohmann::json &j);
 nlohmann::json stats_json(const MethodStats &s, bool foreign, bool paths_only = false);
 // The record's fields back (absent keys: 0); the derived ones follow from them.
 MethodStats stats_from_json(const nlohmann::json &j);
+// --slower-than's calls as the report's "slow_calls", and back.
+nlohmann::json slow_calls_json(const std::vector<SlowCall> &calls);
+std::vector<SlowCall> slow_calls_from_json(const nlohmann::json &j);
 
 // [{"frames": [label, ...] root first (frame_label), "jvm_frames": [class.method+signature, ...],
 //   and the path keys of stats_json}], parents before children.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "util/printable.h"
+#include "util/time_text.h"
 #include "cost/cost_range.h"
 #include "report/cost_lines.h"
 #include "report/report.h"
@@ -24,11 +25,14 @@ using Widths = std::vector<size_t>;
 struct Columns {
     bool offcpu = false;
     bool foreign = false;
+    bool latency = false;  // p50, p99 and Max of each call's own elapsed time
 };
 
 Cells header_cells(Columns cols)
 {
     Cells h = {"Calls", "Elapsed Incl", "Elapsed Excl", "CPU Incl", "CPU Excl"};
+    if (cols.latency)
+        h.insert(h.end(), {"p50", "p99", "Max"});
     if (cols.offcpu)
         h.insert(h.end(), {"RunQ Incl", "RunQ Excl", "Blocked Incl", "Blocked Excl"});
     if (cols.foreign) {
@@ -66,6 +70,17 @@ Cells cells_of(const MethodRow &r, Columns cols, bool corrected)
     };
     Cells c = {std::to_string(s.calls), time(s.wall_incl_ns, b.wall_incl_ns), time(s.wall_excl_ns, b.wall_excl_ns),
                time(s.cpu_incl_ns, b.cpu_incl_ns), time(s.cpu_excl_ns, b.cpu_excl_ns)};
+    if (cols.latency) {
+        // Elapsed time mostly probe cost (its bounds over 2x apart): each call's is at most what is shown.
+        const bool unsure = corrected && b.wall_incl_ns[0] * 2 < b.wall_incl_ns[1];
+        const std::string mark = unsure ? "\u2264 " : "";
+        if (s.latency.empty())
+            c.insert(c.end(), {"-", "-", "-"});
+        else
+            c.insert(c.end(), {mark + format_duration(s.latency.percentile_ns(0.50)),
+                               mark + format_duration(s.latency.percentile_ns(0.99)),
+                               mark + format_duration(s.latency.max_ns())});
+    }
     if (cols.offcpu)
         c.insert(c.end(), {format_duration(s.runq_incl_ns), format_duration(s.runq_excl_ns),
                            format_duration(blocked_incl_ns(s)), format_duration(blocked_excl_ns(s))});
@@ -167,6 +182,38 @@ bool off_cpu_a_while(const MethodStats &s)
 
 // The run-queue and blocked columns: asked for, sorted by, or where a row spent
 // at least 1% of its elapsed time off a CPU (a CPU-bound trace stays narrow).
+// --slower-than: the slowest calls (at most top, 0: all) under the rows, each
+// with its times, start, thread and traced callers.
+void write_slow_calls(std::ostream &out, const Profile &profile, size_t top)
+{
+    if (!profile.slower_than_ns)
+        return;
+    const std::vector<SlowCall> &calls = profile.slow_calls;
+    const size_t shown = top && calls.size() > top ? top : calls.size();
+    out << "\nCalls of " << format_duration(profile.slower_than_ns) << " or more (--slower-than): " << calls.size()
+        << " kept";
+    if (profile.diag.slow_calls_dropped || profile.diag.slow_calls_lost)
+        out << ", " << profile.diag.slow_calls_dropped + profile.diag.slow_calls_lost << " more not kept";
+    out << (shown < calls.size() ? ", the " + std::to_string(shown) + " slowest shown" : std::string()) << "\n";
+    for (size_t i = 0; i < shown; i++) {
+        const SlowCall &c = calls[i];
+        out << "  " << format_duration(c.wall_ns) << " (CPU " << format_duration(c.cpu_ns) << ", run queue "
+            << format_duration(c.runq_ns) << ", blocked " << format_duration(c.blocked_ns) << ")  "
+            << format_utc(c.start_unix_ns) << "  " << printable(c.thread.empty() ? "?" : c.thread) << " (" << c.tid
+            << ")";
+        if (c.vthread)
+            out << " virtual thread " << c.vthread;
+        if (!c.host.empty())
+            out << "  " << printable(c.host);
+        out << "\n    ";
+        if (c.path_cut)
+            out << "[" << c.path_cut << " callers] > ";
+        for (size_t f = 0; f < c.path.size(); f++)
+            out << (f ? " > " : "") << printable(c.path[f]);
+        out << "\n";
+    }
+}
+
 bool shows_offcpu(const std::vector<MethodRow> &rows, const TableOptions &opts)
 {
     if (opts.offcpu || opts.sort == SortKey::RunqIncl || opts.sort == SortKey::RunqExcl ||
@@ -200,12 +247,15 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << profile.methods.size() << " methods, " << calls << " calls; top " << rows.size() << " by "
             << sort_description(opts.sort) << "\n\n";
     }
-    write_rows(out, rows, per_thread, per_jvm_rows(profile.methods), Columns{shows_offcpu(rows, opts), profile.foreign},
-               profile.corrected);
+    const bool latency =
+        std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return !r.stats.latency.empty(); });
+    write_rows(out, rows, per_thread, per_jvm_rows(profile.methods),
+               Columns{shows_offcpu(rows, opts), profile.foreign, latency}, profile.corrected);
     if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
         out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
                "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
                "larger methods to see into them)\n";
+    write_slow_calls(out, profile, opts.top);
 }
 
 void write_diagnostics(std::ostream &out, const Diagnostics &diag)
