@@ -257,6 +257,13 @@ enum jmt_id_kind { JMT_ID_METHOD, JMT_ID_PATH, JMT_ID_ROW, JMT_ID_EXAMPLE };
  * lost race means another CPU got one). */
 #define JMT_ID_ATTEMPTS 16
 
+/* The value of a map whose entries only need to be there (compat_id_claims,
+ * rejected_classes), from .rodata, not the stack: 5.10 takes at most 512
+ * bytes for a program and the calls below it, each rounded up to 32 (the
+ * return program, method_info_slow and method_record; jmt_drop_one and
+ * row_of_slow). */
+static const __u8 jmt_present = 1;
+
 /* The next id after *last, below limit: *last goes up by one, never to limit
  * or past it, so what userspace reads is always an id handed out. 0 when
  * the ids are all out (or the CPUs raced JMT_ID_ATTEMPTS times). */
@@ -281,11 +288,10 @@ static __always_inline __u32 next_id(__u32 *last, __u32 limit, __u32 kind)
 		 * is the highest (behind it only while a claimer has yet to add). */
 		__u64 key = (__u64)kind << 32 | (cur + 1);
 		__u32 now;
-		__u8 one = 1;
 
 		if (cur + 1 >= limit)
 			return 0;
-		if (!bpf_map_update_elem(&compat_id_claims, &key, &one, BPF_NOEXIST)) {
+		if (!bpf_map_update_elem(&compat_id_claims, &key, &jmt_present, BPF_NOEXIST)) {
 			__sync_fetch_and_add(last, 1); /* result unused: 5.10's atomic add */
 			return cur + 1;
 		}

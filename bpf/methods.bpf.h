@@ -239,7 +239,6 @@ static __always_inline void count_verdict(const struct jmt_method_key *k, struct
 {
 	enum jmt_reject_group group;
 	__u32 slot;
-	__u8 one = 1;
 
 	count(JMT_CNT_METHODS_SEEN);
 	if (stage == JMT_STAGE_KEPT)
@@ -249,7 +248,7 @@ static __always_inline void count_verdict(const struct jmt_method_key *k, struct
 		group = JMT_REJECTED_BY_PACKAGE;
 	} else {
 		count(stage == JMT_STAGE_CLASS ? JMT_CNT_REJECTED_BY_CLASS : JMT_CNT_REJECTED_BY_METHOD);
-		if (bpf_map_update_elem(&rejected_classes, &k->klass, &one, BPF_NOEXIST))
+		if (bpf_map_update_elem(&rejected_classes, &k->klass, &jmt_present, BPF_NOEXIST))
 			return; /* a class seen before: one example per class */
 		count(JMT_CNT_CLASSES_REJECTED_BY_GLOBS);
 		group = JMT_REJECTED_BY_GLOBS;

@@ -129,41 +129,34 @@ static __always_inline __u64 call_latency_ns(const struct jmt_closed *c)
 	return c->frame_wall_ns > cost ? c->frame_wall_ns - cost : 0;
 }
 
-/* A returned call's place in the histograms, worked out once per closed
- * frame: on is 0 for a frame with no time of its own (dropped, or beyond
- * JMT_MAX_DEPTH) and when neither histograms nor --slower-than want it. */
-struct jmt_lat_point {
-	__u64 ns;
-	__u32 bucket;
-	__u32 on;
-};
-
-static __always_inline void lat_point(const struct jmt_closed *c, struct jmt_lat_point *p)
+/* Counts returned call c in its method's (or row's) histogram, unless it has
+ * no time of its own (dropped, or beyond JMT_MAX_DEPTH); atomic: the bucket's
+ * add, for totals that nested programs share (min and max stay plain there: a
+ * race may lose one extreme, never a count). Its time and bucket are worked
+ * out here, after the totals' lookups: none is live across a call (5.10: the
+ * compat return program, method_info_slow and method_record within 512 bytes
+ * of stack together). */
+static __always_inline void add_latency(struct jmt_latency *l, const struct jmt_closed *c, int atomic)
 {
-	p->on = (latency_on || slower_than_ns) && c->frame_events != 0;
-	if (!p->on)
+	__u64 ns, b;
+
+	if (!latency_on || c->frame_events == 0)
 		return;
-	p->ns = call_latency_ns(c);
-	p->bucket = jmt_lat_bucket(p->ns);
-}
-
-/* Counts a returned call in its method's (or row's) histogram; atomic: the
- * bucket's add, for totals that nested programs share (min and max stay
- * plain there: a race may lose one extreme, never a count). */
-static __always_inline void add_latency(struct jmt_latency *l, const struct jmt_lat_point *p, int atomic)
-{
-	__u32 b = p->bucket;
-
-	if (!latency_on || !p->on || b >= JMT_LAT_BUCKETS)
+	ns = call_latency_ns(c);
+	b = jmt_lat_bucket(ns);
+	/* The check on the register the access uses (clang may check a copy; 5.10 keeps no bounds
+	 * of a narrower one). */
+	asm volatile("" : "+r"(b));
+	if (b >= JMT_LAT_BUCKETS)
 		return;
 	if (atomic)
 		__sync_fetch_and_add(&l->buckets[b], 1);
 	else
 		l->buckets[b]++;
-	if (p->ns > l->max_ns)
-		l->max_ns = p->ns;
-	if (p->ns + 1 < l->min_plus_1_ns || l->min_plus_1_ns == 0)
-		l->min_plus_1_ns = p->ns + 1;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	if (ns + 1 < l->min_plus_1_ns || l->min_plus_1_ns == 0)
+		l->min_plus_1_ns = ns + 1;
 }
 
 /* --slower-than: the calls recorded (loader: one page when off). */
@@ -203,17 +196,36 @@ static __always_inline void send_slow_call(struct jmt_thread *t, const struct jm
 	bpf_ringbuf_submit(r, 0);
 }
 
-/* Plain adds of a closed frame into totals (exact when only one program at a
- * time writes them: see account and account_thread); lat: the call's place
- * in a method's or row's histogram, 0 for a path's totals (none). */
+/* How a closed frame adds into totals: a method's or row's (its histogram
+ * too), or a call path's, whose inclusive values are the frame's own (a
+ * path's frames are never double counted, recursion included). */
+enum jmt_totals_kind { JMT_TOTALS_METHOD, JMT_TOTALS_PATH };
+
+/* A path's inclusive values, each from the closed frame's own. */
+#define JMT_PATH_INCL(X)                    \
+	X(wall_incl_ns, frame_wall_ns)      \
+	X(cpu_incl_ns, frame_cpu_ns)        \
+	X(runq_incl_ns, frame_runq_ns)      \
+	X(events_incl, frame_events)        \
+	X(traced_incl, frame_traced)
+
+/* Plain adds of a closed frame into totals of kind (a constant; exact when
+ * only one program at a time writes them: see account and account_thread).
+ * A path's are made from the method's adds, moved by the frame's own values
+ * less the method's (no copy of c: 5.10's 512 bytes of stack). */
 static __always_inline void add_closed(struct jmt_method_stats *s, const struct jmt_closed *c,
-				       const struct jmt_lat_point *lat)
+				       const enum jmt_totals_kind kind)
 {
 	jmt_add_closed(s, c);
 	if (foreign)
 		jmt_add_foreign(s, c);
-	if (lat)
-		add_latency(&s->latency, lat, 0);
+	if (kind == JMT_TOTALS_PATH) {
+#define JMT_TO_OWN(incl, own) s->incl += c->own - c->incl;
+		JMT_PATH_INCL(JMT_TO_OWN)
+#undef JMT_TO_OWN
+	} else {
+		add_latency(&s->latency, c, 0);
+	}
 }
 
 /* The row id of (thread tid, method id), handed out at first sight; 0 when
@@ -241,8 +253,7 @@ static __noinline __u32 row_of_slow(__u32 tid, __u32 id, __u64 vthread)
  * the CPU and the preemption model. When no row can be had the frame stays in
  * the global totals only, and thread_rows_full counts it.
  */
-static __always_inline void account_thread(struct jmt_thread *t, const struct jmt_closed *c,
-					   const struct jmt_lat_point *lat)
+static __always_inline void account_thread(struct jmt_thread *t, const struct jmt_closed *c)
 {
 	struct jmt_row_slot *slot = &t->rows[c->id & (JMT_ROW_SLOTS - 1)];
 	struct jmt_method_stats *s;
@@ -270,7 +281,7 @@ static __always_inline void account_thread(struct jmt_thread *t, const struct jm
 		count(JMT_CNT_THREAD_ROWS_FULL);
 		return;
 	}
-	add_closed(s, c, lat);
+	add_closed(s, c, JMT_TOTALS_METHOD);
 }
 
 /*
@@ -282,7 +293,7 @@ static __always_inline void account_thread(struct jmt_thread *t, const struct jm
  * stay exact whatever the kernel's preemption model, at the cost of plain adds.
  */
 static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_key, const struct jmt_closed *c,
-				       const struct jmt_lat_point *lat)
+				       const enum jmt_totals_kind kind)
 {
 	struct jmt_cpu *cpu = this_cpu();
 	struct jmt_method_stats *s;
@@ -290,7 +301,7 @@ static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_ke
 	if (cpu && cpu->running <= 1) {
 		s = totals_at(chunks, id, overflow_key);
 		if (s)
-			add_closed(s, c, lat);
+			add_closed(s, c, kind);
 		return;
 	}
 	s = overflow_at(overflow_key | JMT_OVERFLOW_NESTED);
@@ -304,25 +315,20 @@ static __always_inline void add_totals(void *chunks, __u32 id, __u32 overflow_ke
 	}
 #undef JMT_ATOMIC_ONE
 #undef JMT_ATOMIC_ADD
-	if (lat)
-		add_latency(&s->latency, lat, 1);
+	if (kind == JMT_TOTALS_PATH) {
+#define JMT_ATOMIC_TO_OWN(incl, own) jmt_atomic_add(&s->incl, c->own - c->incl);
+		JMT_PATH_INCL(JMT_ATOMIC_TO_OWN)
+#undef JMT_ATOMIC_TO_OWN
+	} else {
+		add_latency(&s->latency, c, 1);
+	}
 }
 
-/* Adds a closed frame to its call path's totals, with the frame's own
- * inclusive values (a path's frames are never double counted). */
+/* Adds a closed frame to its call path's totals (JMT_TOTALS_PATH). */
 static __always_inline void account_path(const struct jmt_closed *c)
 {
-	struct jmt_closed frame = *c;
-	__u32 path = c->path;
-
-	if (path == 0)
-		return;
-	frame.wall_incl_ns = c->frame_wall_ns;
-	frame.cpu_incl_ns = c->frame_cpu_ns;
-	frame.runq_incl_ns = c->frame_runq_ns;
-	frame.events_incl = c->frame_events;
-	frame.traced_incl = c->frame_traced;
-	add_totals(&path_stats, path, path | JMT_OVERFLOW_PATH, &frame, 0);
+	if (c->path)
+		add_totals(&path_stats, c->path, c->path | JMT_OVERFLOW_PATH, c, JMT_TOTALS_PATH);
 }
 
 /* Adds a closed frame to its method's totals, to its call path's when paths
@@ -332,21 +338,29 @@ static __always_inline void account_path(const struct jmt_closed *c)
  * without being in its row. */
 static __always_inline void account(struct jmt_thread *t, const struct jmt_closed *c, int with_threads)
 {
-	struct jmt_lat_point lat;
+#if JMT_HAS_BPF_LOOP
+	__u64 ns;
+#endif
 
-	lat_point(c, &lat);
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
 	if (foreign && c->foreign_lost)
 		count(JMT_CNT_FOREIGN_LOST);
 	if (with_threads)
-		account_thread(t, c, &lat);
+		account_thread(t, c);
 	if (call_paths)
 		account_path(c);
-	add_totals(&stats, c->id, c->id, c, &lat);
-	/* --slower-than: a returned call over the threshold goes to the ring buffer. */
-	if (slower_than_ns && lat.on && lat.ns >= slower_than_ns)
-		send_slow_call(t, c, lat.ns);
+	add_totals(&stats, c->id, c->id, c, JMT_TOTALS_METHOD);
+#if JMT_HAS_BPF_LOOP
+	/* --slower-than: a returned call over the threshold (its histogram's time) goes to the ring
+	 * buffer. Not in the compat programs: 5.10 then finds the return program's stack and its calls
+	 * over 512 bytes (the loader refuses the option there). */
+	if (!slower_than_ns || c->frame_events == 0)
+		return;
+	ns = call_latency_ns(c);
+	if (ns >= slower_than_ns)
+		send_slow_call(t, c, ns);
+#endif
 }
 
 #endif /* JMT_TOTALS_BPF_H */

@@ -26,7 +26,7 @@ iterations=2000  # calls of a(); each makes 2 calls of b() and 5 of c()
 need_root_and_btf
 skip_or_fail_if_missing
 
-for tool in cmake cpack ldd readelf unshare chroot mount dpkg-deb dpkg zcat mkfifo "$java"; do
+for tool in cmake cpack ldd readelf unshare chroot mount dpkg-deb dpkg zcat mkfifo jq "$java"; do
   command -v "$tool" >/dev/null || fail "$tool not found (run .ci/install-deps)"
 done
 [ -d "$classes/demo/abc" ] || fail "no compiled examples in $classes (build the jmt_java_examples target)"
@@ -196,13 +196,10 @@ grep -qx "jmethodtime $version" "$work/jmt.out" || fail "no 'jmethodtime $versio
 grep -q "^Switched pid $traced_pid's method probes on" "$work/jmt.err" ||
   fail "the chrooted jmethodtime did not switch the probes on"
 
-# The report: one pretty-printed JSON document, one key per line.
+# The report: one JSON document after what the namespace printed.
 sed -n '/^{/,$p' "$work/jmt.out" >"$work/report.json"
-awk '
-  /"class":/  { c = $2; gsub(/[",]/, "", c) }
-  /"method":/ { m = $2; gsub(/[",]/, "", m) }
-  /"calls":/  { n = $2; gsub(/,/, "", n) }
-  /^ *}/      { if (c != "") print c "." m, n; c = m = n = "" }' "$work/report.json" >"$work/calls.txt"
+jq -r '.methods[] | "\(.class).\(.method) \(.calls)"' "$work/report.json" >"$work/calls.txt" ||
+  fail "the chrooted report is not JSON: $(head -c 300 "$work/report.json")"
 note "calls in the chrooted report:"
 cat "$work/calls.txt"
 expect_calls() {
