@@ -202,11 +202,11 @@ static __always_inline void send_slow_call(struct jmt_thread *t, const struct jm
 enum jmt_totals_kind { JMT_TOTALS_METHOD, JMT_TOTALS_PATH };
 
 /* A path's inclusive values, each from the closed frame's own. */
-#define JMT_PATH_INCL(X)                    \
-	X(wall_incl_ns, frame_wall_ns)      \
-	X(cpu_incl_ns, frame_cpu_ns)        \
-	X(runq_incl_ns, frame_runq_ns)      \
-	X(events_incl, frame_events)        \
+#define JMT_PATH_INCL(X)               \
+	X(wall_incl_ns, frame_wall_ns) \
+	X(cpu_incl_ns, frame_cpu_ns)   \
+	X(runq_incl_ns, frame_runq_ns) \
+	X(events_incl, frame_events)   \
 	X(traced_incl, frame_traced)
 
 /* Plain adds of a closed frame into totals of kind (a constant; exact when

@@ -31,13 +31,16 @@ constexpr uint64_t kEdgeNs = 7'077'888;       // the histogram's bucket edge in 
 class Latency : public jmt_it::BpfTest {
 protected:
     // One traced run of Skewed; its sorted timings go to file.
-    RunResult run(int seed, int scale, const std::string &file, std::vector<std::string> args = {})
+    RunResult run(int seed, int scale, const std::string &file, std::vector<std::string> args = {},
+                  bool slower_than = true)
     {
         jmt_it::RunSpec spec;
         spec.jvm = {"demo.latency.Skewed", {std::to_string(kCalls), std::to_string(seed), std::to_string(scale), file}};
         // --raw: each call's time from its entry probe to its return probe, which the JVM's timing
         // around the call holds (corrected, the events inside would come out of the tool's only).
-        spec.jmt_args = {"--package", "demo/latency", "--raw", "--slower-than", "7ms", "--slow-calls", "1000"};
+        spec.jmt_args = {"--package", "demo/latency", "--raw"};
+        if (slower_than)
+            spec.jmt_args.insert(spec.jmt_args.end(), {"--slower-than", "7ms", "--slow-calls", "1000"});
         spec.jmt_args.insert(spec.jmt_args.end(), args.begin(), args.end());
         return jmt_it::run_traced(spec);
     }
@@ -206,6 +209,32 @@ TEST_F(Latency, NoLatencyKeepsNoHistogram)
     const RunResult r = run(1, 1, temp("t.txt"), {"--no-latency"});
     ASSERT_EQ(jmt_it::calls_of(r.report, kClass, "call", "(J)V"), uint64_t(kCalls)) << r.jmt_stderr;
     EXPECT_FALSE(call_row(r.report).contains("latency")) << call_row(r.report).dump();
+}
+
+// The compat programs (kernels without bpf_loop, before 5.17; forced here) keep the percentiles
+// and refuse --slower-than in one line: on 5.10 its ring buffer's record put the return program
+// over 512 bytes of stack with the calls below it.
+TEST_F(Latency, CompatProgramsKeepThePercentilesAndRefuseSlowerThan)
+{
+    setenv("JMT_TEST_COMPAT_PROGRAMS", "1", 1);
+    {
+        jmt_it::Workload java({"demo.abc.FixedWork", {"100", "5"}});
+        ASSERT_TRUE(java.ready());
+        jmt_it::Child jmt({JMT_BINARY, "-p", java.pid_text(), "--package", "demo/abc", "--slower-than", "1ms"}, false);
+        EXPECT_EQ(jmt.wait_exit(60000), 1);
+        const std::string err = jmt.drain(true, 1000);
+        EXPECT_NE(err.find("no bpf_loop (Linux 5.17): --slower-than is more than"), std::string::npos) << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    }
+    const RunResult r = run(1, 1, temp("compat.txt"), {}, false);
+    unsetenv("JMT_TEST_COMPAT_PROGRAMS");
+    ASSERT_EQ(jmt_it::calls_of(r.report, kClass, "call", "(J)V"), uint64_t(kCalls)) << r.jmt_stderr;
+    EXPECT_NE(r.report.at("source").at("kernel").get<std::string>().find("without bpf_loop"), std::string::npos)
+        << r.report.at("source").dump();
+    const std::vector<uint64_t> jvm = read_timings(temp("compat.txt"));
+    ASSERT_EQ(jvm.size(), size_t(kCalls));
+    expect_counts(call_row(r.report).at("latency"), kCalls, jvm);
+    expect_percentiles(call_row(r.report).at("latency"), jvm, "compat programs");
 }
 
 }  // namespace
