@@ -63,6 +63,9 @@ const volatile __u32 path_cache_mask = JMT_PATH_CACHE_SLOTS - 1;
  * libbpf's generic bpf_usdt_arg(). */
 const volatile __u32 fast_args = 0;
 const volatile __u8 arg_reg[7] = {};
+/* The same for class__unloaded's name (0) and its length (1). */
+const volatile __u32 fast_unload_args = 0;
+const volatile __u8 unload_arg_reg[2] = {};
 /*
  * Tests only: ns every probe event spins before its work (JMT_TEST_TRAP_NS), so
  * that one host stands in for hosts whose traps cost more (page-table

@@ -144,8 +144,9 @@ int handle_entry(struct pt_regs *ctx)
 	return probe(ctx, 1, 0);
 }
 
-/* hotspot:class__unloaded(name, name length, loader, shared): rare, so its
- * arguments take libbpf's generic reader. */
+/* hotspot:class__unloaded(name, name length, loader, shared): its arguments
+ * from registers where the loader found them plain (a kernel without BPF
+ * cookies attaches plain uprobes), else libbpf's generic reader. */
 SEC("usdt")
 int handle_class_unloaded(struct pt_regs *ctx)
 {
@@ -153,7 +154,10 @@ int handle_class_unloaded(struct pt_regs *ctx)
 
 	if (event_jvm() < 0)
 		return 0;
-	if (bpf_usdt_arg(ctx, 0, &name) || bpf_usdt_arg(ctx, 1, &len)) {
+	if (fast_unload_args) {
+		name = reg_value(ctx, unload_arg_reg[0]);
+		len = reg_value(ctx, unload_arg_reg[1]);
+	} else if (bpf_usdt_arg(ctx, 0, &name) || bpf_usdt_arg(ctx, 1, &len)) {
 		count(JMT_CNT_ARG_FAIL);
 		return 0;
 	}

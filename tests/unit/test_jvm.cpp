@@ -3,6 +3,7 @@
 #include "jmethodtime.h"
 #include "loader/attach_plan.h"
 #include "jvm/jvm.h"
+#include "jvm/usdt_notes.h"
 #include "util/error.h"
 #include "util/procfs.h"
 #include "report/report.h"
@@ -145,6 +146,59 @@ TEST(InspectLibjvm, DebianJdkHasTheProbesAndTheFlagSymbol)
     EXPECT_EQ(entry, 1);
     EXPECT_EQ(ret, 1);
     EXPECT_EQ(info.symbols.count("DTraceMethodProbes"), 1u);
+}
+
+// A kernel without BPF cookies puts a plain uprobe at each site's file offset: there the file
+// holds the probe's instruction, a nop (x86-64 0x90, arm64 0xd503201f).
+TEST(InspectLibjvm, EveryMethodProbeSiteIsANopAtItsFileOffset)
+{
+    const std::string path = debian_jdk17_libjvm();
+    if (path.empty())
+        GTEST_SKIP() << "no Debian OpenJDK 17 of this architecture (InspectLibjvm.DebianJdkHasTheProbes... says why)";
+    const jmt::LibjvmInfo info = jmt::inspect_libjvm(path);
+    std::ifstream file(path, std::ios::binary);
+    int sites = 0;
+    for (const auto &n : info.notes) {
+        if (n.name != "method__entry" && n.name != "method__return" && n.name != "class__unloaded")
+            continue;
+        ASSERT_TRUE(n.file_offset.has_value()) << n.name;
+        EXPECT_EQ(n.semaphore, 0u) << n.name;
+        unsigned char insn[4] = {};
+        file.seekg(static_cast<std::streamoff>(*n.file_offset));
+        ASSERT_TRUE(file.read(reinterpret_cast<char *>(insn), sizeof insn)) << n.name;
+        if (info.machine == jmt::kMachineX86_64)
+            EXPECT_EQ(insn[0], 0x90) << n.name << " at file offset " << *n.file_offset;
+        else
+            EXPECT_EQ(insn[0] | insn[1] << 8 | insn[2] << 16 | static_cast<uint32_t>(insn[3]) << 24, 0xd503201fu)
+                << n.name;
+        sites++;
+    }
+    EXPECT_EQ(sites, 3);
+    std::optional<std::array<uint8_t, 7>> regs;
+    ASSERT_TRUE(jmt::has_method_probes(info, &regs));
+    EXPECT_TRUE(regs.has_value());
+    if (info.machine == jmt::kMachineX86_64) {  // class__unloaded: 8@%rdx -4@%eax
+        const auto unload = jmt::class_unloaded_registers(info);
+        ASSERT_TRUE(unload.has_value());
+        EXPECT_EQ((*unload)[0], JMT_REG_DX);
+        EXPECT_EQ((*unload)[1], JMT_REG_AX);
+    }
+}
+
+TEST(ClassUnloadedRegisters, PlainRegistersOnlyAndOneLayoutForEverySite)
+{
+    jmt::LibjvmInfo info;
+    info.machine = jmt::kMachineX86_64;
+    info.notes = {{"hotspot", "class__unloaded", 0x10, 0, 0, {}, "8@%rdx -4@%eax 8@152(%rbx) 1@$0"}};
+    EXPECT_TRUE(jmt::class_unloaded_registers(info).has_value());
+    info.notes.push_back({"hotspot", "class__unloaded", 0x20, 0, 0, {}, "8@%rsi -4@%eax 8@152(%rbx) 1@$0"});
+    EXPECT_FALSE(jmt::class_unloaded_registers(info).has_value()) << "two sites, two layouts";
+    info.notes = {{"hotspot", "class__unloaded", 0x10, 0, 0, {}, "8@-8(%rbp) -4@%eax"}};
+    EXPECT_FALSE(jmt::class_unloaded_registers(info).has_value()) << "the name in memory";
+    info.notes = {{"hotspot", "class__unloaded", 0x10, 0, 0, {}, "-4@%edx -4@%eax"}};
+    EXPECT_FALSE(jmt::class_unloaded_registers(info).has_value()) << "a 4-byte name pointer";
+    info.notes.clear();
+    EXPECT_FALSE(jmt::class_unloaded_registers(info).has_value());
 }
 
 }  // namespace

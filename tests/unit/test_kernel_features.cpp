@@ -69,4 +69,22 @@ TEST(KernelFeatures, AKernelWithBpfLoopNeedsNoFallback)
     EXPECT_EQ(jmt::compat_text(features, "6.1.0-40-amd64"), "");
 }
 
+// Launch mode attaches before libjvm.so is mapped: with BPF cookies, or without them (5.10) at the
+// probes' sites as plain uprobes when the arguments are in plain registers.
+TEST(KernelFeatures, LaunchModeNeedsCookiesOnlyWhenTheArgumentsAreNotInRegisters)
+{
+    jmt::KernelSupport with;
+    with.release = "6.1.0-40-amd64";
+    EXPECT_EQ(jmt::launch_problem(with, false), "");
+    jmt::KernelSupport without = with;
+    without.release = "5.10.0-46-amd64";
+    without.attach_cookie = false;
+    EXPECT_EQ(jmt::launch_problem(without, true), "");
+    const std::string line = jmt::launch_problem(without, false);
+    EXPECT_NE(line.find("5.10.0-46-amd64"), std::string::npos) << line;
+    EXPECT_NE(line.find("no BPF cookies (Linux 5.15)"), std::string::npos) << line;
+    EXPECT_NE(line.find("-XX:+DTraceMethodProbes"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+}
+
 }  // namespace

@@ -77,7 +77,7 @@ timeout -s TERM 600 "$JMT_BIN" --package demo/launch --json -o "$jmt_tmp/launch.
   java -cp "$JMT_CLS" demo.launch.Startup 1000 </dev/null >"$jmt_tmp/launch.out" 2>"$jmt_tmp/launch.err"
 rc=$?
 cat "$jmt_tmp/launch.err"
-# A refusal (a kernel without BPF cookies) writes no report: its one line is the case's.
+# A refusal writes no report: its one line is the case's.
 if [ -s "$jmt_tmp/launch.json" ]; then
   case_out launch "$jmt_tmp/launch.json" $rc
 else

@@ -80,12 +80,12 @@ void TraceSession::find_target()
     check_privileges();
     check_kernel_features();
     if (launch_) {
-        if (const std::string problem = launch_problem(kernel_support()); !problem.empty())
-            throw Error(problem, ENOTSUP);
         const std::string path = env("PATH");
         plan_ = plan_launch(options_.command, path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
         run_as_ = resolve_run_as(options_.user, env("SUDO_UID"), env("SUDO_GID"));
         targets_ = {inspect_jdk(plan_.java, plan_.libjvm)};
+        if (const std::string no = launch_problem(kernel_support(), targets_[0].arg_regs.has_value()); !no.empty())
+            throw Error(no, ENOTSUP);
     } else {
         targets_ = find_targets(options_.pid, options_.match,
                                 options_.match.empty() ? std::vector<JvmTarget>{} : list_jvms(), std::cerr);

@@ -28,11 +28,15 @@ TracerConfig tracer_config(const Options &o, const std::vector<JvmTarget> &targe
     config.slow_calls_kept = o.slow_calls;
     config.programs.max_paths = o.max_paths;
     config.programs.arg_regs = target.arg_regs;
+    config.programs.unload_arg_regs = target.unload_arg_regs;
     // JVMs of other JDK builds may pass the probes' arguments in other registers:
     // then libbpf's reader, which finds each one's from its own notes.
-    for (const JvmTarget &t : targets)
+    for (const JvmTarget &t : targets) {
         if (t.arg_regs != target.arg_regs)
             config.programs.arg_regs.reset();
+        if (t.unload_arg_regs != target.unload_arg_regs)
+            config.programs.unload_arg_regs.reset();
+    }
     config.programs.verbose = o.verbose;
     config.libjvm = target.libjvm;
     return config;

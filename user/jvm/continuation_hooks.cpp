@@ -49,14 +49,6 @@ void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh, LibjvmScan &s)
     }
 }
 
-std::optional<uint64_t> file_offset(const std::vector<GElf_Phdr> &loads, uint64_t vaddr)
-{
-    for (const GElf_Phdr &ph : loads)
-        if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
-            return vaddr - ph.p_vaddr + ph.p_offset;
-    return std::nullopt;
-}
-
 }  // namespace
 
 ContinuationHooks find_continuation_hooks(const std::string &libjvm)
@@ -73,7 +65,7 @@ ContinuationHooks find_continuation_hooks(const std::string &libjvm)
     ContinuationHooks h;
     for (auto [list, into] : {std::pair{&s.freeze, &h.freeze}, std::pair{&s.thaw, &h.thaw}})
         for (uint64_t vaddr : *list)
-            if (const std::optional<uint64_t> off = file_offset(s.loads, vaddr))
+            if (const std::optional<uint64_t> off = vaddr_file_offset(s.loads, vaddr))
                 into->push_back({vaddr, *off});
     return h;
 }

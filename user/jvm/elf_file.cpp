@@ -55,4 +55,12 @@ uint64_t load_bias(uint64_t mapping_start, uint64_t first_load_vaddr)
     return mapping_start - (first_load_vaddr & ~(page - 1));
 }
 
+std::optional<uint64_t> vaddr_file_offset(const std::vector<GElf_Phdr> &loads, uint64_t vaddr)
+{
+    for (const GElf_Phdr &ph : loads)
+        if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+            return vaddr - ph.p_vaddr + ph.p_offset;
+    return std::nullopt;
+}
+
 }  // namespace jmt

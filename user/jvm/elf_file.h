@@ -6,6 +6,7 @@
 #include <libelf.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,9 @@ std::vector<GElf_Phdr> elf_loads(Elf *elf);
 // mapping_start, its first PT_LOAD being at first_load_vaddr: a vaddr plus
 // this is the address in that process.
 uint64_t load_bias(uint64_t mapping_start, uint64_t first_load_vaddr);
+
+// The file offset of vaddr, inside the file bytes of one of loads; nullopt
+// when no segment holds it (a .bss address).
+std::optional<uint64_t> vaddr_file_offset(const std::vector<GElf_Phdr> &loads, uint64_t vaddr);
 
 }  // namespace jmt

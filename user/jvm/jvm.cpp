@@ -278,6 +278,7 @@ TargetStatus examine_target(int pid)
         return failed(st, TargetProblem::NoProbes, no_probes_message(named, m.path), ENOTSUP);
     }
     t.has_probes = true;
+    t.unload_arg_regs = class_unloaded_registers(info);
     t.libjvm_bias = load_bias(m.start, info.first_load_vaddr);
     t.libjvm_symbols = info.symbols;
     t.memory = std::make_shared<const JvmMemory>(pid, t.libjvm_bias, t.libjvm_symbols);
@@ -313,6 +314,7 @@ JvmTarget inspect_jdk(const std::string &java, const std::string &libjvm)
     if (!has_method_probes(info, &t.arg_regs))
         throw Error(no_probes_message(java, libjvm), ENOTSUP);
     t.has_probes = true;
+    t.unload_arg_regs = class_unloaded_registers(info);
     return t;
 }
 

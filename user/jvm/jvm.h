@@ -43,9 +43,10 @@ struct JvmTarget {
     int switch_owner = 0;                   // access Switched, LeftOn: the jmethodtime that switched the probes on
     bool attach_disabled = false;           // -XX:+DisableAttachMechanism
     uint64_t libjvm_bias = 0;               // libjvm's vaddr 0 in the JVM's memory
-    std::map<std::string, uint64_t> libjvm_symbols;  // of kLibjvmSymbols, st_value
-    std::optional<std::array<uint8_t, 7>> arg_regs;  // entry/return share one layout
-    std::vector<uint64_t> probe_addrs;               // method__entry/method__return sites in its memory (attach mode)
+    std::map<std::string, uint64_t> libjvm_symbols;         // of kLibjvmSymbols, st_value
+    std::optional<std::array<uint8_t, 7>> arg_regs;         // entry/return share one layout
+    std::optional<std::array<uint8_t, 2>> unload_arg_regs;  // class__unloaded's name and length
+    std::vector<uint64_t> probe_addrs;  // method__entry/method__return sites in its memory (attach mode)
     // Its libjvm's memory as read here, HotSpot's flag table read once (jvm/hotspot_flags.h);
     // null for a JDK not started yet (inspect_jdk).
     std::shared_ptr<const class JvmMemory> memory;

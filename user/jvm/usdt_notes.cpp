@@ -46,6 +46,7 @@ void parse_stapsdt(Elf_Scn *scn, bool is64, const std::string &provider, std::ve
         const char *end = desc + nhdr.n_descsz;
         UsdtNote note;
         note.location = read_word(desc, is64);
+        note.base = read_word(desc + word, is64);
         note.semaphore = read_word(desc + 2 * word, is64);
         const char *s = desc + 3 * word;
         std::string fields[3];
@@ -127,6 +128,7 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
         info.first_load_vaddr = loads.front().p_vaddr;
     size_t shstrndx = 0;
     elf_getshdrstrndx(elf, &shstrndx);
+    std::optional<uint64_t> stapsdt_base;
     for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
@@ -134,8 +136,16 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
         const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
         if (sh.sh_type == SHT_NOTE && name && strcmp(name, ".note.stapsdt") == 0)
             parse_stapsdt(scn, is64, provider, info.notes);
+        if (name && strcmp(name, ".stapsdt.base") == 0)
+            stapsdt_base = sh.sh_addr;
         if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
             read_symbols(elf, scn, sh, info);
+    }
+    // A prelinked file moved .stapsdt.base, and its notes' locations with it (as libbpf reads them).
+    for (UsdtNote &note : info.notes) {
+        if (stapsdt_base && note.base)
+            note.location += *stapsdt_base - note.base;
+        note.file_offset = vaddr_file_offset(loads, note.location);
     }
     return info;
 }
@@ -143,17 +153,44 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
 bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs)
 {
     const UsdtNote *entry = nullptr, *ret = nullptr;
+    bool one_layout = true;
     for (const auto &n : info.notes) {
-        if (n.name == "method__entry")
-            entry = &n;
-        else if (n.name == "method__return")
-            ret = &n;
+        if (n.name != "method__entry" && n.name != "method__return")
+            continue;
+        const UsdtNote *&first = n.name == "method__entry" ? entry : ret;
+        if (!first)
+            first = &n;
+        one_layout = one_layout && n.args == first->args;
     }
     if (!entry || !ret)
         return false;
-    if (regs && entry->args == ret->args)
+    if (regs && one_layout && entry->args == ret->args)
         *regs = register_args(entry->args, info.machine);
     return true;
+}
+
+std::optional<std::array<uint8_t, 2>> class_unloaded_registers(const LibjvmInfo &info)
+{
+    std::optional<std::string> spec;
+    for (const auto &n : info.notes) {
+        if (n.name != "class__unloaded")
+            continue;
+        if (spec && *spec != n.args)
+            return std::nullopt;
+        spec = n.args;
+    }
+    const auto args = spec ? parse_usdt_args(*spec, info.machine) : std::nullopt;
+    if (!args || args->size() < 2)
+        return std::nullopt;
+    std::array<uint8_t, 2> out{};
+    for (size_t i = 0; i < out.size(); i++) {
+        const UsdtArg &a = (*args)[i];
+        const auto reg = register_number(a.reg, info.machine);
+        if (a.kind != UsdtArg::Kind::Register || a.size < (i == 0 ? 8 : 2) || !reg)
+            return std::nullopt;
+        out[i] = *reg;
+    }
+    return out;
 }
 
 }  // namespace jmt

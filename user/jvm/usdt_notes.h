@@ -17,9 +17,11 @@ namespace jmt {
 struct UsdtNote {
     std::string provider;
     std::string name;
-    uint64_t location = 0;
+    uint64_t location = 0;  // vaddr of the probe's instruction (moved as .stapsdt.base was)
+    uint64_t base = 0;      // the .stapsdt.base vaddr the note was written for
     uint64_t semaphore = 0;
-    std::string args;  // "-8@%rax 8@%rdx -4@%ecx ..." (x86-64), "-8@x0 8@x1 -4@x2 ..." (arm64)
+    std::optional<uint64_t> file_offset;  // of location: where a plain uprobe goes
+    std::string args;                     // "-8@%rax 8@%rdx -4@%ecx ..." (x86-64), "-8@x0 8@x1 -4@x2 ..." (arm64)
 };
 
 struct LibjvmInfo {
@@ -42,6 +44,12 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider =
 
 // True when info has hotspot method__entry and method__return notes; regs gets
 // their argument registers (for info.machine) when both share one plain-register layout.
+// Every site of both probes must share that layout: a plain uprobe at each
+// site then reads them as the USDT spec would.
 bool has_method_probes(const LibjvmInfo &info, std::optional<std::array<uint8_t, 7>> *regs);
+
+// The registers of class__unloaded's name and its length when every site passes
+// them in plain registers (the name whole 8 bytes, the length at least 2), or nullopt.
+std::optional<std::array<uint8_t, 2>> class_unloaded_registers(const LibjvmInfo &info);
 
 }  // namespace jmt

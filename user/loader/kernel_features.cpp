@@ -95,19 +95,21 @@ const KernelSupport &kernel_support()
                 if (std::strcmp(f.name, "bpf_loop") == 0)
                     f.present = false;
         s.compat = needs_compat_programs(s.features);
-        s.attach_cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, nullptr) == 1;
+        // Forced compat programs attach as 5.10 does too: without cookies, at each probe's sites.
+        s.attach_cookie = !(force && std::strcmp(force, "1") == 0) &&
+                          libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, nullptr) == 1;
         return s;
     }();
     return support;
 }
 
-std::string launch_problem(const KernelSupport &support)
+std::string launch_problem(const KernelSupport &support, bool args_in_registers)
 {
-    if (support.attach_cookie)
+    if (support.attach_cookie || args_in_registers)
         return "";
-    return "this kernel (" + support.release + ") has no BPF cookies (Linux 5.15), without which the probes " +
-           "cannot be attached before the JVM loads libjvm.so: start the JVM with -XX:+DTraceMethodProbes, then " +
-           "trace it with -p PID";
+    return "this kernel (" + support.release + ") has no BPF cookies (Linux 5.15) and this JDK's notes pass the " +
+           "method probes' arguments other than in registers, so the probes cannot be attached before the JVM " +
+           "loads libjvm.so: start the JVM with -XX:+DTraceMethodProbes, then trace it with -p PID";
 }
 
 std::string kernel_features_problem()

@@ -49,8 +49,10 @@ struct KernelSupport {
     bool attach_cookie = true;
 };
 
-// Launch mode's one line on a kernel without BPF cookies ("" when it has them).
-std::string launch_problem(const KernelSupport &support);
+// Launch mode's one line on a kernel without BPF cookies whose programs cannot
+// go to the probes' sites as plain uprobes (args_in_registers false: the JDK's
+// notes pass the method probes' arguments other than in plain registers); "" when it can launch.
+std::string launch_problem(const KernelSupport &support, bool args_in_registers);
 const KernelSupport &kernel_support();
 
 // missing_features_text of the running kernel ("" when it has every feature).

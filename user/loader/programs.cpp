@@ -17,6 +17,7 @@
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
 #include "loader/compat_object.h"
+#include "jvm/usdt_notes.h"
 #include "loader/kernel_features.h"
 #include "util/error.h"
 
@@ -270,6 +271,11 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         for (size_t i = 0; i < config.arg_regs->size(); i++)
             const_cast<__u8 &>(ro->arg_reg[i]) = (*config.arg_regs)[i];
     }
+    if (config.unload_arg_regs) {
+        ro->fast_unload_args = 1;
+        for (size_t i = 0; i < config.unload_arg_regs->size(); i++)
+            const_cast<__u8 &>(ro->unload_arg_reg[i]) = (*config.unload_arg_regs)[i];
+    }
 
     if (jmethodtime_bpf__load(skel.get())) {
         int err = errno;
@@ -326,13 +332,10 @@ std::pair<uint64_t, uint64_t> program_run_stats(const bpf_program *prog)
     return {info.run_time_ns, info.run_cnt};
 }
 
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe)
+namespace {
+
+[[noreturn]] void throw_attach_error(int err, const std::string &what, const std::string &binary)
 {
-    bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
-    if (link)
-        return LinkPtr(link);
-    int err = errno;
-    const std::string what = std::string("attaching ") + provider + ":" + probe;
     if (err == EINVAL)
         throw Error(what + " failed with EINVAL: another tracer (a bcc tool such as ucalls or trace) "
                            "probably holds this probe with a different semaphore offset; stop it and retry",
@@ -342,15 +345,59 @@ LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const
     throw Error(what + " in " + binary + " failed: " + errno_text(err), err);
 }
 
+// A plain uprobe at each site of provider:probe in binary; empty when a site has a
+// semaphore or lies outside the file's segments (then libbpf's USDT attach).
+ProbeLinks attach_sites(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe,
+                        const std::string &what)
+{
+    const LibjvmInfo info = inspect_libjvm(binary, provider);
+    std::vector<uint64_t> offsets;
+    for (const UsdtNote &n : info.notes) {
+        if (n.name != probe)
+            continue;
+        if (n.semaphore || !n.file_offset)
+            return {};
+        offsets.push_back(*n.file_offset);
+    }
+    if (offsets.empty())
+        throw Error(what + ": " + binary + " has no such probe", ENOENT);
+    ProbeLinks links;
+    for (uint64_t offset : offsets) {
+        bpf_link *link = bpf_program__attach_uprobe(prog, false, pid, binary.c_str(), offset);
+        if (!link)
+            throw_attach_error(errno, what, binary);
+        links.emplace_back(link);
+    }
+    return links;
+}
+
+}  // namespace
+
+ProbeLinks attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe,
+                       bool reads_registers)
+{
+    const std::string what = std::string("attaching ") + provider + ":" + probe;
+    if (reads_registers && !kernel_support().attach_cookie)
+        if (ProbeLinks links = attach_sites(prog, pid, binary, provider, probe, what); !links.empty())
+            return links;
+    bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
+    if (!link)
+        throw_attach_error(errno, what, binary);
+    ProbeLinks links;
+    links.emplace_back(link);
+    return links;
+}
+
 std::vector<LinkPtr> attach_entry_return(bpf_program *entry, bpf_program *ret, int pid, const std::string &binary,
-                                         const char *provider)
+                                         const char *provider, bool reads_registers)
 {
     // Returns first: a call that enters between the two attaches then has its return seen
     // (a return without its entry is counted and dropped), instead of leaving a frame that
     // never closes under every later call of its method, which would all read as recursion.
     std::vector<LinkPtr> links;
-    links.push_back(attach_usdt(ret, pid, binary, provider, "method__return"));
-    links.push_back(attach_usdt(entry, pid, binary, provider, "method__entry"));
+    for (auto [prog, probe] : {std::pair{ret, "method__return"}, std::pair{entry, "method__entry"}})
+        for (LinkPtr &link : attach_usdt(prog, pid, binary, provider, probe, reads_registers))
+            links.push_back(std::move(link));
     return links;
 }
 

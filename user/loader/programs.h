@@ -32,25 +32,26 @@ using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
 
 // What the BPF programs are told before load (rodata).
 struct ProgramConfig {
-    int pid = 0;                                     // threads of this process are traced
-    std::vector<int> other_pids;                     // and of these (several JVMs: method keys carry the pid)
-    bool filter_by_process = false;                  // probes attached for every process: keep the pids' events
-    std::vector<std::string> packages;               // JVM form; empty = all
-    std::vector<std::string> class_globs;            // --class, JVM form; empty = all
-    std::vector<std::string> method_globs;           // --method; empty = all
-    bool per_thread = false;                         // --per-thread: totals per (thread, method) too
-    bool call_paths = false;                         // totals per call path too (flame graphs)
-    bool foreign = false;                            // --foreign: time inside untraced callees
-    bool latency = true;                             // a latency histogram per method (and row)
-    ProbeCost latency_cost;                          // ns per event each call's histogram time is less
-    uint64_t slower_than_ns = 0;                     // --slower-than: calls recorded from this time (0: off)
-    uint32_t max_paths = 0;                          // call paths kept (0: as many as fit)
-    uint32_t max_methods = 0;                        // traced methods (0: as many as fit)
-    uint32_t method_keys = 0;                        // method table entries (0: JMT_MAX_METHOD_KEYS)
-    uint32_t cache_slots = 0;                        // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
-    std::optional<std::array<uint8_t, 7>> arg_regs;  // fast argument registers, if plain
-    bool vthread_hooks = false;                      // the virtual-thread hooks' programs are loaded
-    bool verbose = false;                            // libbpf's log on stderr
+    int pid = 0;                                            // threads of this process are traced
+    std::vector<int> other_pids;                            // and of these (several JVMs: method keys carry the pid)
+    bool filter_by_process = false;                         // probes attached for every process: keep the pids' events
+    std::vector<std::string> packages;                      // JVM form; empty = all
+    std::vector<std::string> class_globs;                   // --class, JVM form; empty = all
+    std::vector<std::string> method_globs;                  // --method; empty = all
+    bool per_thread = false;                                // --per-thread: totals per (thread, method) too
+    bool call_paths = false;                                // totals per call path too (flame graphs)
+    bool foreign = false;                                   // --foreign: time inside untraced callees
+    bool latency = true;                                    // a latency histogram per method (and row)
+    ProbeCost latency_cost;                                 // ns per event each call's histogram time is less
+    uint64_t slower_than_ns = 0;                            // --slower-than: calls recorded from this time (0: off)
+    uint32_t max_paths = 0;                                 // call paths kept (0: as many as fit)
+    uint32_t max_methods = 0;                               // traced methods (0: as many as fit)
+    uint32_t method_keys = 0;                               // method table entries (0: JMT_MAX_METHOD_KEYS)
+    uint32_t cache_slots = 0;                               // per-CPU cache slots (0: within JMT_CACHE_BUDGET)
+    std::optional<std::array<uint8_t, 7>> arg_regs;         // fast argument registers, if plain
+    std::optional<std::array<uint8_t, 2>> unload_arg_regs;  // class__unloaded's, if plain
+    bool vthread_hooks = false;                             // the virtual-thread hooks' programs are loaded
+    bool verbose = false;                                   // libbpf's log on stderr
 };
 
 // Entries of a per-CPU array of value_size-byte values that fit
@@ -126,13 +127,22 @@ bpf_program *return_program(jmethodtime_bpf *skel);
 // kernel's run-time statistics are on (bpf_enable_stats); zeros without them.
 std::pair<uint64_t, uint64_t> program_run_stats(const bpf_program *prog);
 
-// Attaches prog to provider:probe of binary for pid; throws jmt::Error.
-LinkPtr attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe);
+// One probe's links: libbpf's USDT link, or a plain uprobe per site of the probe.
+using ProbeLinks = std::vector<LinkPtr>;
+
+// Attaches prog to provider:probe of binary for pid (-1: every process that maps
+// binary); throws jmt::Error. reads_registers: prog reads the arguments from
+// registers (rodata) and needs no USDT spec, so on a kernel without BPF cookies
+// (5.15) it goes to each site as a plain uprobe: libbpf's USDT attach would need
+// the site's address in the process, which launch mode (libjvm.so not mapped
+// yet) and a whole-file attach (pid -1) do not have.
+ProbeLinks attach_usdt(bpf_program *prog, int pid, const std::string &binary, const char *provider, const char *probe,
+                       bool reads_registers = false);
 
 // The method__entry and method__return probes of provider in binary for pid
 // (-1: every process), return first; throws jmt::Error.
 std::vector<LinkPtr> attach_entry_return(bpf_program *entry, bpf_program *ret, int pid, const std::string &binary,
-                                         const char *provider);
+                                         const char *provider, bool reads_registers = false);
 
 // "No such file or directory (errno 2)".
 std::string errno_text(int err);

@@ -64,22 +64,26 @@ Tracer::Tracer(const TracerConfig &config)
     if (where.empty())
         where.push_back({config.libjvm, {config.programs.pid}, false});
     bool unload_warned = false;
+    const bool method_regs = programs.arg_regs.has_value();
     for (const TracedLibjvm &lib : where) {
         for (int pid : lib.whole ? std::vector<int>{-1} : lib.pids) {
             if (where.size() == 1 && lib.pids.size() == 1 && !lib.whole) {
                 window_pid_ = pid;
                 window_libjvm_ = lib.path;
-                return_link_ = links_.size();  // attach_entry_return's order: the return, then the entry
+                return_link_ = links_.size();  // the return, then the entry
                 entry_link_ = links_.size() + 1;
             }
-            for (LinkPtr &link :
-                 attach_entry_return(skel_->progs.handle_entry, return_program(skel_.get()), pid, lib.path, "hotspot"))
-                links_.push_back(std::move(link));
+            // Returns first: a call that enters between the two attaches then has its return seen
+            // (a return without its entry is counted and dropped), instead of a frame never closed.
+            links_.push_back(
+                attach_usdt(return_program(skel_.get()), pid, lib.path, "hotspot", "method__return", method_regs));
+            links_.push_back(
+                attach_usdt(skel_->progs.handle_entry, pid, lib.path, "hotspot", "method__entry", method_regs));
             // Class unloading: the method table forgets the class's keys before its names' memory is
             // reused. A libjvm without the probe (none known) would leave churned names unchecked: said once.
             try {
-                links_.push_back(
-                    attach_usdt(skel_->progs.handle_class_unloaded, pid, lib.path, "hotspot", "class__unloaded"));
+                links_.push_back(attach_usdt(skel_->progs.handle_class_unloaded, pid, lib.path, "hotspot",
+                                             "class__unloaded", programs.unload_arg_regs.has_value()));
             } catch (const Error &e) {
                 if (!unload_warned)
                     std::cerr << "jmethodtime: warning: " << e.what()
@@ -101,7 +105,7 @@ Tracer::Tracer(const TracerConfig &config)
             int err = errno;
             throw Error(std::string("cannot attach to the ") + tracepoint + " BTF tracepoint: " + errno_text(err), err);
         }
-        links_.emplace_back(link);
+        links_.emplace_back().emplace_back(link);
     }
     for (const std::string &w : take_libbpf_warnings())
         std::cerr << "jmethodtime: libbpf: " << w << (w.empty() || w.back() != '\n' ? "\n" : "") << std::flush;
@@ -113,16 +117,17 @@ void Tracer::set_method_probes(bool entry, bool ret)
 {
     if (!can_switch_method_probes())
         throw Error("the method probes are shared by several JVMs: they cannot be detached one at a time", 0);
-    if (ret && !links_[return_link_])
+    const bool regs = skel_->rodata->fast_args != 0;
+    if (ret && links_[return_link_].empty())
         links_[return_link_] =
-            attach_usdt(return_program(skel_.get()), window_pid_, window_libjvm_, "hotspot", "method__return");
-    if (entry && !links_[entry_link_])
+            attach_usdt(return_program(skel_.get()), window_pid_, window_libjvm_, "hotspot", "method__return", regs);
+    if (entry && links_[entry_link_].empty())
         links_[entry_link_] =
-            attach_usdt(skel_->progs.handle_entry, window_pid_, window_libjvm_, "hotspot", "method__entry");
+            attach_usdt(skel_->progs.handle_entry, window_pid_, window_libjvm_, "hotspot", "method__entry", regs);
     if (!entry)
-        links_[entry_link_].reset();
+        links_[entry_link_].clear();
     if (!ret)
-        links_[return_link_].reset();
+        links_[return_link_].clear();
 }
 
 std::pair<uint64_t, uint64_t> Tracer::method_program_ns() const

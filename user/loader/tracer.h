@@ -67,7 +67,7 @@ private:
     // grower stops, then the chunks close, then the programs unload.
     std::unique_ptr<TotalsChunks> method_totals_, path_totals_, row_totals_;
     std::unique_ptr<TotalsGrower> grower_;
-    std::vector<LinkPtr> links_;
+    std::vector<ProbeLinks> links_;
     // One JVM attached by pid: its libjvm, and where links_ holds its method probes.
     int window_pid_ = 0;
     std::string window_libjvm_;
