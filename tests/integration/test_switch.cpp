@@ -7,6 +7,7 @@
 // probes (the benchmark's floor programs) and the kernel's own run counts
 // (bpf_enable_stats) give the probe events a round of calls fires.
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,6 +82,18 @@ TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
         EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 0u) << "the agent's watch ended with its owner";
     }
     EXPECT_EQ(agent_copies(jvm.pid()), 1u);
+    // The agent keeps its own file open from the first request: later loads name
+    // /proc/self/fd/N, the one file a musl JVM's loader finds loaded (tests/musl).
+    const std::optional<jmt::LoadedAgent> agent = jmt::find_agent(jvm.pid());
+    ASSERT_TRUE(agent.has_value());
+    ASSERT_GE(agent->state.own_fd, 0) << "the agent did not keep its file";
+    struct stat kept = {};
+    ASSERT_EQ(stat(("/proc/" + jvm.pid_text() + "/fd/" + std::to_string(agent->state.own_fd)).c_str(), &kept), 0);
+    bool mapped = false;
+    for (const jmt::MapsEntry &e : jmt::parse_maps(jmt::read_file("/proc/" + jvm.pid_text() + "/maps")))
+        mapped = mapped || (e.path.find("/libjmtagent.so") != std::string::npos && e.inode == kept.st_ino);
+    EXPECT_TRUE(mapped) << "descriptor " << agent->state.own_fd << " is not the loaded agent's file";
+    EXPECT_GE(agent->state.requests, 8u) << "two traces' requests, each answered by this one agent";
 }
 
 // JDK 17 started with the flag: every call fires; on standby none does; a

@@ -208,9 +208,14 @@ TEST(AgentRequest, ParsesEveryFieldAndRefusesTheRest)
     ASSERT_EQ(jmt_parse_request("op=begin;owner=1.2;flag=140737351048000;watch=/tmp/.jmethodtime-0123/owner", &r), 0);
     EXPECT_EQ(r.flag_addr, 140737351048000u);
     EXPECT_EQ(std::string(r.watch, r.watch_len), "/tmp/.jmethodtime-0123/owner");
+    EXPECT_EQ(r.self, nullptr);
+    ASSERT_EQ(jmt_parse_request("op=standby;self=/tmp/.jmethodtime-0123/libjmtagent.so", &r), 0);
+    EXPECT_EQ(std::string(r.self, r.self_len), "/tmp/.jmethodtime-0123/libjmtagent.so");
     const std::string long_watch = "op=begin;watch=/" + std::string(JMT_AGENT_WATCH_PATH_MAX, 'x');
+    const std::string long_self = "op=begin;self=/" + std::string(JMT_AGENT_WATCH_PATH_MAX, 'x');
     for (const char *bad : {"", "op=", "op=restorex", "op=standby;what=1", "op=arm;owner=12", "owner=1.2",
-                            "op=begin;flag=12x", "op=begin;watch=", "op=begin;watch=relative", long_watch.c_str()})
+                            "op=begin;flag=12x", "op=begin;watch=", "op=begin;watch=relative", long_watch.c_str(),
+                            "op=begin;self=", "op=begin;self=libjmtagent.so", long_self.c_str()})
         EXPECT_EQ(jmt_parse_request(bad, &r), -1) << bad;
     EXPECT_EQ(jmt_parse_request(nullptr, &r), -1);
 }

@@ -256,11 +256,14 @@ jmt_agent_state agent_request(int pid, const std::string &options, const AgentPl
                     E2BIG);
     const UniqueFd lock = lock_requests(pid, place.lock_path, limits.reply_ns);
     const std::optional<LoadedAgent> before = find_agent(pid);
-    // A JVM loads the agent once: later requests name the same path, which its dynamic linker
-    // finds among the objects it has loaded (the file is placed again all the same, in a
-    // directory of that name made anew). The first load tries /tmp, then place.fallback_dir
-    // (a /tmp mounted noexec cannot hold code to map; a /tmp that is a link, or that someone but
-    // root can change, cannot hold it safely).
+    // A JVM loads the agent once. The first load names the placed file as self=, which the
+    // agent keeps open (own_fd): later loads name /proc/self/fd/N, that same file, which every
+    // dynamic linker finds among its objects (musl's only by device and inode). An agent without
+    // it (no /proc in the JVM's root) is asked by its own path, placed again in a directory of
+    // that name made anew, which glibc finds by name. The first load tries /tmp, then
+    // place.fallback_dir (a /tmp mounted noexec cannot hold code to map; a /tmp that is a link,
+    // or that someone but root can change, cannot hold it safely).
+    const bool own_fd = before && before->state.own_fd >= 0;
     std::vector<std::string> parents = {"/tmp"};
     if (!place.fallback_dir.empty())
         parents.push_back(place.fallback_dir);
@@ -280,9 +283,22 @@ jmt_agent_state agent_request(int pid, const std::string &options, const AgentPl
         try {
             std::string fifo;
             UniqueFd held = watch ? placed->make_fifo(&fifo) : UniqueFd();
-            check_load_reply(pid, attach_request(pid, place.start_ticks, "load",
-                                                 {placed->path(), "true", options + (watch ? ";watch=" + fifo : "")},
-                                                 place.attach_disabled, limits));
+            const std::string request = options + (watch ? ";watch=" + fifo : "");
+            const auto load = [&](const std::string &path, const std::string &extra) {
+                check_load_reply(pid, attach_request(pid, place.start_ticks, "load", {path, "true", request + extra},
+                                                     place.attach_disabled, limits));
+            };
+            if (!own_fd) {
+                load(placed->path(), before ? "" : ";self=" + placed->path());
+            } else {
+                try {
+                    load("/proc/self/fd/" + std::to_string(before->state.own_fd), "");
+                } catch (const Error &e) {
+                    if (e.error_number() != ENOEXEC)  // not loaded: a JVM's root without /proc
+                        throw;
+                    load(placed->path(), "");
+                }
+            }
             if (watch)
                 *watch = std::move(held);
             first_error.clear();

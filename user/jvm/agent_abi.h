@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define JMT_AGENT_MAGIC 0x6a6d742d6167656eULL /* "jmt-agen" */
-#define JMT_AGENT_ABI_VERSION 2
+#define JMT_AGENT_ABI_VERSION 3
 #define JMT_AGENT_STATE_SYMBOL "jmt_agent_state"
 /* HotSpot refuses an attach argument longer than 1024 bytes (JDK 8 to 25). */
 #define JMT_AGENT_OPTIONS_MAX 1024
@@ -98,6 +98,11 @@ struct jmt_agent_state {
     uint64_t flag_addr;       /* the JVM's address of DTraceMethodProbes, from BEGIN; 0: unknown */
     uint32_t owner_gone;      /* restores the agent made itself, its owner gone without one */
     int32_t owner_gone_error; /* jvmtiError of the last of them, 0 */
+    /* The agent's own file, open for the JVM's life from the first request that named it
+     * (self=); -1: none. Later loads name /proc/self/fd/N, this same file, which every dynamic
+     * linker finds among its objects (musl's by device and inode: a copy placed anew would be a
+     * second agent with a state of its own). */
+    int32_t own_fd;
 };
 
 #endif /* JMT_AGENT_ABI_H */

@@ -46,6 +46,8 @@ struct jmt_request {
 	uint64_t flag_addr; /* BEGIN: DTraceMethodProbes's address, 0 */
 	const char *watch;  /* BEGIN: the owner's FIFO, or NULL */
 	unsigned long watch_len;
+	const char *self; /* the path this request loaded the agent from, or NULL */
+	unsigned long self_len;
 };
 
 static inline uint64_t jmt_parse_u64(const char *s, unsigned long len, unsigned long *used)
@@ -81,6 +83,8 @@ static inline int jmt_parse_request(const char *opts, struct jmt_request *r)
 	r->flag_addr = 0;
 	r->watch = 0;
 	r->watch_len = 0;
+	r->self = 0;
+	r->self_len = 0;
 	while (at < len) {
 		const char *f = opts + at;
 		unsigned long flen = 0, used, i;
@@ -108,6 +112,11 @@ static inline int jmt_parse_request(const char *opts, struct jmt_request *r)
 			r->watch = f + 6;
 			r->watch_len = flen - 6;
 			if (r->watch_len == 0 || r->watch_len >= JMT_AGENT_WATCH_PATH_MAX || r->watch[0] != '/')
+				return -1;
+		} else if (jmt_starts_with(f, flen, "self=")) {
+			r->self = f + 5;
+			r->self_len = flen - 5;
+			if (r->self_len == 0 || r->self_len >= JMT_AGENT_WATCH_PATH_MAX || r->self[0] != '/')
 				return -1;
 		} else if (jmt_starts_with(f, flen, "classes=")) {
 			r->classes = f + 8;

@@ -29,6 +29,7 @@
 EXPORT struct jmt_agent_state jmt_agent_state = {
 	.magic = JMT_AGENT_MAGIC,
 	.abi = JMT_AGENT_ABI_VERSION,
+	.own_fd = -1,
 };
 
 jvmtiEnv *jmt_jvmti;
@@ -350,6 +351,21 @@ static int held_by_another(const struct jmt_request *r)
 	return r->owner_pid != jmt_agent_state.owner_pid || r->owner_start != jmt_agent_state.owner_start;
 }
 
+/* The first request that names the agent's file opens it for the JVM's life (own_fd). */
+static void keep_own_file(const struct jmt_request *r)
+{
+	char path[JMT_AGENT_WATCH_PATH_MAX];
+	int fd;
+
+	if (!r->self || jmt_agent_state.own_fd >= 0)
+		return;
+	memcpy(path, r->self, r->self_len);
+	path[r->self_len] = 0;
+	fd = jmt_open_read(path);
+	if (fd >= 0)
+		jmt_agent_state.own_fd = fd;
+}
+
 EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	struct jmt_request r;
@@ -363,6 +379,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 		goto out;
 	}
 	jmt_agent_state.last_op = r.op;
+	keep_own_file(&r);
 	/* The byte the owner's watch may store 0 to is checked before anything changes. */
 	if (r.op == JMT_OP_BEGIN && r.flag_addr && !jmt_flag_address_ok(r.flag_addr)) {
 		code = JMT_AGENT_BAD_FLAG;
