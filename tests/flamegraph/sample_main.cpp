@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "../common/path_fixture.h"
+#include "model/latency.h"
 #include "model/paths.h"
+#include "model/profile.h"
 #include "report/flamegraph.h"
 
 namespace {
@@ -81,6 +83,37 @@ jmt::CallTree synthetic_tree(uint32_t n)
     return tree;
 }
 
+// The kernel bucket holding ns: its low edge.
+uint64_t bucket_low(uint64_t ns)
+{
+    uint32_t i = 0;
+    while (i + 1 < JMT_LAT_BUCKETS && jmt::latency_bucket_low_ns(i + 1) <= ns)
+        i++;
+    return jmt::latency_bucket_low_ns(i);
+}
+
+// c()'s 25,000 calls (both paths) as two per-thread rows whose histograms the page sums:
+// 24,500 near 5 us, 400 near 50 us, 100 near 2 ms. Nearest rank: p50 and p90 in 5 us's
+// bucket, p99 (rank 24,750) in 50 us's, p99.9 (rank 24,975) and max at 2 ms.
+std::vector<jmt::MethodRow> methods_of_c()
+{
+    std::vector<jmt::MethodRow> rows(2);
+    for (jmt::MethodRow &r : rows) {
+        r.klass = "demo/abc/FixedWork";
+        r.method = "c";
+        r.signature = "()V";
+    }
+    rows[0].tid = 11;
+    rows[1].tid = 12;
+    rows[0].stats.latency.add_bucket(bucket_low(5 * kUs), 12'000);
+    rows[1].stats.latency.add_bucket(bucket_low(5 * kUs), 12'500);
+    rows[1].stats.latency.add_bucket(bucket_low(50 * kUs), 400);
+    rows[1].stats.latency.add_bucket(bucket_low(2000 * kUs), 100);
+    rows[0].stats.latency.set_extremes(5 * kUs, 5 * kUs);
+    rows[1].stats.latency.set_extremes(5 * kUs, 2000 * kUs);
+    return rows;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -119,7 +152,7 @@ int main(int argc, char **argv)
     tree.nodes.push_back(node(4, 3, "c", 4 * kN, 5, 5));
     tree.nodes.push_back(node(5, 2, "c", kN, 5, 5));
     std::ofstream out(argv[1]);
-    jmt::write_flamegraph_html(out, tree, "jmethodtime pid 4242: package demo/abc, 1.20 s", metric);
+    jmt::write_flamegraph_html(out, tree, "jmethodtime pid 4242: package demo/abc, 1.20 s", metric, methods_of_c());
     out.close();
     if (!out) {
         std::cerr << "jmt_flamegraph_sample: cannot write " << argv[1] << "\n";

@@ -118,9 +118,29 @@ grep -q 'Matched: 62.50% (25,000 calls, 2 frames)' "$work/dom-zoom.html" || fail
 grep -q 'zoomed into demo.abc.FixedWork.b(): 30,000 calls (75.00%)' "$work/dom-zoom.html" || fail "wrong zoom status"
 note "zoom, search and the calls metric: as expected"
 
+# Zoomed into a;c: c()'s latency over all its 25,000 calls (sample_main.cpp's two rows summed),
+# each percentile the middle of the bucket its rank falls in (log-linear, at most 1/8 wide):
+# p50 and p90 near 5 us, p99 near 50 us, p99.9 and max 2 ms; no distribution at the root.
+dump "#zoom=demo.abc.FixedWork.a()%3Bdemo.abc.FixedWork.c()" "$work/dom-latency.html"
+line=$(grep -o 'Latency of demo.abc.FixedWork.c(), all [^<]*' "$work/dom-latency.html") ||
+  fail "zoomed into a;c: no latency line for c()"
+within() {  # within WHAT TEXT LOW_US HIGH_US: TEXT ("5.12 us") lies in [LOW_US, HIGH_US]
+  awk -v t="$2" -v lo="$3" -v hi="$4" 'BEGIN { split(t, f, " "); v = f[1] * (f[2] == "ms" ? 1000 : f[2] == "s" ? 1e6 : f[2] == "ns" ? 0.001 : 1);
+    exit !(v >= lo && v <= hi) }' || fail "c()'s $1 is $2, not within [$3, $4] us: $line"
+}
+grep -q 'all 25,000 calls' <<<"$line" || fail "c()'s latency does not count 25,000 calls: $line"
+within p50 "$(sed -n 's/.*p50 \([0-9.]* [a-z]*\),.*/\1/p' <<<"$line")" 4.4 5.7
+within p90 "$(sed -n 's/.*p90 \([0-9.]* [a-z]*\),.*/\1/p' <<<"$line")" 4.4 5.7
+within p99 "$(sed -n 's/.*p99 \([0-9.]* [a-z]*\),.*/\1/p' <<<"$line")" 44 57
+within p99.9 "$(sed -n 's/.*p99\.9 \([0-9.]* [a-z]*\),.*/\1/p' <<<"$line")" 1750 2300
+grep -q 'max 2.00 ms' <<<"$line" || fail "c()'s max is not 2.00 ms: $line"
+[ "$(grep -o 'class="bar"' "$work/dom-latency.html" | wc -l)" -eq 3 ] || fail "c()'s histogram: not 3 bars"
+note "c()'s latency distribution when zoomed into it: $line"
+
 # On-CPU: the same shape at 96% of elapsed.
 dump "#metric=cpu" "$work/dom-cpu.html"
 grep -q 'Total on-CPU: 317 ms in 5,000 outermost traced calls' "$work/dom-cpu.html" || fail "wrong on-CPU total"
+grep -q '<div id="jmt-latency"></div>' "$work/dom-cpu.html" || fail "the whole graph (no zoom) shows a method's latency"
 frames=$(frames_of "$work/dom-cpu.html")
 expect_width "$frames" "demo.abc.FixedWork.b()" "$(px 200 330)"
 note "on-CPU metric: as expected"

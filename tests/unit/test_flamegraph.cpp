@@ -5,7 +5,9 @@
 #include <string>
 
 #include "../common/path_fixture.h"
+#include "model/latency.h"
 #include "model/paths.h"
+#include "model/profile.h"
 #include "report/flamegraph.h"
 
 namespace {
@@ -211,6 +213,54 @@ TEST(Flamegraph, InvalidUtf8InNamesDoesNotThrow)
     EXPECT_NO_THROW(html = html_of(t));
     const json root = data_of(html);
     EXPECT_EQ(root["children"][0].at("name"), "p.Caf\xef\xbf\xbd.m\xef\xbf\xbd()");
+}
+
+}  // namespace
+
+namespace {
+
+// The methods' distributions: rows of one method (per thread here) summed under its frames' label;
+// a method without calls timed has none. 99 calls near 1 us and 1 near 1 ms: p50 in 1 us's
+// bucket, p99 too (rank 99), max 1 ms.
+TEST(Flamegraph, MethodsLatencyIsSummedByFrameLabel)
+{
+    std::vector<jmt::MethodRow> rows(3);
+    for (jmt::MethodRow &r : rows) {
+        r.klass = "demo/abc/FixedWork";
+        r.method = "c";
+        r.signature = "()V";
+    }
+    rows[2].method = "b";
+    uint64_t low_1us = 0, low_1ms = 0;
+    for (uint32_t i = 0; i < JMT_LAT_BUCKETS; i++) {
+        if (jmt::latency_bucket_low_ns(i) <= 1000)
+            low_1us = jmt::latency_bucket_low_ns(i);
+        if (jmt::latency_bucket_low_ns(i) <= 1000000)
+            low_1ms = jmt::latency_bucket_low_ns(i);
+    }
+    ASSERT_TRUE(rows[0].stats.latency.add_bucket(low_1us, 60));
+    ASSERT_TRUE(rows[1].stats.latency.add_bucket(low_1us, 39));
+    ASSERT_TRUE(rows[1].stats.latency.add_bucket(low_1ms, 1));
+    rows[0].stats.latency.set_extremes(1000, 1000);
+    rows[1].stats.latency.set_extremes(1000, 1000000);
+    std::ostringstream out;
+    jmt::write_flamegraph_html(out, abc_tree(), "t", jmt::PathMetric::Wall, rows);
+    const std::string html = out.str();
+    const std::string begin = "<script type=\"application/json\" id=\"jmt-flamegraph-latency\">";
+    const size_t at = html.find(begin);
+    ASSERT_NE(at, std::string::npos);
+    const size_t start = at + begin.size();
+    const json latency = json::parse(html.substr(start, html.find("</script>", start) - start));
+    ASSERT_EQ(latency.size(), 1u) << latency.dump();
+    const json &c = latency.at("demo.abc.FixedWork.c()");
+    EXPECT_EQ(c["calls"], 100);
+    EXPECT_GE(c["p50"].get<uint64_t>(), low_1us);
+    EXPECT_LT(c["p99"].get<uint64_t>(), 2 * low_1us);
+    EXPECT_EQ(c["max"], 1000000);
+    ASSERT_EQ(c["buckets"].size(), 2u);
+    EXPECT_EQ(c["buckets"][0][0], low_1us);
+    EXPECT_EQ(c["buckets"][0][2], 99);
+    EXPECT_EQ(c["buckets"][1][2], 1);
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ int run_merge(int argc, const char *const argv[])
                               "jmethodtime merge of " + std::to_string(inputs.size()) +
                                   " reports: " + pid_list(merged) + "; " +
                                   filter_text(merged.packages, merged.class_globs, merged.method_globs),
-                              kMetrics.at(metric));
+                              kMetrics.at(metric), merged.methods);
         flame_sink.flush();
     }
     std::ostream &out = sink.stream();

@@ -20,7 +20,7 @@ void write_outputs(std::ostream &out, const OutputSpec &spec, const Profile &pro
         const std::string title = "jmethodtime pid " + std::to_string(profile.pid) + ": " +
                                   filter_text(profile.packages, profile.class_globs, profile.method_globs) + ", " +
                                   format_duration(profile.duration_ns);
-        write_flamegraph_html(*flamegraph, tree, title, spec.metric);
+        write_flamegraph_html(*flamegraph, tree, title, spec.metric, profile.methods);
     }
     switch (spec.kind) {
     case OutputKind::Folded: write_folded(out, tree, spec.metric); break;

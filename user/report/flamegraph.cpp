@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <vector>
@@ -90,6 +91,31 @@ json tree_json(const CallTree &tree)
     return to_json(nodes, 0);
 }
 
+// Each method's distribution by its frames' label (rows of one method, per thread or per JVM, summed).
+json latency_json(const std::vector<MethodRow> &methods)
+{
+    std::map<std::string, Latency> by_label;
+    for (const MethodRow &m : methods) {
+        if (m.stats.latency.empty())
+            continue;
+        PathNode frame;
+        frame.klass = m.klass;
+        frame.method = m.method;
+        frame.signature = m.signature;
+        by_label[frame_label(frame)] += m.stats.latency;
+    }
+    json out = json::object();
+    for (const auto &[label, l] : by_label) {
+        const LatencySummary s = summarize(l);
+        json buckets = json::array();
+        for (const LatencyBucket &b : l.buckets())
+            buckets.push_back({b.low_ns, b.high_ns, b.calls});
+        out[label] = {{"calls", l.calls()}, {"p50", s.p50_ns}, {"p90", s.p90_ns}, {"p99", s.p99_ns},
+                      {"p999", s.p999_ns},  {"min", s.min_ns}, {"max", s.max_ns}, {"buckets", std::move(buckets)}};
+    }
+    return out;
+}
+
 // JSON that can sit inside <script>: '<', '>' and '&' only occur in strings, where \uXXXX
 // means the same character.
 std::string script_safe(const std::string &json_text)
@@ -137,18 +163,22 @@ std::string html_escape(const std::string &text)
     return out;
 }
 
-void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title, PathMetric metric)
+void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title, PathMetric metric,
+                           const std::vector<MethodRow> &methods)
 {
     // Names come from the JVM (modified UTF-8): invalid bytes become U+FFFD instead of throwing.
     const std::string data = script_safe(tree_json(tree).dump(-1, ' ', false, json::error_handler_t::replace));
+    const std::string latency = script_safe(latency_json(methods).dump(-1, ' ', false, json::error_handler_t::replace));
     const std::string safe_title = html_escape(title);
     struct Placeholder {
         const char *text;
         const std::string *value;
     };
     const std::string metric_value = metric_name(metric);
-    const Placeholder placeholders[] = {
-        {"@JMT_TITLE@", &safe_title}, {"@JMT_METRIC@", &metric_value}, {"/*@JMT_DATA@*/", &data}};
+    const Placeholder placeholders[] = {{"@JMT_TITLE@", &safe_title},
+                                        {"@JMT_METRIC@", &metric_value},
+                                        {"/*@JMT_DATA@*/", &data},
+                                        {"/*@JMT_LATENCY@*/", &latency}};
 
     // kFlamegraphHtml with each placeholder replaced; the inlined script has none (checked at build time).
     const char *at = kFlamegraphHtml;

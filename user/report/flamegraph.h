@@ -3,8 +3,10 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "model/paths.h"
+#include "model/profile.h"
 
 namespace jmt {
 
@@ -17,8 +19,12 @@ namespace jmt {
 // "all" (its calls and *_incl the sums over the outermost frames, its *_excl 0); a node's
 // values are its PathNode's stats, its name is frame_label, children are sorted by name.
 // title is shown as the page's title and heading (HTML-escaped).
+// methods: their latency histograms (rows of one method summed, by frame_label) go in a
+// second JSON element, {label: {calls, p50, p90, p99, p999, min, max, buckets: [[low_ns,
+// high_ns, calls], ...]}}, and a frame zoomed into shows its method's distribution (every
+// call of the method, whatever its path: the kernel keeps histograms per method, not per path).
 void write_flamegraph_html(std::ostream &out, const CallTree &tree, const std::string &title,
-                           PathMetric metric = PathMetric::Wall);
+                           PathMetric metric = PathMetric::Wall, const std::vector<MethodRow> &methods = {});
 
 // The embedded JSON sits between these two strings in the page ('<', '>' and '&' in it are
 // written as \u003c, \u003e and \u0026, so no name can end the <script> element).

@@ -205,6 +205,40 @@
       : "Total " + METRICS[metric].name + ": " + fmtValue(total) + " in " + fmtCount(data.calls) + " outermost traced calls";
     if (focus !== data) line += "  |  zoomed into " + focus.name + ": " + fmtValue(focus.value) + " (" + pct(focus.value, total) + ")";
     status.textContent = line;
+    showLatency();
+  }
+
+  // The zoomed frame's method: the latency distribution of all its calls, whatever their path
+  // (the kernel keeps a histogram per method), from the page's second JSON element. Its buckets
+  // as bars on a log time axis from the first bucket's low edge to the last's high edge, each
+  // bar's height the log of its calls (a tail of 100 calls beside 24,000 stays visible).
+  var latency = {};
+  try { latency = JSON.parse(byId("jmt-flamegraph-latency").textContent) || {}; } catch (e) { latency = {}; }
+  function showLatency() {
+    var box = byId("jmt-latency"), d = focus.root ? null : latency[focus.name];
+    box.textContent = "";
+    if (!d || !d.buckets || !d.buckets.length) return;
+    box.appendChild(htmlElement("div", "line", "Latency of " + focus.name + ", all " + fmtCount(d.calls) +
+      " calls: p50 " + fmtNs(d.p50) + ", p90 " + fmtNs(d.p90) + ", p99 " + fmtNs(d.p99) + ", p99.9 " +
+      fmtNs(d.p999) + ", max " + fmtNs(d.max)));
+    var lo = Math.log(Math.max(1, d.buckets[0][0])), hi = Math.log(Math.max(2, d.buckets[d.buckets.length - 1][1]));
+    var span = Math.max(hi - lo, 1e-9), most = 0, bars = htmlElement("div", "bars");
+    d.buckets.forEach(function (b) { most = Math.max(most, b[2]); });
+    d.buckets.forEach(function (b) {
+      var bar = htmlElement("div", "bar");
+      var left = (Math.log(Math.max(1, b[0])) - lo) / span, right = (Math.log(Math.max(2, b[1])) - lo) / span;
+      bar.style.left = (100 * left).toFixed(3) + "%";
+      bar.style.width = Math.max(0.6, 100 * (right - left)).toFixed(3) + "%";
+      bar.style.height = Math.round(4 + 44 * Math.log(1 + b[2]) / Math.log(1 + most)) + "px";
+      bar.title = fmtNs(b[0]) + " to " + fmtNs(b[1]) + ": " + fmtCount(b[2]) + " calls";
+      bars.appendChild(bar);
+    });
+    box.appendChild(bars);
+    var axis = htmlElement("div", "axis");
+    [fmtNs(d.buckets[0][0]), "time, log scale (bar heights: calls, log scale)", fmtNs(d.buckets[d.buckets.length - 1][1])].forEach(function (t) {
+      axis.appendChild(htmlElement("span", "", t));
+    });
+    box.appendChild(axis);
   }
 
   // The top-level packages by their exclusive share of the metric, largest first (24 at most).
