@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -156,6 +158,10 @@ TEST(InspectLibjvm, EveryMethodProbeSiteIsANopAtItsFileOffset)
     if (path.empty())
         GTEST_SKIP() << "no Debian OpenJDK 17 of this architecture (InspectLibjvm.DebianJdkHasTheProbes... says why)";
     const jmt::LibjvmInfo info = jmt::inspect_libjvm(path);
+    struct stat st = {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(info.file, (jmt::FileId{major(st.st_dev), minor(st.st_dev), static_cast<uint64_t>(st.st_ino)}))
+        << "the identity of the file read, which examine_target checks against the mapping's";
     std::ifstream file(path, std::ios::binary);
     int sites = 0;
     for (const auto &n : info.notes) {

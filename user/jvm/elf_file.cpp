@@ -1,5 +1,8 @@
 #include "jvm/elf_file.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,6 +22,9 @@ ElfFile::ElfFile(const std::string &path)
         const int err = errno;
         throw Error("cannot open " + path + ": " + strerror(err), err);
     }
+    struct stat st = {};
+    if (fstat(fd_, &st) == 0)
+        id_ = FileId{major(st.st_dev), minor(st.st_dev), static_cast<uint64_t>(st.st_ino)};
     elf_ = elf_begin(fd_, ELF_C_READ, nullptr);
     if (!elf_ || elf_kind(elf_) != ELF_K_ELF) {
         const std::string why = elf_errmsg(-1);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "util/mapped_path.h"
+
 namespace jmt {
 
 class ElfFile {
@@ -21,10 +23,13 @@ public:
     ElfFile &operator=(const ElfFile &) = delete;
 
     Elf *elf() const { return elf_; }
+    // The identity of the file read (fstat of the descriptor), whatever its path names now.
+    FileId id() const { return id_; }
 
 private:
     int fd_ = -1;
     Elf *elf_ = nullptr;
+    FileId id_;
 };
 
 // The PT_LOAD program headers of elf, in file order.

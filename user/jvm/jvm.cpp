@@ -271,6 +271,12 @@ TargetStatus examine_target(int pid)
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
+    // The file read must be the one mapped: a libjvm.so replaced at its path since the maps were
+    // read would give another build's notes and symbols (the flag's address among them).
+    if (const std::optional<FileId> mapped = maps_file_id(m.entry); mapped && *mapped != info.file)
+        return failed(st, TargetProblem::Unreadable,
+                      named + "'s " + m.path + " was replaced while jmethodtime read it: run jmethodtime again",
+                      ESTALE);
     if (info.machine != host_machine())
         return failed(st, TargetProblem::Unreadable, machine_mismatch_message(named, m.path, info.machine), ENOEXEC);
     if (!has_method_probes(info, &t.arg_regs)) {

@@ -120,6 +120,7 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
     const bool is64 = gelf_getclass(elf) == ELFCLASS64;
 
     LibjvmInfo info;
+    info.file = file.id();
     GElf_Ehdr ehdr;
     if (gelf_getehdr(elf, &ehdr))
         info.machine = ehdr.e_machine;

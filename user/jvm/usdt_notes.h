@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jvm/usdt_args.h"
+#include "util/mapped_path.h"
 
 namespace jmt {
 
@@ -28,6 +29,7 @@ struct LibjvmInfo {
     std::vector<UsdtNote> notes;    // of the requested provider only
     uint16_t machine = 0;           // e_machine: kMachineX86_64, kMachineAarch64, ...
     uint64_t first_load_vaddr = 0;  // p_vaddr of the first PT_LOAD
+    FileId file;                    // the file read (its descriptor's identity)
     // st_value of the symbols of kLibjvmSymbols that the file has (.symtab,
     // which a stripped libjvm lacks, or .dynsym, which it keeps).
     std::map<std::string, uint64_t> symbols;
