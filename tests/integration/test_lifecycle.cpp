@@ -235,3 +235,33 @@ TEST_F(Errors, ProbesOff)
 TEST(Usage, BadPackage) { expect_error({"-p", "1", "--package", "org//x"}, "empty segment"); }
 
 }  // namespace
+
+// A JVM that exits while jmethodtime starts, at any moment: a report (exit 0, the exit said),
+// or one line, exit 1, that says the JVM is gone; never another error, a crash or a hang.
+TEST_F(Errors, AJvmThatExitsWhileTheTracerStartsIsOneLineOrAReport)
+{
+    int reported = 0, refused = 0;
+    for (const int sleep_ms : {200, 500, 900, 1400, 2000, 3000}) {
+        SCOPED_TRACE("the JVM exits " + std::to_string(sleep_ms) + " ms after its calls");
+        jmt_it::JavaCommand command;
+        command.main_class = "demo.launch.Startup";
+        command.args = {"1", "0", std::to_string(sleep_ms)};
+        jmt_it::Workload jvm(command, "DONE");
+        ASSERT_TRUE(jvm.ready());
+        Child jmt({JMT_BINARY, "-p", jvm.pid_text(), "--package", "demo/launch"}, false);
+        const int exit = jmt.wait_exit(60000);
+        const std::string err = jmt.drain(true, 2000);
+        if (exit == 0) {
+            EXPECT_NE(err.find("exited"), std::string::npos) << err;
+            reported++;
+            continue;
+        }
+        EXPECT_EQ(exit, 1) << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+        const bool gone = err.find("exited before its probes were attached: nothing was traced") != std::string::npos ||
+                          err.find("no process with pid " + jvm.pid_text()) != std::string::npos;
+        EXPECT_TRUE(gone) << err;
+        refused++;
+    }
+    std::printf("  %d traces reported the exit, %d refused in one line\n", reported, refused);
+}

@@ -20,6 +20,7 @@
 #include "jvm/usdt_notes.h"
 #include "loader/kernel_features.h"
 #include "util/error.h"
+#include "util/procfs.h"
 
 namespace jmt {
 
@@ -334,8 +335,11 @@ std::pair<uint64_t, uint64_t> program_run_stats(const bpf_program *prog)
 
 namespace {
 
-[[noreturn]] void throw_attach_error(int err, const std::string &what, const std::string &binary)
+[[noreturn]] void throw_attach_error(int err, int pid, const std::string &what, const std::string &binary)
 {
+    if (pid > 0 && !process_start_ticks(pid))  // gone, or only its zombie
+        throw Error("pid " + std::to_string(pid) + " exited before its probes were attached: nothing was traced",
+                    ESRCH);
     if (err == EINVAL)
         throw Error(what + " failed with EINVAL: another tracer (a bcc tool such as ucalls or trace) "
                            "probably holds this probe with a different semaphore offset; stop it and retry",
@@ -365,7 +369,7 @@ ProbeLinks attach_sites(bpf_program *prog, int pid, const std::string &binary, c
     for (uint64_t offset : offsets) {
         bpf_link *link = bpf_program__attach_uprobe(prog, false, pid, binary.c_str(), offset);
         if (!link)
-            throw_attach_error(errno, what, binary);
+            throw_attach_error(errno, pid, what, binary);
         links.emplace_back(link);
     }
     return links;
@@ -382,7 +386,7 @@ ProbeLinks attach_usdt(bpf_program *prog, int pid, const std::string &binary, co
             return links;
     bpf_link *link = bpf_program__attach_usdt(prog, pid, binary.c_str(), provider, probe, nullptr);
     if (!link)
-        throw_attach_error(errno, what, binary);
+        throw_attach_error(errno, pid, what, binary);
     ProbeLinks links;
     links.emplace_back(link);
     return links;
