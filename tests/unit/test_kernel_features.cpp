@@ -31,6 +31,7 @@ TEST(KernelFeatures, TheNewestMissingFeatureNamesTheReleaseTheOthersFollow)
 std::vector<jmt::KernelFeature> linux_5_10()
 {
     return {{"bpf_loop", "5.17", false, "bounded loops"},
+            {"BPF cookies", "5.15", false, "plain uprobes", true},
             {"bpf_for_each_map_elem", "5.13", false, "dropped at their next lookup"},
             {"task storage in tracing programs", "5.11", false, "hash maps by thread id"},
             {"bpf_probe_read_user", "5.5", true}};
@@ -55,9 +56,14 @@ TEST(KernelFeatures, TheCompatProgramsNameEveryFallbackInOneLine)
 {
     const std::string text = jmt::compat_text(linux_5_10(), "5.10.0-39-amd64");
     EXPECT_EQ(text, "this kernel (5.10.0-39-amd64) traces with the compat BPF programs: without bpf_loop (5.17): "
-                    "bounded loops; without bpf_for_each_map_elem (5.13): dropped at their next lookup; without task "
-                    "storage in tracing programs (5.11): hash maps by thread id");
+                    "bounded loops; without BPF cookies (5.15): plain uprobes; without bpf_for_each_map_elem (5.13): "
+                    "dropped at their next lookup; without task storage in tracing programs (5.11): hash maps by "
+                    "thread id");
     EXPECT_EQ(text.find('\n'), std::string::npos);
+    // 5.15 and 5.16: cookies, no bpf_loop. Only the fallbacks taken are named.
+    std::vector<jmt::KernelFeature> linux_5_15 = linux_5_10();
+    linux_5_15[1].present = true;
+    EXPECT_EQ(jmt::compat_text(linux_5_15, "5.15.0-1-amd64").find("cookies"), std::string::npos);
 }
 
 TEST(KernelFeatures, AKernelWithBpfLoopNeedsNoFallback)

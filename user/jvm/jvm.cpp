@@ -271,9 +271,10 @@ TargetStatus examine_target(int pid)
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, who + ": " + e.what(), e.error_number());
     }
-    // The file read must be the one mapped: a libjvm.so replaced at its path since the maps were
-    // read would give another build's notes and symbols (the flag's address among them).
-    if (const std::optional<FileId> mapped = maps_file_id(m.entry); mapped && *mapped != info.file)
+    // The file read must be the one whose path was checked against the maps line: a libjvm.so
+    // replaced at its path since would give another build's notes and symbols (the flag's address
+    // among them). Read through map_files (no path matched), it is the mapping itself.
+    if (const std::optional<FileId> mapped = maps_file_id(m.entry); view.verified && mapped && *mapped != info.file)
         return failed(st, TargetProblem::Unreadable,
                       named + "'s " + m.path + " was replaced while jmethodtime read it: run jmethodtime again",
                       ESTALE);

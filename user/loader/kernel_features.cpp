@@ -17,6 +17,8 @@ namespace {
 // What the compat programs do in place of each feature (bpf/compat.bpf.h).
 constexpr const char *kNoLoop = "bounded loops and global functions walk a thread's stack and step "
                                 "--class/--method globs, virtual threads are not followed across unmounts";
+constexpr const char *kNoCookie = "the probes attached at each site as plain uprobes, their arguments read from "
+                                  "registers";
 constexpr const char *kNoForEach = "an unloaded class's methods dropped at their next lookup";
 constexpr const char *kNoTaskStorage = "thread state in hash maps by thread id, deleted at exit";
 constexpr const char *kNoTaskBtf = "the thread id from bpf_get_current_pid_tgid";
@@ -29,6 +31,7 @@ std::vector<KernelFeature> probe_kernel_features()
     const auto helper = [](bpf_func_id id) { return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, nullptr) == 1; };
     return {
         {"bpf_loop", "5.17", helper(BPF_FUNC_loop), kNoLoop},
+        {"BPF cookies", "5.15", helper(BPF_FUNC_get_attach_cookie), kNoCookie, true},
         {"bpf_for_each_map_elem", "5.13", helper(BPF_FUNC_for_each_map_elem), kNoForEach},
         {"task storage in tracing programs", "5.11", helper(BPF_FUNC_task_storage_get), kNoTaskStorage},
         {"bpf_get_current_task_btf", "5.11", helper(BPF_FUNC_get_current_task_btf), kNoTaskBtf},
@@ -66,7 +69,7 @@ std::string fallbacks_text(const std::vector<KernelFeature> &features)
 {
     std::string text;
     for (const KernelFeature &f : features) {
-        if (!*f.fallback)
+        if (!*f.fallback || (f.present && f.fallback_only_when_missing))
             continue;
         text += (text.empty() ? "" : "; ") + std::string("without ") + f.name + " (" + f.since + "): " + f.fallback;
     }
@@ -88,16 +91,17 @@ const KernelSupport &kernel_support()
         uname(&u);
         s.release = u.release;
         s.features = probe_kernel_features();
-        // Tests only: the compat programs on a kernel that has every feature.
+        // Tests only: the compat programs on a kernel that has every feature, attached as on 5.10
+        // (without cookies, at each probe's sites).
         const char *force = getenv("JMT_TEST_COMPAT_PROGRAMS");
-        if (force && std::strcmp(force, "1") == 0)
-            for (KernelFeature &f : s.features)
-                if (std::strcmp(f.name, "bpf_loop") == 0)
-                    f.present = false;
+        for (KernelFeature &f : s.features) {
+            if (force && std::strcmp(force, "1") == 0 &&
+                (std::strcmp(f.name, "bpf_loop") == 0 || std::strcmp(f.name, "BPF cookies") == 0))
+                f.present = false;
+            if (std::strcmp(f.name, "BPF cookies") == 0)
+                s.attach_cookie = f.present;
+        }
         s.compat = needs_compat_programs(s.features);
-        // Forced compat programs attach as 5.10 does too: without cookies, at each probe's sites.
-        s.attach_cookie = !(force && std::strcmp(force, "1") == 0) &&
-                          libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, nullptr) == 1;
         return s;
     }();
     return support;

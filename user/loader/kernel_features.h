@@ -15,6 +15,8 @@ struct KernelFeature {
     bool present;
     // What the compat programs do without it ("" when nothing: a kernel without it is refused).
     const char *fallback = "";
+    // The fallback is taken only where the feature is missing (the others: by every compat program).
+    bool fallback_only_when_missing = false;
 };
 
 // The features the programs need, newest first, each probed on the running kernel (a probe
@@ -44,8 +46,8 @@ struct KernelSupport {
     std::string release;
     std::vector<KernelFeature> features;
     bool compat = false;  // the compat programs load (no bpf_loop, or JMT_TEST_COMPAT_PROGRAMS=1)
-    // bpf_get_attach_cookie (5.15): without it libbpf finds a USDT probe's spec by its address in
-    // the process, so a probe in a library the process has not loaded yet cannot be attached.
+    // BPF cookies (5.15): without them libbpf finds a USDT probe's spec by its address in the
+    // process, so the probes go to their sites as plain uprobes (loader/programs.h, attach_usdt).
     bool attach_cookie = true;
 };
 
