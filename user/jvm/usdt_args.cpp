@@ -1,5 +1,6 @@
 #include "jvm/usdt_args.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -183,25 +184,31 @@ std::optional<uint8_t> register_number(const std::string &reg, uint16_t machine)
     return std::nullopt;
 }
 
-std::optional<std::array<uint8_t, 7>> register_args(const std::string &spec, uint16_t machine)
+std::optional<std::vector<uint8_t>> plain_registers(const std::string &spec, uint16_t machine,
+                                                    const std::vector<int> &min_bytes, bool every_argument)
 {
     const auto args = parse_usdt_args(spec, machine);
-    if (!args || args->size() != 7)
+    if (!args || args->size() < min_bytes.size() || (every_argument && args->size() != min_bytes.size()))
+        return std::nullopt;
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i < min_bytes.size(); i++) {
+        const UsdtArg &a = (*args)[i];
+        const auto reg = register_number(a.reg, machine);
+        if (a.kind != UsdtArg::Kind::Register || a.size < min_bytes[i] || !reg)
+            return std::nullopt;
+        out.push_back(*reg);
+    }
+    return out;
+}
+
+std::optional<std::array<uint8_t, 7>> register_args(const std::string &spec, uint16_t machine)
+{
+    // Pointers (1, 3, 5) whole 8-byte registers; lengths (2, 4, 6) at least 2 bytes.
+    const auto regs = plain_registers(spec, machine, {1, 8, 2, 8, 2, 8, 2}, true);
+    if (!regs)
         return std::nullopt;
     std::array<uint8_t, 7> out{};
-    for (size_t i = 0; i < out.size(); i++) {
-        const UsdtArg &a = (*args)[i];
-        if (a.kind != UsdtArg::Kind::Register)
-            return std::nullopt;
-        // Pointers (odd indexes 1,3,5) must be whole 8-byte registers; lengths at least 2 bytes.
-        const bool pointer = i % 2 == 1;
-        if ((pointer && a.size != 8) || (!pointer && i > 0 && a.size < 2))
-            return std::nullopt;
-        const auto reg = register_number(a.reg, machine);
-        if (!reg)
-            return std::nullopt;
-        out[i] = *reg;
-    }
+    std::copy(regs->begin(), regs->end(), out.begin());
     return out;
 }
 

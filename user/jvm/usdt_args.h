@@ -39,6 +39,12 @@ std::optional<std::vector<UsdtArg>> parse_usdt_args(const std::string &spec, uin
 // register outside it (x86's xmm0, arm64's v0).
 std::optional<uint8_t> register_number(const std::string &reg, uint16_t machine);
 
+// The registers of spec's first min_bytes.size() arguments when each is a plain
+// register (of machine's numbering) of at least min_bytes[i] bytes, or nullopt;
+// every_argument: the spec has no other argument.
+std::optional<std::vector<uint8_t>> plain_registers(const std::string &spec, uint16_t machine,
+                                                    const std::vector<int> &min_bytes, bool every_argument);
+
 // The registers of HotSpot's 7 method probe arguments when every one is a plain
 // register (pointers whole 8-byte registers, lengths at least 2 bytes), or
 // nullopt: the programs then read them through libbpf's generic reader.

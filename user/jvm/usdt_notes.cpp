@@ -5,6 +5,7 @@
 #include <libelf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -180,17 +181,12 @@ std::optional<std::array<uint8_t, 2>> class_unloaded_registers(const LibjvmInfo 
             return std::nullopt;
         spec = n.args;
     }
-    const auto args = spec ? parse_usdt_args(*spec, info.machine) : std::nullopt;
-    if (!args || args->size() < 2)
+    // The name's address a whole 8-byte register, its length at least 2 bytes.
+    const auto regs = spec ? plain_registers(*spec, info.machine, {8, 2}, false) : std::nullopt;
+    if (!regs)
         return std::nullopt;
     std::array<uint8_t, 2> out{};
-    for (size_t i = 0; i < out.size(); i++) {
-        const UsdtArg &a = (*args)[i];
-        const auto reg = register_number(a.reg, info.machine);
-        if (a.kind != UsdtArg::Kind::Register || a.size < (i == 0 ? 8 : 2) || !reg)
-            return std::nullopt;
-        out[i] = *reg;
-    }
+    std::copy(regs->begin(), regs->end(), out.begin());
     return out;
 }
 
