@@ -84,7 +84,9 @@ void expect_pinned(const VtRun &r, const Tasks &t)
                 static_cast<unsigned long long>(u64(step, "pinned")), static_cast<unsigned long long>(steps),
                 u64(step, "pinned_ns") / 1e6 / std::max<uint64_t>(1, u64(step, "pinned")), off_cpu / 1e6 / steps,
                 done_value(r.done, "blocked_ns") / 1e6 / steps);
-    EXPECT_GE(u64(step, "pinned"), steps * 95 / 100);
+    // Every step's sleep blocks its carrier once the pinned path is warm (demo.util.PinnedWarmup),
+    // unless the carrier waited for a CPU past the sleep's end before it parked.
+    EXPECT_GE(u64(step, "pinned"), steps * 95 / 100) << r.report.at("diagnostics").dump();
     EXPECT_LE(u64(step, "pinned"), steps);
     EXPECT_EQ(u64(step, "pinned_monitor"), u64(step, "pinned"));
     EXPECT_EQ(u64(block, "pinned"), u64(step, "pinned"));

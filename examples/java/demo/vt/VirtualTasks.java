@@ -1,6 +1,7 @@
 package demo.vt;
 
 import demo.util.Harness;
+import demo.util.PinnedWarmup;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -115,6 +116,12 @@ public final class VirtualTasks {
         return (ThreadFactory) builder.getMethod("factory").invoke(b);
     }
 
+    /** Thread.ofVirtual().factory(), unnamed: the warm-up's thread is none of the vt-N. */
+    static ThreadFactory warmupThreads() throws Exception {
+        Object b = Thread.class.getMethod("ofVirtual").invoke(null);
+        return (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(b);
+    }
+
     public static void main(String[] args) throws Exception {
         mode = args[0];
         int threads = Integer.parseInt(args[1]);
@@ -129,6 +136,9 @@ public final class VirtualTasks {
         for (int i = 0; i < threads && early; i++) {
             all[i] = factory.newThread(VirtualTasks::task);
             all[i].start();
+        }
+        if (mode.equals("pinned")) {
+            PinnedWarmup.run(warmupThreads());
         }
         Harness.awaitGo();
         long cpu0 = os.getProcessCpuTime();
