@@ -1,7 +1,7 @@
 // The range of what one probe event costs the traced JVM (cost/cost_range.h), checked on four
 // trivial getters: each call is one event (its return) and a field load, so its measured time per
 // call is one event as this JVM pays it. The range must hold it, and the corrected getters come
-// out near zero.
+// out near zero: within the range's width above the cost taken out.
 #include <algorithm>
 
 #include "cost/cost_range.h"
@@ -46,8 +46,10 @@ TEST_F(Cost, OneEventCallsLieInTheRangeAndComeOutNearZero)
         EXPECT_EQ(row.at("calls").get<uint64_t>(), n) << name;
         EXPECT_EQ(row.at("events_incl").get<uint64_t>(), n) << name;  // one event per call: its return
         const uint64_t per_call = row.at("cpu_excl_ns").get<uint64_t>() / n;
-        // Near zero: a field load, less than a quarter of one probe event.
-        EXPECT_LT(per_call, traced_ns / 4) << name << ": " << per_call << " ns per call";
+        // Near zero: a field load, and what this JVM paid for its event beyond the cost taken
+        // out, which the range bounds: at most its top less that cost (a quarter of an event at
+        // 0.8 us per event, 27% at 5.5 us where the getters' event costs 1.3x the gaps' edge).
+        EXPECT_LE(double(per_call), top - double(traced_ns)) << name << ": " << per_call << " ns per call";
         // Its measured time per call (the bounds' high end is it less the low end's event) is one
         // event as the JVM pays it, and a field load: within the range, give or take a bucket.
         const double measured = row.at("bounds").at("cpu_excl_ns")[1].get<double>() / double(n) + lo;
