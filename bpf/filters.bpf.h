@@ -9,27 +9,17 @@
 
 #include "globals.bpf.h"
 #include "glob.h"
+#include "package.h"
 
-/* Whole-segment prefix match of a class name against --package prefixes. */
+/* Whether a class name is under one of the --package prefixes (package.h). */
 static __always_inline int class_kept(const char *cls, __u32 len)
 {
 	if (n_prefixes == 0)
 		return 1;
 	for (__u32 i = 0; i < JMT_MAX_PREFIXES; i++) {
-		__u32 plen, j;
-
 		if (i >= n_prefixes)
 			break;
-		plen = prefixes[i].len;
-		if (plen > len || plen > JMT_PREFIX_LEN)
-			continue;
-		if (plen < len && cls[plen & (JMT_CLASS_BUF - 1)] != '/')
-			continue;
-		for (j = 0; j < JMT_PREFIX_LEN; j++) {
-			if (j >= plen || cls[j] != prefixes[i].s[j])
-				break;
-		}
-		if (j >= plen)
+		if (jmt_under_package(cls, len, prefixes[i].s, prefixes[i].len))
 			return 1;
 	}
 	return 0;

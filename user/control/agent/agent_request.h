@@ -6,7 +6,7 @@
  * the agent's parser, matcher and method set are the ones the tests run.
  *
  * A class filter is "*" (every class) or items separated by ' ': "p:PKG" (a
- * --package prefix, whole segments) and "g:GLOB" (a --class glob, glob.h). A
+ * --package prefix, whole segments: package.h) and "g:GLOB" (a --class glob, glob.h). A
  * class is selected when it is under one of the packages, if there are any,
  * and matches one of the globs, if there are any: what the kernel's filter
  * decides for its methods.
@@ -16,6 +16,7 @@
 
 #include "agent_abi.h"
 #include "glob.h"
+#include "package.h"
 
 static inline unsigned long jmt_str_len(const char *s)
 {
@@ -128,19 +129,6 @@ static inline int jmt_parse_request(const char *opts, struct jmt_request *r)
 	return r->op == JMT_OP_NONE ? -1 : 0;
 }
 
-/* A whole-segment prefix, as the kernel's --package check. */
-static inline int jmt_under_package(const char *name, unsigned long nlen, const char *pkg, unsigned long plen)
-{
-	unsigned long i;
-
-	if (plen > nlen || (plen < nlen && name[plen] != '/'))
-		return 0;
-	for (i = 0; i < plen; i++)
-		if (name[i] != pkg[i])
-			return 0;
-	return 1;
-}
-
 static inline int jmt_glob_matches(const char *name, unsigned long nlen, const char *pat, unsigned long plen)
 {
 	struct jmt_glob_state st;
@@ -180,7 +168,7 @@ static inline int jmt_class_selected(const char *filter, unsigned long flen, con
 			continue;
 		if (item[0] == 'p') {
 			packages = 1;
-			in_package |= jmt_under_package(name, nlen, item + 2, ilen - 2);
+			in_package |= jmt_under_package(name, (__u32)nlen, item + 2, (__u32)(ilen - 2));
 		} else if (item[0] == 'g') {
 			globs = 1;
 			in_glob |= jmt_glob_matches(name, nlen, item + 2, ilen - 2);
