@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The tree's size limits, checked by the test command: no user-space source over
-450 lines, no BPF source over 700, no function over 90, README.md at most 250 lines.
+450 lines, no BPF source over 700, no function over 90 in either, no test source
+over 500 lines, no doc in docs/ over 400, README.md at most 250 lines.
 A function is counted from its opening brace at column 0 to its closing one (the
 project's style puts both there); one line per problem, exit 1 on any."""
 import pathlib
@@ -10,6 +11,8 @@ import sys
 LIMITS = {'user': 450, 'bpf': 700}
 FUNCTION_LINES = 90
 README_LINES = 250
+TEST_LINES = 500
+DOC_LINES = 400
 NOT_A_FUNCTION = re.compile(r'^(struct|class|union|enum|namespace|extern|typedef)\b|=\s*$|=\s*\{$')
 
 
@@ -42,6 +45,15 @@ def main(root):
             for head, n in functions(lines):
                 if n > FUNCTION_LINES:
                     problems.append(f'{rel}: a function of {n} lines, over {FUNCTION_LINES}: {head[:70]}')
+    for path in sorted((root / 'tests').rglob('*')):
+        if path.suffix in ('.c', '.h', '.cpp') and path.is_file():
+            n = len(path.read_text(errors='replace').split('\n')) - 1
+            if n > TEST_LINES:
+                problems.append(f'{path.relative_to(root)}: {n} lines, over {TEST_LINES}')
+    for path in sorted((root / 'docs').glob('*.md')):
+        n = len(path.read_text().split('\n')) - 1
+        if n > DOC_LINES:
+            problems.append(f'{path.relative_to(root)}: {n} lines, over {DOC_LINES}')
     readme = (root / 'README.md').read_text().split('\n')
     if len(readme) - 1 > README_LINES:
         problems.append(f'README.md: {len(readme) - 1} lines, over {README_LINES}')

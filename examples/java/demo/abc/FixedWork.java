@@ -20,7 +20,9 @@ import demo.util.Harness;
  * events cheaper than a()'s then make most of the trace's events.
  * With LINGER ("linger"), after DONE it waits for a line, then calls a() until the next line or
  * the end of stdin: work for a tracer to measure after its report (jmethodtime's windows after a
- * trace), none of it before the line.
+ * trace), none of it before the line; then prints LINGERED windows_ref_ns=.. (the median of
+ * Harness.referenceNs timed every 50 ms meanwhile: how fast the host ran in the windows). With
+ * LEAD, DONE ends with windows_ref_ns=.., that of the calls before the trace.
  * With LEAD ("lead"), after READY it calls a() until a line, then runs the ITERATIONS: work for a
  * tracer to measure before its trace (jmethodtime --cost-before).
  * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A [LINGER|LEAD]]
@@ -167,14 +169,19 @@ public final class FixedWork {
         double tracedRefNs = refs[BATCHES / 2];
         // A StringBuilder, not "+": linking a string concatenation's invokedynamic call site
         // makes about 200,000 JDK calls, which would all trap inside the trace.
-        Harness.done(new StringBuilder().append("a_ns=").append(Math.round(aNs))
+        StringBuilder done = new StringBuilder().append("a_ns=").append(Math.round(aNs))
                 .append(" b_ns=").append(Math.round(bNs)).append(" c_ns=").append(Math.round(cNs))
                 .append(" traced_a_ns=").append(Math.round(tracedA)).append(" slowest_batch_pct=").append(slowestPct)
                 .append(" ref_ns=").append(Math.round(refNs)).append(" traced_ref_ns=").append(Math.round(tracedRefNs))
-                .append(" unit=").append(unit)
-                .append(" sink=").append(sink & 1).toString());
+                .append(" unit=").append(unit);
+        if (windowReferences > 0) {
+            done.append(" windows_ref_ns=").append(windowsRefNs);  // LEAD: the windows came before
+        }
+        Harness.done(done.append(" sink=").append(sink & 1).toString());
         if (args.length > 3 && args[3].equals("linger")) {
             linger();
+            System.out.println(new StringBuilder("LINGERED windows_ref_ns=").append(windowsRefNs).toString());
+            System.out.flush();
         }
     }
 
@@ -204,8 +211,27 @@ public final class FixedWork {
         };
         until.setDaemon(true);
         until.start();
+        long nextReference = System.nanoTime();
         while (lingering) {
             a();
+            long now = System.nanoTime();
+            if (now >= nextReference && windowReferences < windowReferenceNs.length) {
+                windowReferenceNs[windowReferences++] = Harness.referenceNs();
+                nextReference = now + 50_000_000L;
+            }
+        }
+        if (windowReferences > 0) {
+            double[] v = java.util.Arrays.copyOf(windowReferenceNs, windowReferences);
+            java.util.Arrays.sort(v);
+            windowsRefNs = Math.round(v[v.length / 2]);
         }
     }
+
+    // Harness.referenceNs() every 50 ms while a() is called for a tracer's windows (LINGER, LEAD).
+    static final double[] windowReferenceNs = new double[1024];
+    static int windowReferences;
+    // Their median, 0 when none: windows_ref_ns / traced_ref_ns is how much slower the host itself
+    // ran in the windows than in the trace. A field, not a method: no method of demo/abc may run in
+    // the trace besides run()'s tree.
+    static long windowsRefNs;
 }

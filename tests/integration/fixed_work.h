@@ -1,0 +1,206 @@
+// FixedWork (examples/java/demo/abc/FixedWork.java) traced, and what its DONE line says: the
+// JVM's untraced and traced timing of the A/B/C flow, what one probe event cost the JVM by that
+// timing ("paid": (traced a() - untraced a()) / 16 events per a()), and how far the host
+// disturbed a run. Shared by test_correction.cpp and test_probe_windows.cpp.
+#ifndef JMT_IT_FIXED_WORK_H
+#define JMT_IT_FIXED_WORK_H
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "cost/cost_range.h"
+#include "harness.h"
+
+namespace fixed_work {
+
+constexpr double kEventsPerA = 16;  // entries and returns of a(), its 2 b() and its 5 c()
+
+struct Method {
+    double incl = 0;    // ns per call, as reported
+    double cpu = 0;     // on-CPU ns per call, as reported
+    double events = 0;  // probe events inside one call
+};
+
+inline Method per_call(const nlohmann::json &report, const char *name)
+{
+    const auto &row = jmt_it::method_row(report, "demo/abc/FixedWork", name, "()V");
+    const double calls = row["calls"].get<double>();
+    EXPECT_EQ(row["events_incl"], row["traced_events_incl"]) << name << ": every event is a traced one";
+    return {row["wall_incl_ns"].get<double>() / calls, row["cpu_incl_ns"].get<double>() / calls,
+            row["events_incl"].get<double>() / calls};
+}
+
+// A run in which the host took the CPU away from the JVM for tens of ms measures the
+// host, not the tracer: the stall lands in whichever frames were open and in the JVM's
+// own timing of the traced run (seen once: "one event cost the JVM 1945 ns", twice the
+// usual, with b() and c() at their usual cost). FixedWork times its traced run in 20
+// batches; a run whose slowest batch is over kMaxSlowestBatchPct of the median one, or
+// disturbed otherwise, is run again, up to kAttempts runs in all, and the least disturbed one
+// is judged (least_disturbed_run).
+constexpr int kAttempts = 3;
+constexpr uint64_t kMaxSlowestBatchPct = 130;
+
+// How much longer the host itself took for the same register-only loop during the traced run
+// than beside the untraced timing (FixedWork's ref_ns, traced_ref_ns): 1.05 when another tenant of
+// the core or the CPU's clock made everything 5% slower, which the untraced times do not know.
+inline double host_speed(const std::string &done_line)
+{
+    const double before = double(jmt_it::done_value(done_line, "ref_ns"));
+    const double during = double(jmt_it::done_value(done_line, "traced_ref_ns"));
+    const double speed = before > 0 && during > 0 ? during / before : 1.0;
+    std::printf("  the host ran the reference loop in %.0f ns before the trace, %.0f ns during it (x%.3f)\n", before,
+                during, speed);
+    return speed;
+}
+
+// The JVM's own untraced time per a(), at the host's speed during the trace (speed: host_speed's,
+// which prints it; the one-argument form reads it), ns.
+inline double untraced_a_ns(const std::string &done_line, double speed)
+{
+    return speed * double(jmt_it::done_value(done_line, "a_ns"));
+}
+inline double untraced_a_ns(const std::string &done_line) { return untraced_a_ns(done_line, host_speed(done_line)); }
+
+// Where the truth lies, ns per call: between the JVM's untraced time of a method (key: a_ns, b_ns,
+// c_ns) as it timed it before the trace and that time at the host's speed in the trace. A
+// reference loop slower in the trace than before it may be the host slowed, which the method
+// shares, or the loop alone, run between batches of trapping calls (a CI run at 8 us per event:
+// the loop 11 to 12% slower in all four attempts, a() corrected within 0.4% of its time as timed,
+// its bounds' top 6% under the scaled time).
+struct Span {
+    double low = 0, high = 0;
+};
+inline Span untraced_span(const std::string &done_line, const char *key = "a_ns")
+{
+    const double timed = double(jmt_it::done_value(done_line, key));
+    const double scaled = timed * host_speed(done_line);
+    return {std::min(timed, scaled), std::max(timed, scaled)};
+}
+
+// What one probe event cost the JVM during the trace by its own timing of a():
+// (traced a() - untraced a()) / kEventsPerA, ns.
+inline double paid_per_event(const std::string &done_line, double untraced_a)
+{
+    return (double(jmt_it::done_value(done_line, "traced_a_ns")) - untraced_a) / kEventsPerA;
+}
+
+// The worst of a run's signals of disturbance, each over its limit (over 1: disturbed), printed with its name.
+inline double worst_signal(std::initializer_list<std::pair<const char *, double>> signals)
+{
+    const auto &worst = *std::max_element(signals.begin(), signals.end(),
+                                          [](const auto &a, const auto &b) { return a.second < b.second; });
+    std::printf("  the host's disturbance of this run: %.2f of the most a judged run may have (%s)\n", worst.second,
+                worst.first);
+    return worst.second;
+}
+
+// How far the host disturbed a traced run: a slow batch (over kMaxSlowestBatchPct of the median
+// one), or, when the range rests on the gaps, an untraced timing that puts less than 97% of one
+// trap on an event (the JVM cannot pay less than the gaps' edge, one trap with no Java code: its
+// untraced timing was taken in a slow spell of the host; the edge itself, not the range's low end a
+// bucket under it: a run whose JVM paid 768 ns per event by its own timing, under an 800 ns edge,
+// failed the U=400 test by 10 ns of 3,580).
+inline double trace_disturbance(const jmt_it::RunResult &r)
+{
+    const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+    const bool on_gaps = r.report["probe_cost"]["range"]["basis"] == "gaps";
+    return worst_signal(
+        {{"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
+         {"untraced timing", !on_gaps   ? 0
+                             : paid > 0 ? 0.97 * edge / paid
+                                        : 2.0}});
+}
+
+// A run the test judges, and how far the host disturbed it.
+struct JudgedRun {
+    jmt_it::RunResult run;
+    double disturbance = 0;
+};
+
+// Runs run_once until a run is not disturbed (disturbance at most 1), up to kAttempts times, and
+// gives the least disturbed (a run in a noisy hour had judged the last of three, its trace 24%
+// slower by its gaps' edge than its windows, where the first had read the reference loop at the
+// same speed in the trace as before it). A run without a report is given at once.
+inline JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &run_once,
+                                     const std::function<double(const jmt_it::RunResult &)> &disturbance)
+{
+    JudgedRun best;
+    for (int attempt = 1; attempt <= kAttempts; attempt++) {
+        jmt_it::RunResult r = run_once();
+        if (!r.report.contains("probe_cost"))
+            return {std::move(r), 0};
+        const double d = disturbance(r);
+        if (attempt == 1 || d < best.disturbance)
+            best = {std::move(r), d};
+        if (best.disturbance <= 1)
+            break;
+        std::printf("  NOTE: the host disturbed this run; running it again\n");
+    }
+    return best;
+}
+
+struct Bounds {
+    double lo = 0, hi = 0;  // ns per call
+};
+
+// A row's elapsed inclusive time per call at either end of its bounds.
+inline Bounds wall_bounds_per_call(const nlohmann::json &row)
+{
+    const double calls = row["calls"].get<double>();
+    return {row["bounds"]["wall_incl_ns"][0].get<double>() / calls,
+            row["bounds"]["wall_incl_ns"][1].get<double>() / calls};
+}
+
+// FixedWork's c() argument: its untraced time, us.
+inline std::string c_us_arg(double c_us)
+{
+    char arg[32];
+    std::snprintf(arg, sizeof arg, "%.2f", c_us);
+    return arg;
+}
+
+// c_us: c()'s untraced time; 5 us makes a() about 67 us, its 16 events about a quarter of it
+// at 1 us per event (the A/B/C flow at U=1000 in docs/accuracy.md).
+// sorts_per_ten_a: FixedWork's cheap JDK calls beside a() (its SORTS_PER_TEN_A).
+inline jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per_ten_a = 0)
+{
+    jmt_it::RunSpec spec;
+    spec.jvm.main_class = "demo.abc.FixedWork";
+    const std::string c_arg = c_us_arg(c_us);
+    spec.jvm.args = {c_us < 5 ? "20000" : "10000", c_arg};  // about 1 s of traced calls
+    if (sorts_per_ten_a > 0)
+        spec.jvm.args = {sorts_per_ten_a > 10 ? "300" : "2000", c_arg, std::to_string(sorts_per_ten_a)};
+    spec.jmt_args = {"--package", "demo/abc"};
+    if (raw)
+        spec.jmt_args.push_back("--raw");
+    return least_disturbed_run([&] { return jmt_it::run_traced(spec); }, trace_disturbance).run;
+}
+
+// How far a corrected time with `events` probe events inside may lie from the JVM's untraced
+// time (truth, ns): FixedWork makes no I/O, so what the JVM paid is not measured and the likely
+// cost is the gaps' edge plus its refill, a share that moved from 4% to 44% of the edge between
+// runs on one host. Its events may hold that refill's width more or less than was taken out,
+// and the JVM's own timing moves 3% between batches. Where that timing puts less on an event
+// (paid, ns) than the range's low end, one trap, the untraced timing is that much too long per
+// event, and that is allowed too (a CI run at 8 us per event: the JVM paid 7,789 ns under a low
+// end of 7,936 in all three attempts, and a() came out 0.939x, 13.0 us off of 12.8 allowed).
+inline double refill_allowance(const nlohmann::json &report, double events, double truth, double paid)
+{
+    const auto &pc = report["probe_cost"];
+    const double edge = pc["gaps"]["edge_ns"].get<double>();
+    const double refill = double(jmt::edge_plus_refill(uint64_t(edge))) - edge;
+    const double short_of_a_trap = std::max(0.0, pc["range"]["traced_event_ns"][0].get<double>() - paid);
+    std::printf("  the gaps' edge %.0f ns, its refill %.0f ns (likely cost from %s); the untraced timing puts %.0f "
+                "ns less than one trap on an event\n",
+                edge, refill, pc["source"].dump().c_str(), short_of_a_trap);
+    return 0.03 * truth + (pc["source"] == "gaps" ? events * refill : 0) + events * short_of_a_trap;
+}
+
+}  // namespace fixed_work
+
+#endif  // JMT_IT_FIXED_WORK_H
