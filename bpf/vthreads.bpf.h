@@ -33,7 +33,9 @@ __noinline int compat_vt_split(__u64 entry)
 	return sc.n;
 }
 
-__noinline int compat_vt_drop(__u64 base, __u64 vthread)
+/* One step of the drop (jmt_vt_drop_one): a global function of its own, so
+ * that its body is verified once, not once per step. 1: nothing left. */
+__noinline int compat_vt_drop_one(__u64 base, __u64 vthread)
 {
 	struct jmt_parked_key key = {.tgid = bpf_get_current_pid_tgid() >> 32, .vtid = vthread};
 	struct jmt_sink sink = {.cpu = this_cpu(), .key = &key};
@@ -41,11 +43,16 @@ __noinline int compat_vt_drop(__u64 base, __u64 vthread)
 	struct jmt_thread *t = jmt_current_task_get(&threads, 0);
 
 	if (!t || !sink.cpu || base > JMT_MAX_DEPTH)
-		return 0;
+		return 1;
 	mc.t = t;
 	mc.base = base;
+	return jmt_vt_drop_one(0, &mc) ? 1 : 0;
+}
+
+__noinline int compat_vt_drop(__u64 base, __u64 vthread)
+{
 	for (__u32 i = 0; i < JMT_MAX_DEPTH; i++)
-		if (jmt_vt_drop_one(i, &mc))
+		if (compat_vt_drop_one(base, vthread))
 			break;
 	return 0;
 }

@@ -28,6 +28,19 @@ TEST_F(VirtualThreads, SleepUnmountsAndTheFramesFollow)
     expect_followed(launch(vt_jdk25(), t), t, true);
 }
 
+// The compat programs (a kernel without bpf_loop, 5.10) follow them too: their unmount's drop
+// steps are global functions, which this kernel's verifier takes as 5.10's does.
+TEST_F(VirtualThreads, TheCompatProgramsFollowTheFramesToo)
+{
+    const Tasks t{"sleep"};
+    setenv("JMT_TEST_COMPAT_PROGRAMS", "1", 1);
+    const VtRun r = launch(vt_jdk25(), t);
+    unsetenv("JMT_TEST_COMPAT_PROGRAMS");
+    EXPECT_NE(r.report.at("source").at("kernel").get<std::string>().find("without bpf_loop"), std::string::npos)
+        << r.report.at("source").dump();
+    expect_followed(r, t, true);
+}
+
 TEST_F(VirtualThreads, ObjectWaitInsideSynchronizedUnmountsAndTheFramesFollow)
 {
     const Tasks t{"wait"};

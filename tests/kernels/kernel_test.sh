@@ -4,7 +4,7 @@
 # switch, launch mode, virtual threads on trixie's JDK 25 on standby, bad input) traced by the
 # static binary, checked by tests/vm/check_cases.sh: exact counts and call paths, as on the host.
 # A kernel without bpf_loop (5.10) traces with the compat programs: the same cases, the
-# fallbacks named in each report, virtual threads not followed (one line).
+# fallbacks named in each report.
 #
 # usage: kernel_test.sh VERSION BINARY CLASSES_DIR ROOT25
 #   VERSION 5.10, 6.1 or 6.12; BINARY the jmethodtime to run there (the static build);
@@ -64,9 +64,9 @@ case $kernel in
   *) fail "the machine ran kernel '$kernel', not $version" ;;
 esac
 if [ "$version" = 5.10 ]; then
-  # No bpf_loop: the compat programs (bpf/compat.bpf.h), the same counts, virtual threads not followed.
+  # No bpf_loop: the compat programs (bpf/compat.bpf.h), the same counts.
   check_cases "$work/out.txt" compat
-  note "Linux $kernel (compat programs): the A/B/C flow attached mid-run and switched at run time (exact counts and call paths) and bad input pass; launch mode (plain uprobes at the probes' sites: no BPF cookies) pass; virtual threads not followed, said in one line ($((SECONDS - t0)) s)"
+  note "Linux $kernel (compat programs): the A/B/C flow attached mid-run and switched at run time (exact counts and call paths) and bad input pass; launch mode (plain uprobes at the probes' sites: no BPF cookies) and virtual threads on a JDK 25 on standby pass ($((SECONDS - t0)) s)"
   exit 0
 fi
 check_cases "$work/out.txt"

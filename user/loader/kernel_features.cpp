@@ -15,8 +15,8 @@ namespace jmt {
 namespace {
 
 // What the compat programs do in place of each feature (bpf/compat.bpf.h).
-constexpr const char *kNoLoop = "bounded loops and global functions walk a thread's stack and step "
-                                "--class/--method globs, virtual threads are not followed across unmounts";
+constexpr const char *kNoLoop = "bounded loops and global functions walk a thread's stack, step "
+                                "--class/--method globs and move a virtual thread's frames";
 constexpr const char *kNoCookie = "the probes attached at each site as plain uprobes, their arguments read from "
                                   "registers";
 constexpr const char *kNoForEach = "an unloaded class's methods dropped at their next lookup";

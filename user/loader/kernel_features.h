@@ -37,10 +37,6 @@ std::string fallbacks_text(const std::vector<KernelFeature> &features);
 // One line for --list on a kernel that gets the compat programs ("" otherwise).
 std::string compat_text(const std::vector<KernelFeature> &features, const std::string &release);
 
-// Why the compat programs leave virtual threads unfollowed (the report's one line says it).
-constexpr const char *kCompatVthreads = "this kernel has no bpf_loop (Linux 5.17): the compat BPF programs do not "
-                                        "follow unmounts";
-
 // The running kernel, probed once: its release, its features.
 struct KernelSupport {
     std::string release;

@@ -7,7 +7,6 @@
 #include <iostream>
 
 #include "jmethodtime.skel.h"
-#include "loader/kernel_features.h"
 #include "util/error.h"
 
 namespace jmt {
@@ -37,10 +36,7 @@ Tracer::Tracer(const TracerConfig &config)
     const std::vector<VthreadTarget> vthread_targets_ = vthread_targets(config);
     HooksByLibjvm hooks = find_hooks(vthread_targets_);
     ProgramConfig programs = config.programs;
-    // The compat programs (a kernel without bpf_loop) do not follow virtual threads: their
-    // unmount's program is beyond 5.10's verifier.
-    compat_vthreads_ = any_hooks(hooks) && kernel_support().compat;
-    programs.vthread_hooks = any_hooks(hooks) && !compat_vthreads_;
+    programs.vthread_hooks = any_hooks(hooks);
     skel_ = load_programs(programs);
     SkeletonTotals totals = cover_totals(skel_.get());
     method_totals_ = std::move(totals.methods);
@@ -152,8 +148,6 @@ Snapshot Tracer::snapshot() const
     Snapshot snap = reader_->snapshot();
     if (vthread_hooks_)
         snap.virtual_threads_not_followed = vthread_hooks_->not_followed();
-    else if (compat_vthreads_)
-        snap.virtual_threads_not_followed = kCompatVthreads;
     return snap;
 }
 

@@ -73,7 +73,6 @@ private:
     std::string window_libjvm_;
     size_t return_link_ = 0, entry_link_ = 0;
     std::unique_ptr<VthreadHooks> vthread_hooks_;  // JDK 21+ with hooks found
-    bool compat_vthreads_ = false;                 // hooks found, but the compat programs do not follow them
     std::unique_ptr<SnapshotReader> reader_;
     std::unique_ptr<SlowCallReader> slow_calls_;  // --slower-than
 };
