@@ -6,6 +6,7 @@
 #define JMT_IT_FIXED_WORK_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
@@ -99,21 +100,27 @@ inline double worst_signal(std::initializer_list<std::pair<const char *, double>
 }
 
 // How far the host disturbed a traced run: a slow batch (over kMaxSlowestBatchPct of the median
-// one), or, when the range rests on the gaps, an untraced timing that puts less than 97% of one
+// one); when the range rests on the gaps, an untraced timing that puts less than 97% of one
 // trap on an event (the JVM cannot pay less than the gaps' edge, one trap with no Java code: its
 // untraced timing was taken in a slow spell of the host; the edge itself, not the range's low end a
 // bucket under it: a run whose JVM paid 768 ns per event by its own timing, under an 800 ns edge,
-// failed the U=400 test by 10 ns of 3,580).
+// failed the U=400 test by 10 ns of 3,580); or a register-only reference loop over
+// kMaxTraceSpeedChange faster or slower in the trace than beside the untraced timing (a CI run at
+// 5.5 us per event: the loop 14.3% slower, a() corrected 1.37x its untraced time; the loop moves 0.95x
+// to 1.15x on that host, and is 11 to 12% slower in every run at 8 us per event: under the limit).
 inline double trace_disturbance(const jmt_it::RunResult &r)
 {
+    constexpr double kMaxTraceSpeedChange = 0.12;
     const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
-    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+    const double speed = host_speed(r.done_line);
+    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line, speed));
     const bool on_gaps = r.report["probe_cost"]["range"]["basis"] == "gaps";
     return worst_signal(
         {{"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
          {"untraced timing", !on_gaps   ? 0
                              : paid > 0 ? 0.97 * edge / paid
-                                        : 2.0}});
+                                        : 2.0},
+         {"reference loop", std::fabs(speed - 1) / kMaxTraceSpeedChange}});
 }
 
 // A run the test judges, and how far the host disturbed it.
