@@ -26,6 +26,10 @@
  *   insert with BPF_NOEXIST in compat_id_claims (one CPU wins it), the counter moved
  *   on by a plain atomic add; an add is never made an or (jmt_atomic_add).
  * - a global function's pointer arguments (5.12): method_info_slow is static.
+ * - 512 bytes of stack for a program and the calls below it, each rounded up
+ *   to 32: the return program (384 bytes) makes no verdict (a method first met
+ *   at its return, entered before the attach, is counted in returns_unjudged),
+ *   which leaves room for --slower-than's record and --per-thread's call paths.
  * - The virtual-thread hooks' loops (bpf_loop): the unmount's search and its
  *   drop are global functions, the drop's step one of its own (vthreads.bpf.h),
  *   so the verifier checks each body once, not once per frame of 256.
@@ -47,6 +51,8 @@
 /* method_info_slow: a global function, verified once. */
 #define JMT_SLOW_LINKAGE
 #define JMT_SLOW_GLOBAL 1
+/* The return program makes a first-seen method's verdict and table entry. */
+#define JMT_VERDICT_AT_RETURN 1
 /* An atomic add whose result is not used. */
 #define jmt_atomic_add(ptr, v) __sync_fetch_and_add((ptr), (v))
 #define JMT_TASK_MAP_TYPE BPF_MAP_TYPE_TASK_STORAGE
@@ -113,6 +119,10 @@ __noinline int compat_vt_split(__u64 entry);
 __noinline int compat_vt_drop(__u64 base, __u64 vthread);
 #define JMT_SLOW_LINKAGE static
 #define JMT_SLOW_GLOBAL 0
+/* The return program only looks a method up: a first sight at a return is
+ * counted (returns_unjudged) and ends there, so the return program calls
+ * nothing as deep as method_info_slow and method_record (128 bytes). */
+#define JMT_VERDICT_AT_RETURN 0
 /* 5.10 has the atomic add alone (BPF_XADD), not or, and or fetch: the value
  * is hidden from clang, which makes an add of a known 0 an atomic or. */
 #define jmt_atomic_add(ptr, v)                       \

@@ -397,6 +397,8 @@ struct jmt_thread_key {
 	K(VT_LAYOUT_MISMATCH, vt_layout_mismatch)                                                                                      \
 	/* --slower-than: calls over the threshold not recorded (the ring buffer was full) */                                          \
 	K(SLOW_CALLS_LOST, slow_calls_lost)                                                                                            \
+	/* compat programs: returns of methods not met since the attach, left without a verdict (entered before it) */                 \
+	K(RETURNS_UNJUDGED, returns_unjudged)                                                                                          \
 	/* userspace: --slower-than: calls recorded but not kept (over --slow-calls, the slowest kept) */                              \
 	U(slow_calls_dropped)
 

@@ -132,8 +132,31 @@ __noinline int compat_glob_steps(__u64 kind, __u64 i, __u64 level)
 
 JMT_SLOW_LINKAGE int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
 
+/* The method table entry for k when it has one (a class unload's stale
+ * entries dropped, as method_info_slow does): 0 and *out, else -1. Inline:
+ * the return program of the compat object calls nothing below it here. */
+static __always_inline int method_known(const struct jmt_method_key *k, struct jmt_method_info *out)
+{
+	struct jmt_method_info *found = bpf_map_lookup_elem(&methods, k);
+
+#if !JMT_HAS_FOR_EACH_MAP_ELEM
+	if (found && jmt_method_stale(k, method_generation)) {
+		if (!bpf_map_delete_elem(&methods, k))
+			count(JMT_CNT_METHODS_FORGOTTEN);
+		found = 0;
+	}
+#endif
+	if (!found) {
+		count(JMT_CNT_RETURNS_UNJUDGED);
+		return -1;
+	}
+	*out = *found;
+	return 0;
+}
+
 /* The method table entry for k (verdict, id), created on first sight. */
-static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp, struct jmt_method_info *out)
+static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp, struct jmt_method_info *out,
+				       const int may_create)
 {
 	__u32 slot_idx = fp & method_cache_mask;
 	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
@@ -149,7 +172,7 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 		if (hit && cache_read_valid(&slot->seq, seq))
 			return 0;
 	}
-	if (method_info_slow(k, out))
+	if (may_create ? method_info_slow(k, out) : method_known(k, out))
 		return -1;
 	if (slot) {
 		cache_write_begin(&slot->seq);

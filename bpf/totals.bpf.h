@@ -338,9 +338,7 @@ static __always_inline void account_path(const struct jmt_closed *c)
  * without being in its row. */
 static __always_inline void account(struct jmt_thread *t, const struct jmt_closed *c, int with_threads)
 {
-#if JMT_HAS_BPF_LOOP
 	__u64 ns;
-#endif
 
 	if (c->cpu_clamped)
 		count(JMT_CNT_CPU_CLAMPED);
@@ -351,16 +349,13 @@ static __always_inline void account(struct jmt_thread *t, const struct jmt_close
 	if (call_paths)
 		account_path(c);
 	add_totals(&stats, c->id, c->id, c, JMT_TOTALS_METHOD);
-#if JMT_HAS_BPF_LOOP
 	/* --slower-than: a returned call over the threshold (its histogram's time) goes to the ring
-	 * buffer. Not in the compat programs: 5.10 then finds the return program's stack and its calls
-	 * over 512 bytes (the loader refuses the option there). */
+	 * buffer. */
 	if (!slower_than_ns || c->frame_events == 0)
 		return;
 	ns = call_latency_ns(c);
 	if (ns >= slower_than_ns)
 		send_slow_call(t, c, ns);
-#endif
 }
 
 #endif /* JMT_TOTALS_BPF_H */

@@ -31,16 +31,14 @@ constexpr uint64_t kEdgeNs = 7'077'888;       // the histogram's bucket edge in 
 class Latency : public jmt_it::BpfTest {
 protected:
     // One traced run of Skewed; its sorted timings go to file.
-    RunResult run(int seed, int scale, const std::string &file, std::vector<std::string> args = {},
-                  bool slower_than = true)
+    RunResult run(int seed, int scale, const std::string &file, std::vector<std::string> args = {})
     {
         jmt_it::RunSpec spec;
         spec.jvm = {"demo.latency.Skewed", {std::to_string(kCalls), std::to_string(seed), std::to_string(scale), file}};
         // --raw: each call's time from its entry probe to its return probe, which the JVM's timing
         // around the call holds (corrected, the events inside would come out of the tool's only).
         spec.jmt_args = {"--package", "demo/latency", "--raw"};
-        if (slower_than)
-            spec.jmt_args.insert(spec.jmt_args.end(), {"--slower-than", "7ms", "--slow-calls", "1000"});
+        spec.jmt_args.insert(spec.jmt_args.end(), {"--slower-than", "7ms", "--slow-calls", "1000"});
         spec.jmt_args.insert(spec.jmt_args.end(), args.begin(), args.end());
         return jmt_it::run_traced(spec);
     }
@@ -140,6 +138,21 @@ json calls_of_call(const json &slow_calls)
     return out;
 }
 
+// --slower-than: exactly the calls the JVM timed over the threshold, each named with its path.
+void expect_slow_calls(const json &report, const std::vector<uint64_t> &jvm, const std::string &what)
+{
+    const json slow_calls = calls_of_call(report.at("slow_calls"));
+    expect_count(slow_calls.size(), jvm, kThresholdNs, what);
+    for (const json &c : slow_calls) {
+        EXPECT_EQ(c.at("path").back(), "demo/latency/Skewed.call(J)V");
+        EXPECT_GE(c.at("wall_ns").get<uint64_t>(), kThresholdNs);
+        // A sleep: blocked for most of it, and the parts add up to the whole.
+        EXPECT_EQ(c.at("cpu_ns").get<uint64_t>() + c.at("runq_ns").get<uint64_t>() + c.at("blocked_ns").get<uint64_t>(),
+                  c.at("wall_ns").get<uint64_t>());
+        EXPECT_GT(c.at("blocked_ns").get<uint64_t>(), c.at("wall_ns").get<uint64_t>() / 2) << c.dump();
+    }
+}
+
 json run_tool(const std::vector<std::string> &argv)
 {
     jmt_it::Child tool(argv, false);
@@ -160,17 +173,7 @@ TEST_F(Latency, PercentilesAndCountsAreTheJvmsAndMergeAddsTheCalls)
               << " max " << latency.at("max_ns") << "; " << one.done_line << std::endl;
     expect_counts(latency, kCalls, jvm_one);
     expect_percentiles(latency, jvm_one, "one run");
-    // --slower-than: exactly the calls the JVM timed over the threshold, each named with its path.
-    const json slow_calls = calls_of_call(one.report.at("slow_calls"));
-    expect_count(slow_calls.size(), jvm_one, kThresholdNs, "--slower-than");
-    for (const json &c : slow_calls) {
-        EXPECT_EQ(c.at("path").back(), "demo/latency/Skewed.call(J)V");
-        EXPECT_GE(c.at("wall_ns").get<uint64_t>(), kThresholdNs);
-        // A sleep: blocked for most of it, and the parts add up to the whole.
-        EXPECT_EQ(c.at("cpu_ns").get<uint64_t>() + c.at("runq_ns").get<uint64_t>() + c.at("blocked_ns").get<uint64_t>(),
-                  c.at("wall_ns").get<uint64_t>());
-        EXPECT_GT(c.at("blocked_ns").get<uint64_t>(), c.at("wall_ns").get<uint64_t>() / 2) << c.dump();
-    }
+    expect_slow_calls(one.report, jvm_one, "--slower-than");
 
     // Merge: the percentiles of both runs' calls together.
     const RunResult two = run(2, 1, temp("two.txt"));
@@ -212,21 +215,12 @@ TEST_F(Latency, NoLatencyKeepsNoHistogram)
 }
 
 // The compat programs (kernels without bpf_loop, before 5.17; forced here) keep the percentiles
-// and refuse --slower-than in one line: on 5.10 its ring buffer's record put the return program
-// over 512 bytes of stack with the calls below it.
-TEST_F(Latency, CompatProgramsKeepThePercentilesAndRefuseSlowerThan)
+// and --slower-than's list: their return program makes no verdict, so the ring buffer's record fits
+// 5.10's 512 bytes of stack beside the calls below it.
+TEST_F(Latency, CompatProgramsKeepThePercentilesAndTheSlowCalls)
 {
     setenv("JMT_TEST_COMPAT_PROGRAMS", "1", 1);
-    {
-        jmt_it::Workload java({"demo.abc.FixedWork", {"100", "5"}});
-        ASSERT_TRUE(java.ready());
-        jmt_it::Child jmt({JMT_BINARY, "-p", java.pid_text(), "--package", "demo/abc", "--slower-than", "1ms"}, false);
-        EXPECT_EQ(jmt.wait_exit(60000), 1);
-        const std::string err = jmt.drain(true, 1000);
-        EXPECT_NE(err.find("no bpf_loop (Linux 5.17): --slower-than is more than"), std::string::npos) << err;
-        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-    }
-    const RunResult r = run(1, 1, temp("compat.txt"), {}, false);
+    const RunResult r = run(1, 1, temp("compat.txt"));
     unsetenv("JMT_TEST_COMPAT_PROGRAMS");
     ASSERT_EQ(jmt_it::calls_of(r.report, kClass, "call", "(J)V"), uint64_t(kCalls)) << r.jmt_stderr;
     EXPECT_NE(r.report.at("source").at("kernel").get<std::string>().find("without bpf_loop"), std::string::npos)
@@ -235,6 +229,7 @@ TEST_F(Latency, CompatProgramsKeepThePercentilesAndRefuseSlowerThan)
     ASSERT_EQ(jvm.size(), size_t(kCalls));
     expect_counts(call_row(r.report).at("latency"), kCalls, jvm);
     expect_percentiles(call_row(r.report).at("latency"), jvm, "compat programs");
+    expect_slow_calls(r.report, jvm, "compat --slower-than");
 }
 
 // The same on virtual threads (JDK 25): Skewed's calls on 8 virtual threads over this host's

@@ -151,6 +151,7 @@ TEST(Json, RoundTripsEveryField)
     d.vt_layout_mismatch = 139;
     d.slow_calls_lost = 140;
     d.slow_calls_dropped = 141;
+    d.returns_unjudged = 142;
     p.kernel_memory_bytes = 7'760'000;
     p.method_ids = 1004;
     p.methods[0].stats.wall_incl_ns = 18'000'000'000'000'000'000ULL;  // above 2^63: stays unsigned
@@ -311,7 +312,8 @@ TEST(Json, RoundTripsEveryField)
                                                                      {"pinned_ns", 138},
                                                                      {"vt_layout_mismatch", 139},
                                                                      {"slow_calls_lost", 140},
-                                                                     {"slow_calls_dropped", 141}};
+                                                                     {"slow_calls_dropped", 141},
+                                                                     {"returns_unjudged", 142}};
     EXPECT_EQ(diag.size(), expected.size());
     for (const auto &[key, value] : expected)
         EXPECT_EQ(diag.at(key).get<uint64_t>(), value) << key;

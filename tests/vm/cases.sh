@@ -62,10 +62,12 @@ rc=$?
 case_out attach "$jmt_tmp/attach.json" $rc
 echo "JMT-TIME attach $(since "$t0")"
 
-# 2. The run-time switch: a JVM started without -XX:+DTraceMethodProbes, its probes switched on.
+# 2. The run-time switch: a JVM started without -XX:+DTraceMethodProbes, its probes switched on;
+#    every returned call recorded by --slower-than 1ns (--raw: a call's time as the probes saw it,
+#    none taken out to zero), 50 kept.
 t0=$(up)
 start_jvm java -cp "$JMT_CLS" demo.abc.FixedWork 200 5
-trace_running --package demo/abc --json -o "$jmt_tmp/switch.json" --settle 5
+trace_running --package demo/abc --json -o "$jmt_tmp/switch.json" --settle 5 --raw --slower-than 1ns --slow-calls 50
 rc=$?
 case_out switch "$jmt_tmp/switch.json" $rc
 echo "JMT-TIME switch $(since "$t0")"

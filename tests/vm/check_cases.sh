@@ -2,9 +2,9 @@
 # The host's checks of the cases an emulated machine ran (tests/vm/cases.sh): sourced after
 # test_lib.sh. check_cases FILE reads FILE (the machine's output, carriage returns taken out)
 # and fails on the first case whose report is not what the A/B/C flow, launch mode, virtual
-# threads and bad input must give: exact counts and call paths, c()'s exclusive time equal to
-# its inclusive time (a ratio emulation keeps), the cost range and its basis, every unmount
-# followed, one line and the exit status for bad input.
+# threads and bad input must give: exact counts and call paths, every call in --slower-than's
+# records, c()'s exclusive time equal to its inclusive time (a ratio emulation keeps), the cost
+# range and its basis, every unmount followed, one line and the exit status for bad input.
 
 jmt_cases_out=  # check_cases' FILE
 
@@ -66,6 +66,15 @@ check_cases() {
     (if $c.range.basis == "gaps" then $c.gaps.samples >= 1000
      else $c.range.basis == "calibration" and $c.gaps.samples < 1000 end)' >/dev/null ||
     fail "attach: the cost range does not hold its likely cost or misnames its basis: $(report attach | jq -c '.probe_cost')"
+  # --slower-than 1ns: every returned call recorded, 50 kept, the rest counted.
+  report switch | jq -e '(.slow_calls | length) == 50 and
+    (.slow_calls | length) + .diagnostics.slow_calls_dropped + .diagnostics.slow_calls_lost ==
+    ([.methods[].calls] | add)' >/dev/null ||
+    fail "switch: --slower-than 1ns did not record every call: $(report switch |
+      jq -c '{kept: (.slow_calls | length), dropped: .diagnostics.slow_calls_dropped,
+              lost: .diagnostics.slow_calls_lost, calls: ([.methods[].calls] | add)}')"
+  note "switch: --slower-than 1ns $(report switch | jq -r '"kept \(.slow_calls | length), dropped \(
+    .diagnostics.slow_calls_dropped), lost \(.diagnostics.slow_calls_lost) of \([.methods[].calls] | add) calls"')"
   [ "$(rc vthreads)" = 0 ] || fail "vthreads: jmethodtime exited $(rc vthreads)"
   if [ -n "$compat" ]; then
     for name in attach switch vthreads launch; do

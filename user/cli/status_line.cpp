@@ -33,7 +33,8 @@ std::string status_line(const StatusFacts &f, size_t width)
 
 std::vector<std::pair<std::string, uint64_t>> loss_counts(const Diagnostics &diag)
 {
-    static const std::set<std::string> expected = {"unmatched_returns", "cpu_clamped", "switch_unseen"};
+    static const std::set<std::string> expected = {"unmatched_returns", "returns_unjudged", "cpu_clamped",
+                                                   "switch_unseen"};
     std::vector<std::pair<std::string, uint64_t>> losses;
     for (auto &c : diagnostic_counts(diag))
         if (!expected.count(c.first))

@@ -28,7 +28,7 @@ std::string status_line(const StatusFacts &facts, size_t width = 0);
 
 // The non-zero diagnostic counters that count lost or overflowing data
 // (depth_overflow, dropped_frames, paths_full, ...), by name and count; not the
-// ones that are expected (unmatched_returns: calls entered before attach) or
+// ones that are expected (unmatched_returns, returns_unjudged: calls entered before attach) or
 // only about clocks (cpu_clamped, switch_unseen).
 std::vector<std::pair<std::string, uint64_t>> loss_counts(const Diagnostics &diag);
 

@@ -236,10 +236,6 @@ SkeletonPtr load_programs(const ProgramConfig &config)
         throw Error("this kernel has no bpf_loop (Linux 5.17): --per-thread with call paths or --foreign is more than "
                     "its verifier takes of the compat BPF programs; trace with one of them",
                     ENOTSUP);
-    if (compat && config.slower_than_ns)
-        throw Error("this kernel has no bpf_loop (Linux 5.17): --slower-than is more than its verifier takes of the "
-                    "compat BPF programs; trace without it (the latency percentiles stay)",
-                    ENOTSUP);
     SkeletonPtr skel(open_skeleton(compat));
     if (!skel) {
         int err = errno;

@@ -77,6 +77,9 @@ inline const DiagnosticText kDiagnosticTexts[] = {
     JMT_TEXT(slow_calls_lost, JMT_SLOW_RING_BYTES >> 20,
              "calls over --slower-than were not recorded: the {} MB ring buffer was full (jmethodtime reads it "
              "every 100 ms); they are in the counts and histograms"),
+    JMT_TEXT(returns_unjudged, 0,
+             "returns of methods entered before tracing started were ignored (this kernel's programs make no "
+             "method's verdict at a return)"),
     JMT_TEXT(truncated_names, 0,
              "names were longer than the kernel buffer (or unreadable) and could not be completed from the "
              "JVM's memory; they are shown truncated, ending in \"...\""),
