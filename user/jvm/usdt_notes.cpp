@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <tuple>
 
 #include "jmethodtime.h"
 #include "jvm/elf_file.h"
@@ -114,7 +118,9 @@ const char *const kLibjvmSymbols[] = {
     nullptr,
 };
 
-LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
+namespace {
+
+LibjvmInfo read_libjvm(const std::string &path, const std::string &provider)
 {
     const ElfFile file(path);
     Elf *elf = file.elf();
@@ -148,6 +154,46 @@ LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
         if (stapsdt_base && note.base)
             note.location += *stapsdt_base - note.base;
         note.file_offset = vaddr_file_offset(loads, note.location);
+    }
+    return info;
+}
+
+// A file as stat(2) saw it: another file at the path (a new inode), or the same one written
+// since (its size or its modification time), is another key.
+struct FileVersion {
+    dev_t dev = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    int64_t mtime_ns = 0;
+    std::string provider;
+    bool operator<(const FileVersion &o) const
+    {
+        return std::tie(dev, inode, size, mtime_ns, provider) <
+               std::tie(o.dev, o.inode, o.size, o.mtime_ns, o.provider);
+    }
+};
+
+}  // namespace
+
+LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider)
+{
+    static std::mutex mutex;
+    static std::map<FileVersion, LibjvmInfo> read;  // every file read, by its version and provider
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        return read_libjvm(path, provider);  // its error, from the open
+    const FileVersion version{st.st_dev, st.st_ino, st.st_size,
+                              int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, provider};
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = read.find(version); it != read.end())
+            return it->second;
+    }
+    LibjvmInfo info = read_libjvm(path, provider);
+    // Kept only when the file read is the one stat saw (not one put at the path in between).
+    if (info.file == FileId{major(st.st_dev), minor(st.st_dev), uint64_t(st.st_ino)}) {
+        std::lock_guard<std::mutex> lock(mutex);
+        read.emplace(version, info);
     }
     return info;
 }

@@ -40,8 +40,9 @@ struct LibjvmInfo {
 // (jvm/hotspot_flags.h).
 extern const char *const kLibjvmSymbols[];
 
-// Reads the stapsdt notes of provider and the flag symbol of a libjvm.so, or
-// of any ELF file with probes (throws jmt::Error).
+// Reads the stapsdt notes of provider and the symbols of kLibjvmSymbols of a libjvm.so, or
+// of any ELF file with probes (throws jmt::Error); once per file version (device, inode, size,
+// modification time) and provider, later calls copy that read.
 LibjvmInfo inspect_libjvm(const std::string &path, const std::string &provider = "hotspot");
 
 // True when info has hotspot method__entry and method__return notes; regs gets

@@ -65,13 +65,10 @@ VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> tar
                            bool whole, unsigned poll_ms)
     : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size()), whole_(whole)
 {
-    std::map<std::string, LibjvmInfo> infos;  // read once per libjvm
     for (size_t i = 0; i < targets_.size(); i++) {
         const std::string &libjvm = targets_[i].libjvm;
         hooks_.push_back(by_libjvm[libjvm]);
-        if (hooks_[i].found() && !infos.count(libjvm))
-            infos[libjvm] = inspect_libjvm(libjvm);
-        libjvms_.push_back(infos[libjvm]);
+        libjvms_.push_back(hooks_[i].found() ? inspect_libjvm(libjvm) : LibjvmInfo{});
         if (!hooks_[i].found()) {
             layouts_[i].state = VthreadLayout::State::Unsupported;
             layouts_[i].why = "its libjvm.so has no symbol table (.symtab) naming HotSpot's freeze and thaw";
