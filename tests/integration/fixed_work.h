@@ -67,9 +67,7 @@ inline double untraced_a_ns(const std::string &done_line) { return untraced_a_ns
 // Where the truth lies, ns per call: between the JVM's untraced time of a method (key: a_ns, b_ns,
 // c_ns) as it timed it before the trace and that time at the host's speed in the trace. A
 // reference loop slower in the trace than before it may be the host slowed, which the method
-// shares, or the loop alone, run between batches of trapping calls (a CI run at 8 us per event:
-// the loop 11 to 12% slower in all four attempts, a() corrected within 0.4% of its time as timed,
-// its bounds' top 6% under the scaled time).
+// shares, or the loop alone, run between batches of trapping calls.
 struct Span {
     double low = 0, high = 0;
 };
@@ -98,14 +96,11 @@ inline double worst_signal(std::initializer_list<std::pair<const char *, double>
 }
 
 // How far the host disturbed a traced run: a slow batch (over kMaxSlowestBatchPct of the median
-// one); when the range rests on the gaps, an untraced timing that puts less than 97% of one
-// trap on an event (the JVM cannot pay less than the gaps' edge, one trap with no Java code: its
-// untraced timing was taken in a slow spell of the host; the edge itself, not the range's low end a
-// bucket under it: a run whose JVM paid 768 ns per event by its own timing, under an 800 ns edge,
-// failed the U=400 test by 10 ns of 3,580); or a register-only reference loop over
-// kMaxTraceSpeedChange faster or slower in the trace than beside the untraced timing (a CI run at
-// 5.5 us per event: the loop 14.3% slower, a() corrected 1.37x its untraced time; the loop moves 0.95x
-// to 1.15x on that host, and is 11 to 12% slower in every run at 8 us per event: under the limit).
+// one); when the range rests on the gaps, an untraced timing that puts less than 97% of one trap
+// (the gaps' edge itself) on an event, which the JVM cannot pay: its untraced timing was taken in
+// a slow spell of the host; or a register-only reference loop over kMaxTraceSpeedChange faster or
+// slower in the trace than beside the untraced timing (at 8 us per event it is 11 to 12% slower:
+// under the limit).
 inline double trace_disturbance(const jmt_it::RunResult &r)
 {
     constexpr double kMaxTraceSpeedChange = 0.12;
@@ -218,12 +213,10 @@ inline jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per
 
 // How far a corrected time with `events` probe events inside may lie from the JVM's untraced
 // time (truth, ns): FixedWork makes no I/O, so what the JVM paid is not measured and the likely
-// cost is the gaps' edge plus its refill, a share that moved from 4% to 44% of the edge between
-// runs on one host. Its events may hold that refill's width more or less than was taken out,
-// and the JVM's own timing moves 3% between batches. Where that timing puts less on an event
-// (paid, ns) than the range's low end, one trap, the untraced timing is that much too long per
-// event, and that is allowed too (a CI run at 8 us per event: the JVM paid 7,789 ns under a low
-// end of 7,936 in all three attempts, and a() came out 0.939x, 13.0 us off of 12.8 allowed).
+// cost is the gaps' edge plus its refill. Its events may hold that refill's width more or less
+// than was taken out, and the JVM's own timing moves 3% between batches. Where that timing puts
+// less on an event (paid, ns) than the range's low end, one trap, the untraced timing is that much
+// too long per event, and that is allowed too.
 inline double refill_allowance(const nlohmann::json &report, double events, double truth, double paid)
 {
     const auto &pc = report["probe_cost"];

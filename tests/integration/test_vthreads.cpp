@@ -130,8 +130,8 @@ TEST_F(VirtualThreads, FreshVirtualThreadsBeyondTheParkedTableKeepEveryFrame)
 // A sleep inside synchronized: JDK 24 and later unmount it (every step unmounts, which
 // expect_followed checks), so nothing is pinned by the monitor. A freeze may still fail for
 // another reason HotSpot gives (a native frame or a critical section on the virtual thread's
-// stack, e.g. a class being initialised): seen once in a CI run, 1 of 40 steps, none by a
-// monitor. Those are counted, not the property under test, and printed.
+// stack, e.g. a class being initialised), none by a monitor. Those are counted, not the property
+// under test, and printed.
 TEST_F(VirtualThreads, SleepInsideSynchronizedUnmountsAndNothingIsPinned)
 {
     const Tasks t{"pinned"};

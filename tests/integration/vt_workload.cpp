@@ -133,8 +133,7 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched, bool unmount
     // Time off a CPU is the rest of step()'s elapsed: its CPU is bounded above by the kernel's
     // count of the carriers' CPU over the run (schedstat), below by work()'s spin. Not a share of
     // the JVM's timing of block(), which holds the unmount and mount code on a CPU too, a trap per
-    // method it runs: its share off a CPU falls as a probe event costs more (a CI run: 2.5 ms on a
-    // CPU per 10 ms sleep).
+    // method it runs: its share off a CPU falls as a probe event costs more.
     ASSERT_LE(u64(step, "cpu_incl_ns"), u64(step, "wall_incl_ns"));
     const uint64_t carriers_cpu = done_value(r.done, "carrier_cpu_ns");
     std::printf("  steps' CPU %.1f ms; from GO to the end their carriers' %.1f ms (kernel), the JVM's %.1f ms\n",
@@ -144,9 +143,8 @@ void expect_followed(const VtRun &r, const Tasks &t, bool launched, bool unmount
 
     // On a CPU (or waiting for one) at least for the work each call spins for, work_us of the JVM's
     // clock; step() holds it. Not the JVM's own timing of work(), which also holds what passed while
-    // its carrier was neither on a CPU nor runnable (a CI run: work() timed 14.6 ms, 4 ms over its
-    // usual 9.7 to 12.8, against 10.6 ms on a CPU or waiting: the host or a safepoint held the
-    // carriers). Such a pause inside a spin costs that call at most its work_us: 5% is 2 of 48 calls.
+    // its carrier was neither on a CPU nor runnable (the host or a safepoint held the carriers).
+    // Such a pause inside a spin costs that call at most its work_us: 5% is 2 of 48 calls.
     const double spun = 2.0 * static_cast<double>(steps) * static_cast<double>(t.work_us) * 1000;
     EXPECT_GE(static_cast<double>(u64(work, "cpu_incl_ns") + u64(work, "runq_incl_ns")), 0.95 * spun);
     EXPECT_GE(static_cast<double>(done_value(r.done, "work_ns")), spun) << "each work() spins for work_us";

@@ -40,10 +40,9 @@ struct ProbeWindow {
 // A window's length, and the time after a probe goes on or off before it starts.
 constexpr uint64_t kProbeWindowNs = 120'000'000;
 constexpr uint64_t kProbeWindowSettleNs = 20'000'000;
-// Cycles of four windows: both, the return probe alone, both, the entry probe alone. Each kind's
-// least disturbed window over more cycles over-reads less often: in 47 runs of a noisy hour, taken
-// over 2, 3, 4 and 5 cycles it read over 1.1x of what the JVM paid in 8.5%, 5.5%, 3.4% and 2.1% of
-// cases (under 0.9x: 29% to 34%, where the trace paid more than the windows after it).
+// Cycles of four windows: both, the return probe alone, both, the entry probe alone. Each kind
+// speaks through its least disturbed window of all cycles, so more cycles over-read less often
+// (the measurements: docs/accuracy-measurements.md).
 constexpr int kProbeWindowCycles = 8;
 // The windows' wall time, about: a detach waits ~0.1 s for the kernel (two per cycle).
 constexpr double kProbeWindowsSeconds =
@@ -51,19 +50,13 @@ constexpr double kProbeWindowsSeconds =
 // Each window must hold this many traced calls.
 constexpr uint64_t kMinProbeWindowCalls = 500;
 
-// e, r and their average over the both-probe windows' events, programs
-// included, from each kind's least disturbed windows (a slow phase of the
-// host, another tenant or a GC only adds CPU time to a window: in three 24 s
-// runs on one host such phases took 10% more CPU per call for a second or
-// two at a time; there the median of the solutions over 4 cycles read 823 to
-// 1,124 ns per event, each kind's least disturbed window over 5 cycles 836 to
-// 887 ns); per_event_ns 0 with why when they do not tell. Each figure is the
-// trace's gaps' edge (trace_gaps_edge_ns; 0: unknown) plus what the windows
-// measured above their own edge (the refill): a slow phase of the host in the
-// trace and not after it, or the reverse, moves the traps' cost with the edge
-// (in such phases the edge rose from 0.8 to 1 us, what the JVM paid per event
-// with it). before_trace: the windows ran before the trace (--cost-before), which
-// the reasons say.
+// e, r and their average over the both-probe windows' events, programs included, ns, from each
+// kind's least disturbed windows (a slow phase of the host, another tenant or a GC only adds CPU
+// time to a window); per_event_ns 0 with why when they do not tell. Each figure is the trace's
+// gaps' edge (trace_gaps_edge_ns; 0: unknown) plus what the windows measured above their own edge
+// (the refill): a slow phase of the host in the trace and not in the windows, or the reverse,
+// moves the traps' cost with the edge. before_trace: the windows ran before the trace
+// (--cost-before), which the reasons say.
 ProbeWindowsCost solve_probe_windows(const std::vector<ProbeWindow> &windows, uint64_t trace_gaps_edge_ns = 0,
                                      bool before_trace = false);
 
