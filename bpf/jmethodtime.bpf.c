@@ -65,7 +65,7 @@ static __always_inline int traced_event(struct pt_regs *ctx, struct jmt_cpu *cpu
 	*fp = jmt_fingerprint(&k);
 	/* The verdict first: a rejected method's event needs nothing else
 	 * (but its callers' foreign time under --foreign). */
-	if (method_info(&k, *fp, info, is_entry || JMT_VERDICT_AT_RETURN))
+	if (method_info(&k, *fp, info, cpu, is_entry || JMT_VERDICT_AT_RETURN))
 		return 0;
 	if (!info->traced) {
 		struct jmt_thread *t = foreign ? thread_state(0) : 0;

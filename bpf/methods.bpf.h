@@ -132,22 +132,32 @@ __noinline int compat_glob_steps(__u64 kind, __u64 i, __u64 level)
 
 JMT_SLOW_LINKAGE int method_info_slow(const struct jmt_method_key *k, struct jmt_method_info *out);
 
-/* The method table entry for k when it has one (a class unload's stale
- * entries dropped, as method_info_slow does): 0 and *out, else -1. Inline:
- * the return program of the compat object calls nothing below it here. */
-static __always_inline int method_known(const struct jmt_method_key *k, struct jmt_method_info *out)
+/* The method table entry for k, or 0; an entry left by a class unload
+ * (forget_class) is dropped now and not given. */
+static __always_inline struct jmt_method_info *method_entry(const struct jmt_method_key *k, struct jmt_cpu *cpu)
 {
 	struct jmt_method_info *found = bpf_map_lookup_elem(&methods, k);
 
 #if !JMT_HAS_FOR_EACH_MAP_ELEM
 	if (found && jmt_method_stale(k, method_generation)) {
 		if (!bpf_map_delete_elem(&methods, k))
-			count(JMT_CNT_METHODS_FORGOTTEN);
+			bump(cpu, JMT_CNT_METHODS_FORGOTTEN);
 		found = 0;
 	}
 #endif
+	return found;
+}
+
+/* The method table entry for k when it has one: 0 and *out, else -1 and
+ * counted (returns_unjudged). Inline: the compat object's return program calls
+ * nothing below it here. */
+static __always_inline int method_known(const struct jmt_method_key *k, struct jmt_method_info *out,
+					struct jmt_cpu *cpu)
+{
+	struct jmt_method_info *found = method_entry(k, cpu);
+
 	if (!found) {
-		count(JMT_CNT_RETURNS_UNJUDGED);
+		bump(cpu, JMT_CNT_RETURNS_UNJUDGED);
 		return -1;
 	}
 	*out = *found;
@@ -156,7 +166,7 @@ static __always_inline int method_known(const struct jmt_method_key *k, struct j
 
 /* The method table entry for k (verdict, id), created on first sight. */
 static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp, struct jmt_method_info *out,
-				       const int may_create)
+				       struct jmt_cpu *cpu, const int may_create)
 {
 	__u32 slot_idx = fp & method_cache_mask;
 	struct jmt_method_cache_slot *slot = bpf_map_lookup_elem(&method_cache, &slot_idx);
@@ -172,7 +182,7 @@ static __always_inline int method_info(const struct jmt_method_key *k, __u32 fp,
 		if (hit && cache_read_valid(&slot->seq, seq))
 			return 0;
 	}
-	if (may_create ? method_info_slow(k, out) : method_known(k, out))
+	if (may_create ? method_info_slow(k, out) : method_known(k, out, cpu))
 		return -1;
 	if (slot) {
 		cache_write_begin(&slot->seq);
@@ -219,15 +229,7 @@ JMT_SLOW_LINKAGE __noinline int method_info_slow(const struct jmt_method_key *k,
 #else
 	kp = k; /* a static function's: the caller's stack already */
 #endif
-	found = bpf_map_lookup_elem(&methods, kp);
-#if !JMT_HAS_FOR_EACH_MAP_ELEM
-	/* Left by a class unload (forget_class): dropped now. */
-	if (found && jmt_method_stale(kp, method_generation)) {
-		if (!bpf_map_delete_elem(&methods, kp))
-			bump(cpu, JMT_CNT_METHODS_FORGOTTEN);
-		found = 0;
-	}
-#endif
+	found = method_entry(kp, cpu);
 	if (found) {
 		*out = *found;
 		return 0;

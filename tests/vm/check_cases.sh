@@ -67,14 +67,13 @@ check_cases() {
      else $c.range.basis == "calibration" and $c.gaps.samples < 1000 end)' >/dev/null ||
     fail "attach: the cost range does not hold its likely cost or misnames its basis: $(report attach | jq -c '.probe_cost')"
   # --slower-than 1ns: every returned call recorded, 50 kept, the rest counted.
-  report switch | jq -e '(.slow_calls | length) == 50 and
-    (.slow_calls | length) + .diagnostics.slow_calls_dropped + .diagnostics.slow_calls_lost ==
-    ([.methods[].calls] | add)' >/dev/null ||
-    fail "switch: --slower-than 1ns did not record every call: $(report switch |
-      jq -c '{kept: (.slow_calls | length), dropped: .diagnostics.slow_calls_dropped,
-              lost: .diagnostics.slow_calls_lost, calls: ([.methods[].calls] | add)}')"
-  note "switch: --slower-than 1ns $(report switch | jq -r '"kept \(.slow_calls | length), dropped \(
-    .diagnostics.slow_calls_dropped), lost \(.diagnostics.slow_calls_lost) of \([.methods[].calls] | add) calls"')"
+  local slow
+  slow=$(report switch | jq -c '{kept: (.slow_calls | length), dropped: .diagnostics.slow_calls_dropped,
+    lost: .diagnostics.slow_calls_lost, calls: ([.methods[].calls] | add)}') ||
+    fail "switch: the report is not JSON: $(report switch | head -c 300)"
+  jq -e '.kept == 50 and .kept + .dropped + .lost == .calls' <<<"$slow" >/dev/null ||
+    fail "switch: --slower-than 1ns did not record every call: $slow"
+  note "switch: --slower-than 1ns $slow"
   [ "$(rc vthreads)" = 0 ] || fail "vthreads: jmethodtime exited $(rc vthreads)"
   if [ -n "$compat" ]; then
     for name in attach switch vthreads launch; do
