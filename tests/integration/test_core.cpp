@@ -40,26 +40,16 @@ void expect_between(double tool_ns, double lo_ns, double hi_ns, double calls, co
         << what << ": tracer " << tool_ns / 1e6 << " ms > JVM's upper bound " << hi_ns / 1e6 << " ms";
 }
 
-// 2. Against the nominal spin times (the flow's units). Why 15%: a spin ends at most
-//    one loop iteration (about 1-2 us, more while the first calls are interpreted)
-//    after its deadline; every probe event inside a frame adds about 1 us of trap
-//    time to these raw times (a() encloses 16 traced events: ~16 us of 2700 us;
-//    FilterMain's Outer exclusive holds about 40 filtered-out events of the JDK and
-//    the untraced Middle: ~45 us of 1400 us). On an idle machine these stay under 5%;
-//    a wrong exclusive computation is off by 1.5x or more. But on a loaded machine a
-//    spin whose deadline passes while its thread is descheduled ends up to a whole
-//    time slice late (seen: +25% with a parallel build on 2 cores). That stretches
-//    the workload, not the tracer's error, so the nominal figures are the reference
-//    only when the JVM's own timing of every checked quantity is within 9% of nominal;
-//    the 6% left to 15% covers the trap time beyond the JVM's body timing (CI once saw
-//    the JVM at +7.9% and the tracer at +11.1% for Outer's exclusive time). Otherwise
-//    the reference of each figure is the JVM's own per-call timing of it, within the
-//    same 15%: the late spin ends are in both. For the A/B/C flow, the middle of its
-//    bracket of kind 1, as the traps at the frames' edges (of the workload's own nanoTime
-//    and AtomicLong calls) lie between body and call site (c() measured 14% over its
-//    body under 8 us traps). For FilterMain, whose first call's site timing holds its
-//    class loading, a body, less its traced callees' bodies for an exclusive time, as
-//    the tracer subtracts their frames (the call sites' bookkeeping stays in both).
+// 2. Against the nominal spin times (the flow's units), within 15%: a spin ends at
+//    most one loop iteration late, and the probe events inside a frame add their trap
+//    time to these raw times (under 5% of each checked figure at 1 us per event); a
+//    wrong exclusive computation is off by 1.5x or more. Nominal is the reference only
+//    when the JVM's own timing of every checked quantity is within 9% of it (a spin
+//    whose thread was descheduled at its deadline ends a time slice late, in the
+//    workload and the trace alike); otherwise each figure's reference is the JVM's own
+//    timing of it: for the A/B/C flow the middle of its bracket of kind 1, for
+//    FilterMain (whose first call site holds class loading) a body, less its traced
+//    callees' bodies for an exclusive time.
 constexpr double kTimeTolerance = 0.15;
 constexpr double kNominalGate = 0.09;
 

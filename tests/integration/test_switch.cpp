@@ -20,6 +20,7 @@
 #include "harness.h"
 #include "jvm/agent_state.h"
 #include "jvm/hotspot_flags.h"
+#include "jvm/hotspot_symbols.h"
 #include "jvm/jvm.h"
 #include "util/lifecycle.h"
 #include "util/procfs.h"
@@ -281,9 +282,9 @@ TEST_F(Switch, VmStructsFlagTableAgreesWithTheSymbolTable)
             if (name.rfind("gHotSpotVM", 0) == 0)
                 exported[name] = t.libjvm_bias + value;
         const auto flags = jmt::flags_from_vmstructs([&memory](uint64_t a, size_t n) { return memory.read(a, n); },
-                                                     exported, jmt::kSwitchFlags);
-        ASSERT_EQ(flags.size(), jmt::kSwitchFlags.size());
-        for (const std::string &name : jmt::kSwitchFlags) {
+                                                     exported, jmt::hotspot::kSwitchFlags);
+        ASSERT_EQ(flags.size(), jmt::hotspot::kSwitchFlags.size());
+        for (const std::string &name : jmt::hotspot::kSwitchFlags) {
             ASSERT_TRUE(memory.symbol(name).has_value()) << name;
             EXPECT_EQ(flags.at(name), *memory.symbol(name)) << name;
         }

@@ -3,7 +3,7 @@
 #include "jmethodtime.h"
 #include "loader/attach_plan.h"
 #include "jvm/jvm.h"
-#include "jvm/usdt_notes.h"
+#include "jvm/libjvm_file.h"
 #include "util/error.h"
 #include "util/procfs.h"
 #include "report/report.h"

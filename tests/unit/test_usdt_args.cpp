@@ -6,7 +6,7 @@
 #include "cost/calibrate.h"
 #include "jmethodtime.h"
 #include "jvm/usdt_args.h"
-#include "jvm/usdt_notes.h"
+#include "jvm/libjvm_file.h"
 
 namespace {
 

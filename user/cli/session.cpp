@@ -172,7 +172,7 @@ void TraceSession::attach()
     if (work_)
         work_->next(monotonic_ns());
     at_start.jvm_runq_ns = 0;  // the kernel counts from the attach
-    windows_.start(at_start);
+    interval_totals_.start(at_start);
     window_start_ns_ = start_ns_;
     progress_->start(at_start);
     next_cpu_read_ = start_ns_ + kCpuReadPeriodNs;
@@ -362,7 +362,7 @@ Profile TraceSession::window_profile(const Snapshot &snap, uint64_t now, std::op
     OverheadTotals totals = event_totals(snap.diag.entries, snap.diag.returns, snap.diag.traced_calls);
     totals.jvm_cpu_ns = cpu ? cpu : cpu_->last();
     totals.jvm_runq_ns = snap.diag.runq_ns;
-    windows_.next(p, jvm_rows(snap.methods, base_.per_jvm), snap.gap_hist, totals);
+    interval_totals_.next(p, jvm_rows(snap.methods, base_.per_jvm), snap.gap_hist, totals);
     p.overhead.jvm_cpu_early = !cpu && cpu_->last();
     if (work_)
         p.traced_work = work_->next(now);

@@ -15,7 +15,7 @@
 #include "cli/status_line.h"
 #include "cli/switched_jvms.h"
 #include "cli/tracer_config.h"
-#include "cost/window.h"
+#include "cost/interval.h"
 #include "jvm/jvm_set.h"
 #include "jvm/jvm_work.h"
 #include "cost/calibrate.h"
@@ -99,7 +99,7 @@ private:
     std::unique_ptr<WorkMeter> work_;
     std::vector<const TargetWatch *> watching_all() const;
     uint64_t untraced_from_ns_ = 0;
-    TraceWindows windows_;  // the current window (the trace's, or the interval's) and its start
+    IntervalTotals interval_totals_;  // the current report interval (the trace, or one -i interval) from its start
     uint64_t window_start_ns_ = 0;
     uint32_t interval_no_ = 0;
     // Our links' uprobe sites and ids, to tell other tracers' links from ours.

@@ -11,6 +11,7 @@
 #include "control/agent.h"
 #include "control/flag_write.h"
 #include "jvm/hotspot_flags.h"
+#include "jvm/hotspot_symbols.h"
 #include "jvm/jvm.h"
 #include "util/lifecycle.h"
 #include "util/error.h"
@@ -23,7 +24,6 @@ namespace {
 
 constexpr uint64_t kSettlePollNs = 100'000'000;        // the agent's compile count, read this often
 constexpr uint64_t kProgressPeriodNs = 1'000'000'000;  // the status line while waiting
-constexpr char kAllDependenciesRecorded[] = "_ZN11JvmtiExport30_all_dependencies_are_recordedE";
 
 std::string owner_field(const ProcessIdentity &self)
 {
@@ -51,7 +51,7 @@ AgentPlace place_of(const JvmTarget &t)
 
 uint64_t flag_address(const JvmMemory &memory)
 {
-    const std::optional<uint64_t> at = memory.flag("DTraceMethodProbes");
+    const std::optional<uint64_t> at = memory.flag(hotspot::kDTraceMethodProbes);
     if (!at)
         throw Error(who(memory.pid()) + ": DTraceMethodProbes is in neither libjvm's symbol table nor HotSpot's "
                                         "flag table: start the JVM with -XX:+DTraceMethodProbes",
@@ -65,7 +65,7 @@ uint64_t flag_address(const JvmMemory &memory)
 // recompile; never from JDK 23, where every dependency is recorded.
 bool full_deopt_pending(const JvmMemory &memory, int jdk_feature)
 {
-    if (const std::optional<uint64_t> at = memory.symbol(kAllDependenciesRecorded))
+    if (const std::optional<uint64_t> at = memory.symbol(hotspot::kAllDependenciesRecorded))
         if (const std::optional<uint8_t> recorded = memory.read_u8(*at))
             return *recorded == 0;
     return jdk_feature > 0 && jdk_feature < 23;

@@ -36,22 +36,12 @@ const StateSymbol &state_symbol()
         const std::vector<GElf_Phdr> loads = elf_loads(elf);
         if (!loads.empty())
             out.first_load = loads.front().p_vaddr;
-        for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn && !found; scn = elf_nextscn(elf, scn)) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-                continue;
-            Elf_Data *data = elf_getdata(scn, nullptr);
-            const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-            for (size_t i = 0; data && i < count && !found; i++) {
-                GElf_Sym s;
-                const char *name =
-                    gelf_getsym(data, static_cast<int>(i), &s) ? elf_strptr(elf, sh.sh_link, s.st_name) : nullptr;
-                if (name && strcmp(name, JMT_AGENT_STATE_SYMBOL) == 0) {
-                    out.value = s.st_value;
-                    found = true;
-                }
+        for_each_symbol(elf, {SHT_DYNSYM}, [&](const GElf_Sym &s, const char *name) {
+            if (!found && strcmp(name, JMT_AGENT_STATE_SYMBOL) == 0) {
+                out.value = s.st_value;
+                found = true;
             }
-        }
+        });
         elf_end(elf);
         if (!found)
             throw Error("the embedded agent has no " JMT_AGENT_STATE_SYMBOL " symbol: a broken build");
@@ -78,7 +68,12 @@ bool is_agent_dir(const std::string &dir)
 
 std::optional<LoadedAgent> find_agent(int pid)
 {
-    const std::vector<MapsEntry> maps = parse_maps(read_file("/proc/" + std::to_string(pid) + "/maps"));
+    return find_agent(pid, read_file("/proc/" + std::to_string(pid) + "/maps"));
+}
+
+std::optional<LoadedAgent> find_agent(int pid, const std::string &maps_text)
+{
+    const std::vector<MapsEntry> maps = parse_maps(maps_text);
     // The loaded agent has code mapped: a dlopen that failed (a /tmp mounted noexec) may
     // leave the file's first mapping behind, without it.
     auto executable = [&maps](const MapsEntry &file) {
@@ -94,7 +89,7 @@ std::optional<LoadedAgent> find_agent(int pid)
             continue;
         const StateSymbol &sym = state_symbol();
         const std::string bytes =
-            read_target_memory(pid, e.start - sym.first_load + sym.value, sizeof(jmt_agent_state));
+            read_target_memory(pid, load_bias(e.start, sym.first_load) + sym.value, sizeof(jmt_agent_state));
         if (bytes.size() != sizeof(jmt_agent_state))
             return std::nullopt;
         LoadedAgent agent;

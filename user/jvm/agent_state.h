@@ -35,8 +35,10 @@ struct LoadedAgent {
     std::string path;  // as the JVM opens it (its root, its mount namespace)
 };
 
-// The agent loaded in pid, from /proc/PID/maps and its memory; nullopt when
-// none is. Throws jmt::Error when one is loaded but of another ABI version.
+// The agent loaded in pid, from /proc/PID/maps (maps_text: that file's text, read
+// already) and its memory; nullopt when none is. Throws jmt::Error when one is
+// loaded but of another ABI version.
+std::optional<LoadedAgent> find_agent(int pid, const std::string &maps_text);
 std::optional<LoadedAgent> find_agent(int pid);
 
 // This process as the agent's owner: pid and start time (clock ticks after boot).

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -53,6 +54,27 @@ std::vector<GElf_Phdr> elf_loads(Elf *elf)
             loads.push_back(ph);
     }
     return loads;
+}
+
+void for_each_symbol(Elf *elf, std::initializer_list<uint32_t> table_types,
+                     const std::function<void(const GElf_Sym &sym, const char *name)> &visit)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) ||
+            std::find(table_types.begin(), table_types.end(), sh.sh_type) == table_types.end())
+            continue;
+        Elf_Data *data = elf_getdata(scn, nullptr);
+        const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; data && i < count; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF)
+                continue;
+            const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (name && *name)
+                visit(sym, name);
+        }
+    }
 }
 
 uint64_t load_bias(uint64_t mapping_start, uint64_t first_load_vaddr)

@@ -6,6 +6,8 @@
 #include <libelf.h>
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,11 @@ private:
 
 // The PT_LOAD program headers of elf, in file order.
 std::vector<GElf_Phdr> elf_loads(Elf *elf);
+
+// Calls visit with each defined, named symbol of elf's tables of the types
+// given (SHT_SYMTAB, SHT_DYNSYM), table by table in section order.
+void for_each_symbol(Elf *elf, std::initializer_list<uint32_t> table_types,
+                     const std::function<void(const GElf_Sym &sym, const char *name)> &visit);
 
 // Where a file's vaddr 0 lies in a process that maps the file's offset 0 at
 // mapping_start, its first PT_LOAD being at first_load_vaddr: a vaddr plus

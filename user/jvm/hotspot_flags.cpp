@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 
+#include "jvm/hotspot_symbols.h"
 #include "util/error.h"
 #include "util/procfs.h"
 
@@ -65,7 +66,7 @@ layout(const ReadMemory &read, const std::map<std::string, uint64_t> &exported, 
     return out;
 }
 
-bool is_flag_type(const std::string &type) { return type == "JVMFlag" || type == "Flag"; }
+bool is_flag_type(const std::string &type) { return type == hotspot::kFlagType || type == hotspot::kFlagTypeJdk8; }
 
 // One entry of the VMStructs table: its type and field, and the field's
 // offset (non-static) or address (static).
@@ -81,28 +82,28 @@ std::vector<VmStructEntry> vmstructs_entries(const ReadMemory &read, const std::
                                              const std::function<bool(const std::string &)> &keep)
 {
     std::vector<VmStructEntry> out;
+    using namespace hotspot;
     const auto s =
         layout(read, exported,
-               {"gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride", "gHotSpotVMStructEntryTypeNameOffset",
-                "gHotSpotVMStructEntryFieldNameOffset", "gHotSpotVMStructEntryIsStaticOffset",
-                "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"});
-    if (!s || !s->at("gHotSpotVMStructs") || !s->at("gHotSpotVMStructEntryArrayStride"))
+               {kVMStructs, kVMStructEntryArrayStride, kVMStructEntryTypeNameOffset, kVMStructEntryFieldNameOffset,
+                kVMStructEntryIsStaticOffset, kVMStructEntryOffsetOffset, kVMStructEntryAddressOffset});
+    if (!s || !s->at(kVMStructs) || !s->at(kVMStructEntryArrayStride))
         return out;
     for (uint64_t i = 0; i < kMaxVmStructEntries; i++) {
-        const uint64_t e = s->at("gHotSpotVMStructs") + i * s->at("gHotSpotVMStructEntryArrayStride");
-        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryFieldNameOffset"));
+        const uint64_t e = s->at(kVMStructs) + i * s->at(kVMStructEntryArrayStride);
+        const std::optional<uint64_t> field_ptr = u64_at(read, e + s->at(kVMStructEntryFieldNameOffset));
         if (!field_ptr || !*field_ptr)
             break;
-        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at("gHotSpotVMStructEntryTypeNameOffset"));
+        const std::optional<uint64_t> type_ptr = u64_at(read, e + s->at(kVMStructEntryTypeNameOffset));
         VmStructEntry entry;
         entry.type = type_ptr ? string_at(read, *type_ptr, kMaxNameBytes) : "";
         if (!keep(entry.type))
             continue;
         entry.field = string_at(read, *field_ptr, kMaxNameBytes);
-        entry.is_static = read(e + s->at("gHotSpotVMStructEntryIsStaticOffset"), sizeof(int32_t)) !=
-                          std::string(sizeof(int32_t), '\0');
-        entry.offset = u64_at(read, e + s->at("gHotSpotVMStructEntryOffsetOffset")).value_or(0);
-        entry.address = u64_at(read, e + s->at("gHotSpotVMStructEntryAddressOffset")).value_or(0);
+        entry.is_static =
+            read(e + s->at(kVMStructEntryIsStaticOffset), sizeof(int32_t)) != std::string(sizeof(int32_t), '\0');
+        entry.offset = u64_at(read, e + s->at(kVMStructEntryOffsetOffset)).value_or(0);
+        entry.address = u64_at(read, e + s->at(kVMStructEntryAddressOffset)).value_or(0);
         out.push_back(std::move(entry));
     }
     return out;
@@ -114,31 +115,31 @@ std::map<std::string, uint64_t> flags_from_vmstructs(const ReadMemory &read,
                                                      const std::map<std::string, uint64_t> &exported,
                                                      const std::vector<std::string> &names)
 {
+    using namespace hotspot;
     std::map<std::string, uint64_t> found;
-    const auto t = layout(read, exported,
-                          {"gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride", "gHotSpotVMTypeEntryTypeNameOffset",
-                           "gHotSpotVMTypeEntrySizeOffset"});
-    if (!t || !t->at("gHotSpotVMTypeEntryArrayStride"))
+    const auto t =
+        layout(read, exported, {kVMTypes, kVMTypeEntryArrayStride, kVMTypeEntryTypeNameOffset, kVMTypeEntrySizeOffset});
+    if (!t || !t->at(kVMTypeEntryArrayStride))
         return found;
     // The flag type's fields: the table and its length (static), name and address (offsets).
     std::optional<uint64_t> table_var, count_var, name_off, addr_off, size;
     for (const VmStructEntry &e : vmstructs_entries(read, exported, is_flag_type)) {
-        if (e.field == "flags")
+        if (e.field == kFlagTableField)
             table_var = e.address;
-        else if (e.field == "numFlags")
+        else if (e.field == kFlagCountField)
             count_var = e.address;
-        else if (e.field == "_name")
+        else if (e.field == kFlagNameField)
             name_off = e.offset;
-        else if (e.field == "_addr")
+        else if (e.field == kFlagAddressField)
             addr_off = e.offset;
     }
     for (uint64_t i = 0; i < kMaxVmStructEntries && !size; i++) {
-        const uint64_t e = t->at("gHotSpotVMTypes") + i * t->at("gHotSpotVMTypeEntryArrayStride");
-        const std::optional<uint64_t> type_ptr = u64_at(read, e + t->at("gHotSpotVMTypeEntryTypeNameOffset"));
+        const uint64_t e = t->at(kVMTypes) + i * t->at(kVMTypeEntryArrayStride);
+        const std::optional<uint64_t> type_ptr = u64_at(read, e + t->at(kVMTypeEntryTypeNameOffset));
         if (!type_ptr || !*type_ptr)
             break;
         if (is_flag_type(string_at(read, *type_ptr, kMaxNameBytes)))
-            size = u64_at(read, e + t->at("gHotSpotVMTypeEntrySizeOffset"));
+            size = u64_at(read, e + t->at(kVMTypeEntrySizeOffset));
     }
     if (!table_var || !count_var || !name_off || !addr_off || !size || !*size)
         return found;
@@ -177,9 +178,6 @@ std::map<std::string, uint64_t> fields_from_vmstructs(const ReadMemory &read,
     return found;
 }
 
-const std::vector<std::string> kSwitchFlags = {"DTraceMethodProbes", "DisableAttachMechanism",
-                                               "EnableDynamicAgentLoading"};
-
 JvmMemory::JvmMemory(int pid, uint64_t bias, std::map<std::string, uint64_t> symbols)
     : pid_(pid), bias_(bias), symbols_(std::move(symbols))
 {}
@@ -216,7 +214,7 @@ std::map<std::string, uint64_t> JvmMemory::exported() const
 {
     std::map<std::string, uint64_t> out;
     for (const auto &[sym, value] : symbols_)
-        if (sym.rfind("gHotSpotVM", 0) == 0)
+        if (sym.rfind(hotspot::kVMExportedPrefix, 0) == 0)
             out[sym] = bias_ + value;
     return out;
 }
@@ -232,7 +230,7 @@ std::optional<uint64_t> JvmMemory::flag(const std::string &name) const
         return at;
     if (!vmstructs_flags_)
         vmstructs_flags_ =
-            flags_from_vmstructs([this](uint64_t a, size_t n) { return read(a, n); }, exported(), kSwitchFlags);
+            flags_from_vmstructs([this](uint64_t a, size_t n) { return read(a, n); }, exported(), hotspot::kFlags);
     const auto it = vmstructs_flags_->find(name);
     if (it == vmstructs_flags_->end())
         return std::nullopt;

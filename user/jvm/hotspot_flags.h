@@ -39,14 +39,16 @@ public:
     JvmMemory(int pid, uint64_t bias, std::map<std::string, uint64_t> symbols);
 
     int pid() const { return pid_; }
+    // The address of libjvm's vaddr 0 in the JVM's memory.
+    uint64_t bias() const { return bias_; }
     // The address of a libjvm symbol in the JVM's memory.
     std::optional<uint64_t> symbol(const std::string &name) const;
     // len bytes at addr; empty when they cannot be read.
     std::string read(uint64_t addr, size_t len) const;
     std::optional<uint8_t> read_u8(uint64_t addr) const;
     std::optional<uint64_t> read_u64(uint64_t addr) const;
-    // The address of HotSpot flag name (a bool flag is one byte there):
-    // .symtab, else VMStructs; nullopt when neither has it.
+    // The address of HotSpot flag name (a bool flag is one byte there): .symtab,
+    // else VMStructs' flag table (the flags of hotspot::kFlags); nullopt when neither has it.
     std::optional<uint64_t> flag(const std::string &name) const;
     // VMStructs fields by "Type::field": offsets, or addresses of statics (fields_from_vmstructs).
     std::map<std::string, uint64_t> fields(const std::vector<std::string> &names) const;
@@ -62,8 +64,5 @@ private:
     std::map<std::string, uint64_t> symbols_;
     mutable std::optional<std::map<std::string, uint64_t>> vmstructs_flags_;  // read once
 };
-
-// HotSpot flags the switch reads by name.
-extern const std::vector<std::string> kSwitchFlags;
 
 }  // namespace jmt

@@ -19,6 +19,7 @@
 #include "jvm/agent_state.h"
 #include "jvm/elf_file.h"
 #include "jvm/hotspot_flags.h"
+#include "jvm/hotspot_symbols.h"
 #include "util/error.h"
 #include "util/mapped_path.h"
 
@@ -46,6 +47,14 @@ LibjvmMapping find_libjvm(const std::string &maps_text)
         return m;
     }
     return m;
+}
+
+std::shared_ptr<const JvmMemory> libjvm_memory(int pid, const LibjvmInfo &info)
+{
+    const LibjvmMapping m = find_libjvm(read_file("/proc/" + std::to_string(pid) + "/maps"));
+    if (!m.found)
+        return nullptr;
+    return std::make_shared<const JvmMemory>(pid, load_bias(m.start, info.first_load_vaddr), info.symbols);
 }
 
 namespace {
@@ -192,7 +201,7 @@ std::optional<std::string> read_maps(const std::string &proc, const std::string 
 // (libjvm's .symtab or HotSpot's flag table give its address), else its command line.
 bool probes_enabled(int pid, const JvmMemory &memory)
 {
-    const std::optional<uint64_t> flag = memory.flag("DTraceMethodProbes");
+    const std::optional<uint64_t> flag = memory.flag(hotspot::kDTraceMethodProbes);
     const std::optional<uint8_t> byte = flag ? memory.read_u8(*flag) : std::nullopt;
     return byte ? *byte != 0 : cmdline_enables_probes(pid);
 }
@@ -201,28 +210,28 @@ bool probes_enabled(int pid, const JvmMemory &memory)
 // (Abstract_VM_Version::_s_vm_release, "17.0.15+6-Debian-1deb12u1"); 0 when unknown.
 int vm_release_feature(const JvmMemory &memory)
 {
-    const std::optional<uint64_t> at = memory.symbol("_ZN19Abstract_VM_Version12_s_vm_releaseE");
+    const std::optional<uint64_t> at = memory.symbol(hotspot::kVmRelease);
     const std::optional<uint64_t> str = at ? memory.read_u64(*at) : std::nullopt;
     return str ? jdk_feature_release(memory.read_string(*str, 64)) : 0;
 }
 
 // t.access, from the flag bytes (t.probes_on read already), the JDK release and jmethodtime's
-// agent in the JVM.
-void decide_probe_access(JvmTarget &t, const JvmMemory &memory)
+// agent in the JVM (maps_text: its /proc/PID/maps, read by the preflight).
+void decide_probe_access(JvmTarget &t, const JvmMemory &memory, const std::string &maps_text)
 {
     AccessFacts f;
     f.pid = t.pid;
     f.has_probes = t.has_probes;
     f.flag_on = t.probes_on;
-    f.flag_found = memory.flag("DTraceMethodProbes").has_value();
+    f.flag_found = memory.flag(hotspot::kDTraceMethodProbes).has_value();
     f.jdk_feature = jdk_feature_release(t.jdk_version);
     if (!f.jdk_feature)
         f.jdk_feature = vm_release_feature(memory);
-    if (const std::optional<uint64_t> at = memory.flag("DisableAttachMechanism"))
+    if (const std::optional<uint64_t> at = memory.flag(hotspot::kDisableAttachMechanism))
         f.attach_disabled = t.attach_disabled = memory.read_u8(*at).value_or(0) != 0;
-    if (const std::optional<uint64_t> at = memory.flag("EnableDynamicAgentLoading"))
+    if (const std::optional<uint64_t> at = memory.flag(hotspot::kEnableDynamicAgentLoading))
         f.dynamic_agents_off = memory.read_u8(*at).value_or(1) == 0;
-    if (const std::optional<LoadedAgent> agent = find_agent(t.pid)) {
+    if (const std::optional<LoadedAgent> agent = find_agent(t.pid, maps_text)) {
         f.agent_loaded = true;
         f.agent_mode = agent->state.mode;
         t.switch_owner = agent->state.owner_pid;
@@ -295,7 +304,7 @@ TargetStatus examine_target(int pid)
         if (note.name == "method__entry" || note.name == "method__return")
             t.probe_addrs.push_back(t.libjvm_bias + note.location);
     try {
-        decide_probe_access(t, memory);
+        decide_probe_access(t, memory, *maps);
     } catch (const Error &e) {
         return failed(st, TargetProblem::Unreadable, e.what(), e.error_number());
     }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "jvm/probe_access.h"
-#include "jvm/usdt_notes.h"
+#include "jvm/libjvm_file.h"
 #include "util/procfs.h"
 
 namespace jmt {
@@ -26,6 +26,10 @@ struct LibjvmMapping {
 
 // Parses the text of /proc/PID/maps: the libjvm.so mapping with offset 0.
 LibjvmMapping find_libjvm(const std::string &maps_text);
+
+// pid's libjvm memory: the bias of the libjvm.so its maps show (info is that file's
+// read), info's symbols; null while none is mapped.
+std::shared_ptr<const class JvmMemory> libjvm_memory(int pid, const LibjvmInfo &info);
 
 // What the preflight found about a pid.
 struct JvmTarget {
@@ -43,7 +47,7 @@ struct JvmTarget {
     int switch_owner = 0;                   // access Switched, LeftOn: the jmethodtime that switched the probes on
     bool attach_disabled = false;           // -XX:+DisableAttachMechanism
     uint64_t libjvm_bias = 0;               // libjvm's vaddr 0 in the JVM's memory
-    std::map<std::string, uint64_t> libjvm_symbols;         // of kLibjvmSymbols, st_value
+    std::map<std::string, uint64_t> libjvm_symbols;         // of hotspot::kLibjvmSymbols, st_value
     std::optional<std::array<uint8_t, 7>> arg_regs;         // entry/return share one layout
     std::optional<std::array<uint8_t, 2>> unload_arg_regs;  // class__unloaded's name and length
     std::vector<uint64_t> probe_addrs;  // method__entry/method__return sites in its memory (attach mode)

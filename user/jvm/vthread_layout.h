@@ -4,8 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
+
+#include "jvm/hotspot_flags.h"
 
 namespace jmt {
 
@@ -30,11 +31,10 @@ struct VthreadLayout {
                       // Pending: what disagreed last, if anything
 };
 
-// pid's layout now: Pending while its libjvm is not mapped or not initialised
-// (continuations' entries included) or while its threads disagree with the
-// layout (a moment while they start, or for good: why says so), Unsupported
-// when it lacks a part. symbols, first_load_vaddr: of its libjvm file
-// (LibjvmInfo).
-VthreadLayout read_vthread_layout(int pid, const std::map<std::string, uint64_t> &symbols, uint64_t first_load_vaddr);
+// The layout of the JVM whose libjvm memory reads, now: Pending while it is not
+// initialised (continuations' entries included) or while its threads disagree with
+// the layout (a moment while they start, or for good: why says so), Unsupported
+// when it lacks a part.
+VthreadLayout read_vthread_layout(const JvmMemory &memory);
 
 }  // namespace jmt

@@ -17,7 +17,7 @@
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
 #include "loader/compat_object.h"
-#include "jvm/usdt_notes.h"
+#include "jvm/libjvm_file.h"
 #include "loader/kernel_features.h"
 #include "util/error.h"
 #include "util/procfs.h"

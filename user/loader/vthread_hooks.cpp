@@ -9,7 +9,7 @@
 
 #include "jmethodtime.h"
 #include "jmethodtime.skel.h"
-#include "jvm/continuation_hooks.h"
+#include "jvm/jvm.h"
 #include "util/error.h"
 #include "util/quiet_thread.h"
 
@@ -48,7 +48,7 @@ HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets)
         if (out.count(t.libjvm))
             continue;
         try {
-            out[t.libjvm] = find_continuation_hooks(t.libjvm);
+            out[t.libjvm] = inspect_libjvm(t.libjvm).continuation;
         } catch (const Error &) {
             out[t.libjvm] = {};  // unreadable: no hook
         }
@@ -63,7 +63,7 @@ bool any_hooks(const HooksByLibjvm &hooks)
 
 VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm by_libjvm,
                            bool whole, unsigned poll_ms)
-    : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size()), whole_(whole)
+    : skel_(skel), targets_(std::move(targets)), layouts_(targets_.size()), memories_(targets_.size()), whole_(whole)
 {
     for (size_t i = 0; i < targets_.size(); i++) {
         const std::string &libjvm = targets_[i].libjvm;
@@ -97,7 +97,10 @@ bool VthreadHooks::resolve()
     for (size_t i = 0; i < targets_.size() && i < JMT_MAX_TARGETS; i++) {
         if (layouts_[i].state != VthreadLayout::State::Pending)
             continue;
-        layouts_[i] = read_vthread_layout(targets_[i].pid, libjvms_[i].symbols, libjvms_[i].first_load_vaddr);
+        if (!memories_[i])
+            memories_[i] = libjvm_memory(targets_[i].pid, libjvms_[i]);
+        if (memories_[i])
+            layouts_[i] = read_vthread_layout(*memories_[i]);
         if (layouts_[i].state == VthreadLayout::State::Pending) {
             pending = true;
             continue;

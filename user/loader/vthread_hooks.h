@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -13,8 +14,8 @@
 #include <vector>
 
 #include "loader/programs.h"
-#include "jvm/continuation_hooks.h"
-#include "jvm/usdt_notes.h"
+#include "jvm/hotspot_flags.h"
+#include "jvm/libjvm_file.h"
 #include "jvm/vthread_layout.h"
 
 namespace jmt {
@@ -59,8 +60,10 @@ private:
 
     jmethodtime_bpf *skel_;
     std::vector<VthreadTarget> targets_;
-    std::vector<VthreadLayout> layouts_;    // by target index
-    std::vector<LibjvmInfo> libjvms_;       // by target index: its libjvm's symbols
+    std::vector<VthreadLayout> layouts_;  // by target index
+    std::vector<LibjvmInfo> libjvms_;     // by target index: its libjvm's symbols
+    // By target index: its libjvm's memory, from the first poll that finds libjvm mapped.
+    std::vector<std::shared_ptr<const JvmMemory>> memories_;
     std::vector<ContinuationHooks> hooks_;  // by target index: its libjvm's functions
     bool whole_;                            // hooks attach for every process (pid -1)
     // A hooked function: libjvm, pid (-1: every process), file offset.

@@ -126,6 +126,15 @@ std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows)
     return out;
 }
 
+std::vector<MethodRow> jvm_rows(std::vector<MethodRow> rows, bool per_jvm)
+{
+    if (per_jvm)
+        return rows;
+    for (MethodRow &r : rows)
+        r.pid = 0;
+    return merge_rows(rows);
+}
+
 std::vector<MethodRow> rows_since(const std::vector<MethodRow> &now, const std::vector<MethodRow> &before)
 {
     std::map<RowKey, const MethodStats *> earlier;

@@ -288,4 +288,7 @@ std::vector<MethodRow> rows_since(const std::vector<MethodRow> &now, const std::
 // Merges rows with equal (class, method, signature, tid), summing their stats.
 std::vector<MethodRow> merge_rows(const std::vector<MethodRow> &rows);
 
+// Rows of several JVMs: one row per JVM (per_jvm), or their sum (pid 0).
+std::vector<MethodRow> jvm_rows(std::vector<MethodRow> rows, bool per_jvm);
+
 }  // namespace jmt

@@ -1,5 +1,5 @@
-// A trace's windows (the whole trace, or each -i interval): what the kernel's
-// running totals hold for the window since the previous one.
+// A report's interval (the whole trace, or each -i interval): what the kernel's
+// running totals hold since the previous interval.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +9,11 @@
 
 namespace jmt {
 
-// Rows of several JVMs: one row per JVM (per_jvm), or their sum (pid 0).
-std::vector<MethodRow> jvm_rows(std::vector<MethodRow> rows, bool per_jvm);
-
-class TraceWindows {
+class IntervalTotals {
 public:
-    // The first window starts at these totals (its rows and gaps from none).
+    // The first interval starts at these totals (its rows and gaps from none).
     void start(const OverheadTotals &totals) { start_ = totals; }
-    // p's methods, gap histogram and overhead for the window from the previous
+    // p's methods, gap histogram and overhead for the interval from the previous
     // call (or the trace's start) to these totals, which start the next one.
     void next(Profile &p, std::vector<MethodRow> rows, const std::vector<uint64_t> &gap_hist,
               const OverheadTotals &totals);
