@@ -157,18 +157,23 @@ fi
 [ -z "$keep_json" ] || cp "$work/report.json" "$keep_json"
 
 # --- five tables from the one trace -----------------------------------------------------------
-read -r n_methods n_calls seconds times traced_ns rejected_ns cal_samples < <(jq -r '[(.methods | length),
+read -r n_methods n_calls seconds times traced_ns rejected_ns cost_source < <(jq -r '[(.methods | length),
   ([.methods[].calls] | add // 0), (.duration_ns / 1e7 | round / 100), .times,
-  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns, .probe_cost.calibration_samples] | @tsv' \
+  .probe_cost.traced_event_ns, .probe_cost.rejected_event_ns, .probe_cost.source] | @tsv' \
   "$work/report.json")
-calibrated="calibrated during the trace ($cal_samples samples)"
-[ "$cal_samples" -gt 1 ] || calibrated="calibrated at start-up"
+# What the cost taken out rests on (probe_cost.source, docs/outputs.md).
+case $cost_source in
+  paid) calibrated="what the JVM paid per event (its CPU per I/O call before and during the trace)" ;;
+  windows) calibrated="what the JVM paid per event in windows after the trace" ;;
+  gaps) calibrated="the lower edge of the gaps between the JVM's probe events plus the refill after each" ;;
+  *) calibrated="the calibration (too few gaps between probe events)" ;;
+esac
 echo
 echo "Traced $n_methods methods of org/postgresql for $seconds s, $n_calls calls."
 if [ "$times" = raw ]; then
   echo "Times as measured, the probes' own cost included (--raw)."
 else
-  echo "Times exclude the probes' own cost, $calibrated: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event (--raw to keep it)."
+  echo "Times exclude the probes' own cost: $traced_ns ns per traced event, $rejected_ns ns per filtered-out event, from $calibrated (--raw to keep it)."
 fi
 jq -r '.overhead | "The probes: \(.events) events (every Java call traps, traced or not), about \(.trap_ns / 1e6 | round) ms of trap time"
   + (if .jvm_cpu_ns == null then "." else ", \((.share // 0) * 100 | round)% of the JVM'"'"'s \(.jvm_cpu_ns / 1e6 | round) ms on a CPU"
@@ -218,8 +223,9 @@ table() {  # TITLE JSON_KEY
 cat "$work/tables.txt"
 if grep -q ' \*$' "$work/tables.txt"; then
   echo
-  echo "* The probes' own cost was over half of these calls' measured time: their corrected times are"
-  echo "  below what per-call probes resolve (--raw shows the times as measured)."
+  echo "* The probes' own cost was over half of these calls' measured time: their times are known only"
+  echo "  within their bounds (the report's JSON: bounds), from the per-event cost range (trace fewer,"
+  echo "  larger methods to see into them)."
 fi
 
 # --- the application's own counts against the trace -------------------------------------------

@@ -42,6 +42,6 @@ kill -INT "$jmt_pid"
 wait "$jmt_pid"
 jmt_pid=""
 grep -v '^Tracing\|^Waiting\|^Switched' "$work/jmt.err" >&2 || true
-echo "--- after: the probes off, the classes' code compiled again without them" >&2
+echo "--- after: the probes off (the report's header says which code was left to compile again)" >&2
 list >&2
 echo "The JVM ran $calls calls of a() during the trace: a $calls, b $((2 * calls)), c $((5 * calls))" >&2

@@ -304,6 +304,8 @@ TEST(Header, KernelMemoryLineWhenKnown)
     EXPECT_NE(table_of(p).find("\nKernel memory: 7.8 MB of BPF maps and programs (1004 method ids)\n"),
               std::string::npos)
         << table_of(p);
+    p.method_ids = 1;
+    EXPECT_NE(table_of(p).find("(1 method id)\n"), std::string::npos) << table_of(p);
 }
 
 // What the probes cost the JVM: events, their rate, their trap time at the cost taken out,

@@ -292,8 +292,9 @@ void write_header(std::ostream &out, const Profile &profile)
     }
     if (profile.kernel_memory_bytes > 0) {
         char line[160];
-        std::snprintf(line, sizeof(line), "Kernel memory: %.1f MB of BPF maps and programs (%u method ids)\n",
-                      static_cast<double>(profile.kernel_memory_bytes) / (1 << 20), profile.method_ids);
+        std::snprintf(line, sizeof(line), "Kernel memory: %.1f MB of BPF maps and programs (%u method id%s)\n",
+                      static_cast<double>(profile.kernel_memory_bytes) / (1 << 20), profile.method_ids,
+                      profile.method_ids == 1 ? "" : "s");
         out << line;
     }
 }
