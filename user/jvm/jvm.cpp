@@ -49,12 +49,15 @@ LibjvmMapping find_libjvm(const std::string &maps_text)
     return m;
 }
 
+std::shared_ptr<const JvmMemory> libjvm_memory(int pid, const LibjvmMapping &mapping, const LibjvmInfo &info)
+{
+    return std::make_shared<const JvmMemory>(pid, load_bias(mapping.start, info.first_load_vaddr), info.symbols);
+}
+
 std::shared_ptr<const JvmMemory> libjvm_memory(int pid, const LibjvmInfo &info)
 {
     const LibjvmMapping m = find_libjvm(read_file("/proc/" + std::to_string(pid) + "/maps"));
-    if (!m.found)
-        return nullptr;
-    return std::make_shared<const JvmMemory>(pid, load_bias(m.start, info.first_load_vaddr), info.symbols);
+    return m.found ? libjvm_memory(pid, m, info) : nullptr;
 }
 
 namespace {
@@ -295,9 +298,9 @@ TargetStatus examine_target(int pid)
     }
     t.has_probes = true;
     t.unload_arg_regs = class_unloaded_registers(info);
-    t.libjvm_bias = load_bias(m.start, info.first_load_vaddr);
+    t.memory = libjvm_memory(pid, m, info);
+    t.libjvm_bias = t.memory->bias();
     t.libjvm_symbols = info.symbols;
-    t.memory = std::make_shared<const JvmMemory>(pid, t.libjvm_bias, t.libjvm_symbols);
     const JvmMemory &memory = *t.memory;
     t.probes_on = probes_enabled(pid, memory);
     for (const UsdtNote &note : info.notes)

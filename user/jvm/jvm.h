@@ -27,8 +27,9 @@ struct LibjvmMapping {
 // Parses the text of /proc/PID/maps: the libjvm.so mapping with offset 0.
 LibjvmMapping find_libjvm(const std::string &maps_text);
 
-// pid's libjvm memory: the bias of the libjvm.so its maps show (info is that file's
-// read), info's symbols; null while none is mapped.
+// pid's libjvm memory: the bias of mapping (info is its file's read), info's symbols.
+std::shared_ptr<const class JvmMemory> libjvm_memory(int pid, const LibjvmMapping &mapping, const LibjvmInfo &info);
+// The same for the libjvm.so pid's maps show now; null while none is mapped.
 std::shared_ptr<const class JvmMemory> libjvm_memory(int pid, const LibjvmInfo &info);
 
 // What the preflight found about a pid.

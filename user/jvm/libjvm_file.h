@@ -47,8 +47,6 @@ struct LibjvmInfo {
     // (.symtab, which a stripped libjvm lacks, or .dynsym, which it keeps).
     std::map<std::string, uint64_t> symbols;
     ContinuationHooks continuation;
-
-    bool has_symbol(const char *name) const { return symbols.count(name) != 0; }
 };
 
 // Reads the stapsdt notes of provider, the symbols of hotspot::kLibjvmSymbols and the

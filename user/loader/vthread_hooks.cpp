@@ -48,7 +48,7 @@ HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets)
         if (out.count(t.libjvm))
             continue;
         try {
-            out[t.libjvm] = inspect_libjvm(t.libjvm).continuation;
+            out[t.libjvm] = inspect_libjvm(t.libjvm);
         } catch (const Error &) {
             out[t.libjvm] = {};  // unreadable: no hook
         }
@@ -58,7 +58,7 @@ HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets)
 
 bool any_hooks(const HooksByLibjvm &hooks)
 {
-    return std::any_of(hooks.begin(), hooks.end(), [](const auto &h) { return h.second.found(); });
+    return std::any_of(hooks.begin(), hooks.end(), [](const auto &h) { return h.second.continuation.found(); });
 }
 
 VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> targets, HooksByLibjvm by_libjvm,
@@ -67,9 +67,8 @@ VthreadHooks::VthreadHooks(jmethodtime_bpf *skel, std::vector<VthreadTarget> tar
 {
     for (size_t i = 0; i < targets_.size(); i++) {
         const std::string &libjvm = targets_[i].libjvm;
-        hooks_.push_back(by_libjvm[libjvm]);
-        libjvms_.push_back(hooks_[i].found() ? inspect_libjvm(libjvm) : LibjvmInfo{});
-        if (!hooks_[i].found()) {
+        libjvms_.push_back(by_libjvm[libjvm]);
+        if (!libjvms_[i].continuation.found()) {
             layouts_[i].state = VthreadLayout::State::Unsupported;
             layouts_[i].why = "its libjvm.so has no symbol table (.symtab) naming HotSpot's freeze and thaw";
         }
@@ -122,7 +121,7 @@ bool VthreadHooks::resolve()
 bool VthreadHooks::attach(size_t i)
 {
     const VthreadLayout &l = layouts_[i];
-    const ContinuationHooks &h = hooks_[i];
+    const ContinuationHooks &h = libjvms_[i].continuation;
     auto chosen = [](const std::vector<LibjvmFunction> &all, std::initializer_list<uint64_t> vaddrs) {
         std::vector<LibjvmFunction> out;
         for (const LibjvmFunction &f : all)

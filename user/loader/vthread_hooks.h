@@ -26,9 +26,9 @@ struct VthreadTarget {
     std::string libjvm;
 };
 
-// Each target libjvm's functions the hooks attach to, read once (none for a
-// JDK before 21, a stripped .symtab or an unreadable file).
-using HooksByLibjvm = std::map<std::string, ContinuationHooks>;
+// Each target libjvm as read once: its continuation functions, which the hooks attach to
+// (none for a JDK before 21, a stripped .symtab or an unreadable file), and its symbols.
+using HooksByLibjvm = std::map<std::string, LibjvmInfo>;
 HooksByLibjvm find_hooks(const std::vector<VthreadTarget> &targets);
 // Whether any libjvm of hooks has them.
 bool any_hooks(const HooksByLibjvm &hooks);
@@ -61,11 +61,10 @@ private:
     jmethodtime_bpf *skel_;
     std::vector<VthreadTarget> targets_;
     std::vector<VthreadLayout> layouts_;  // by target index
-    std::vector<LibjvmInfo> libjvms_;     // by target index: its libjvm's symbols
+    std::vector<LibjvmInfo> libjvms_;     // by target index: its libjvm's symbols and functions
     // By target index: its libjvm's memory, from the first poll that finds libjvm mapped.
     std::vector<std::shared_ptr<const JvmMemory>> memories_;
-    std::vector<ContinuationHooks> hooks_;  // by target index: its libjvm's functions
-    bool whole_;                            // hooks attach for every process (pid -1)
+    bool whole_;  // hooks attach for every process (pid -1)
     // A hooked function: libjvm, pid (-1: every process), file offset.
     struct Site {
         std::string libjvm;
