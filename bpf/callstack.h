@@ -347,6 +347,19 @@ static __always_inline __u32 jmt_find(const struct jmt_thread *t, __u32 id)
 	return fc.match;
 }
 
+/* The record of a frame closed by its return (kind JMT_CLOSED_RETURNED) or
+ * dropped (JMT_CLOSED_DROPPED), name a pointer to it: on the stack, zeroed,
+ * unless the including file keeps it elsewhere (sink.bpf.h: the compat
+ * programs, within 5.10's 512 bytes of stack); 0 when none can be had (the
+ * frame then stays open). */
+#define JMT_CLOSED_RETURNED 0
+#define JMT_CLOSED_DROPPED 1
+#ifndef JMT_CLOSED_RECORD
+#define JMT_CLOSED_RECORD(sink, name, kind)     \
+	struct jmt_closed name##_on_stack = {}; \
+	struct jmt_closed *name = &name##_on_stack
+#endif
+
 struct jmt_drop_ctx {
 	struct jmt_thread *t;
 	struct jmt_sink *sink;
@@ -364,14 +377,16 @@ static long jmt_drop_one(__u32 i, void *data)
 {
 	struct jmt_drop_ctx *dc = (struct jmt_drop_ctx *)data;
 	struct jmt_thread *t = dc->t;
-	struct jmt_closed closed = {};
 
 	if (t->depth == 0 || t->depth > JMT_MAX_DEPTH)
 		return 1;
 	if (dc->on_entry ? !jmt_top_is_stale(t, dc->id, dc->sp, dc->call_site) : t->depth <= dc->match)
 		return 1;
-	jmt_drop_top(t, &closed, dc->foreign);
-	jmt_dropped(dc->sink, t, &closed);
+	JMT_CLOSED_RECORD(dc->sink, closed, JMT_CLOSED_DROPPED);
+	if (!closed)
+		return 1;
+	jmt_drop_top(t, closed, dc->foreign);
+	jmt_dropped(dc->sink, t, closed);
 	return 0;
 }
 
@@ -391,18 +406,20 @@ static long jmt_drop_one(__u32 i, void *data)
 static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp, const struct jmt_clock *now,
 				      struct jmt_sink *sink, const int foreign, const int with_threads)
 {
-	struct jmt_closed closed = {};
+	JMT_CLOSED_RECORD(sink, closed, JMT_CLOSED_RETURNED);
 	__u32 d = t->depth, match;
 
+	if (!closed)
+		return 0;
 	if (d <= JMT_MAX_DEPTH && t->frames[JMT_IDX(d - 1)].fp == fp) {
-		jmt_close_top(t, now, &closed, foreign);
-		jmt_account(sink, t, &closed, with_threads);
+		jmt_close_top(t, now, closed, foreign);
+		jmt_account(sink, t, closed, with_threads);
 		return 0;
 	}
 	if (d > JMT_MAX_DEPTH) {
 		t->depth = d - 1;
-		closed.id = id;
-		jmt_account(sink, t, &closed, with_threads);
+		closed->id = id;
+		jmt_account(sink, t, closed, with_threads);
 		return 0;
 	}
 	match = jmt_find(t, id);
@@ -413,8 +430,8 @@ static __always_inline int jmt_return(struct jmt_thread *t, __u32 id, __u32 fp, 
 	jmt_loop(JMT_MAX_DEPTH, jmt_drop_one, &dc);
 	if (t->depth != match || match == 0)
 		return 0;
-	jmt_close_top(t, now, &closed, foreign);
-	jmt_account(sink, t, &closed, with_threads);
+	jmt_close_top(t, now, closed, foreign);
+	jmt_account(sink, t, closed, with_threads);
 	return 0;
 }
 

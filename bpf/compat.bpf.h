@@ -27,9 +27,12 @@
  *   on by a plain atomic add; an add is never made an or (jmt_atomic_add).
  * - a global function's pointer arguments (5.12): method_info_slow is static.
  * - 512 bytes of stack for a program and the calls below it, each rounded up
- *   to 32: the return program (384 bytes) makes no verdict (a method first met
- *   at its return, entered before the attach, is counted in returns_unjudged),
- *   which leaves room for --slower-than's record and --per-thread's call paths.
+ *   to 32: a closed frame's record (208 bytes) is in a per-CPU map, not on the
+ *   stack (sink.bpf.h, compat_closed), and the return program (288 bytes) makes
+ *   no verdict (a method first met at its return, entered before the attach,
+ *   is counted in returns_unjudged).
+ * - A loop's body is verified once per step: a dropped frame's totals are added
+ *   by a global function (compat_account_dropped), not inline in the drop loops.
  * - The virtual-thread hooks' loops (bpf_loop): the unmount's search and its
  *   drop are global functions, the drop's step one of its own (vthreads.bpf.h),
  *   so the verifier checks each body once, not once per frame of 256.

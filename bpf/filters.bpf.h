@@ -41,11 +41,12 @@ struct {
 	__type(value, struct jmt_glob_state);
 } glob_scratch SEC(".maps");
 
-/* One glob against one name, stepped by bpf_loop (glob.h): st in glob_scratch,
- * pat at a rodata pattern, str at a name buffer of names_scratch. */
+/* One glob against one name, stepped by bpf_loop (glob.h): st in glob_scratch
+ * (st->glob: the glob's index in globs), str at a name buffer of
+ * names_scratch. Small: its callback is the fourth frame of a chain whose
+ * stack 6.1 adds up against 512 bytes (methods.bpf.h, method_info_slow). */
 struct glob_ctx {
 	struct jmt_glob_state *st;
-	const volatile char *pat;
 	const char *str;
 };
 
@@ -54,14 +55,16 @@ static long glob_step_class(__u32 i, void *data)
 {
 	struct glob_ctx *g = data;
 
-	return jmt_glob_step(g->st, g->pat, g->str, JMT_CLASS_BUF - 1);
+	return jmt_glob_step(g->st, globs[JMT_GLOB_CLASS][g->st->glob & (JMT_MAX_GLOBS - 1)].s, g->str,
+			     JMT_CLASS_BUF - 1);
 }
 
 static long glob_step_method(__u32 i, void *data)
 {
 	struct glob_ctx *g = data;
 
-	return jmt_glob_step(g->st, g->pat, g->str, JMT_METHOD_BUF - 1);
+	return jmt_glob_step(g->st, globs[JMT_GLOB_METHOD][g->st->glob & (JMT_MAX_GLOBS - 1)].s, g->str,
+			     JMT_METHOD_BUF - 1);
 }
 #endif
 
@@ -75,33 +78,30 @@ __noinline int compat_glob_steps(__u64 kind, __u64 i, __u64 level);
 
 /*
  * Whether name (slen bytes, slen <= its buffer: JMT_CLASS_BUF for a class,
- * JMT_METHOD_BUF for a method) matches one of the first n globs of kind
+ * JMT_METHOD_BUF for a method) matches one of the globs of kind
  * (JMT_GLOB_CLASS, JMT_GLOB_METHOD: a constant): 1 when one does, 0 when none
  * does, -1 when none does but one ran out of its JMT_GLOB_STEPS steps
  * (undecided). st: this CPU's glob_scratch at level, name: its names_scratch.
- * Bounded: n <= JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
+ * Bounded: at most JMT_MAX_GLOBS loops of at most JMT_GLOB_STEPS steps.
  */
-static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const char *name, __u32 slen,
-				      struct jmt_glob_state *st, __u32 level)
+static __always_inline int globs_kept(enum jmt_glob_kind kind, const char *name, __u32 slen, struct jmt_glob_state *st,
+				      __u32 level)
 {
-	int undecided = 0;
-
-	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
 #if JMT_HAS_BPF_LOOP
-		struct glob_ctx g = {};
+	struct glob_ctx g = {.st = st, .str = name};
 #endif
 
-		if (i >= n)
+	/* n and slen are read from where they are kept at each glob, not held
+	 * across bpf_loop: fewer spills, a smaller frame. */
+	st->undecided = 0;
+	st->slen = slen;
+	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
+		if (i >= (kind == JMT_GLOB_CLASS ? n_class_globs : n_method_globs))
 			break;
-		jmt_glob_init(st, globs[kind][i].len, slen);
+		jmt_glob_init(st, globs[kind][i].len, st->slen);
 #if JMT_HAS_BPF_LOOP
-		g.st = st;
-		g.pat = globs[kind][i].s;
-		g.str = name;
-		if (kind == JMT_GLOB_CLASS)
-			bpf_loop(JMT_GLOB_STEPS, glob_step_class, &g, 0);
-		else
-			bpf_loop(JMT_GLOB_STEPS, glob_step_method, &g, 0);
+		st->glob = i;
+		bpf_loop(JMT_GLOB_STEPS, kind == JMT_GLOB_CLASS ? glob_step_class : glob_step_method, &g, 0);
 #else
 		/* JMT_GLOB_STEPS steps in all, as bpf_loop's callback would take. */
 		for (__u32 burst = 0; burst < JMT_GLOB_STEPS / JMT_COMPAT_GLOB_BURST; burst++)
@@ -111,9 +111,9 @@ static __always_inline int globs_kept(enum jmt_glob_kind kind, __u32 n, const ch
 		if (st->result == JMT_GLOB_MATCH)
 			return 1;
 		if (st->result == JMT_GLOB_RUNNING)
-			undecided = 1;
+			st->undecided = 1;
 	}
-	return undecided ? -1 : 0;
+	return st->undecided ? -1 : 0;
 }
 
 #endif /* JMT_FILTERS_BPF_H */

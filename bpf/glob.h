@@ -42,14 +42,16 @@ enum jmt_glob_result {
 };
 
 struct jmt_glob_state {
-	__u32 p;      /* next pattern byte */
-	__u32 s;      /* next subject byte */
-	__u32 star_p; /* index of the last '*' passed, JMT_GLOB_NO_STAR before any */
-	__u32 star_s; /* subject index where that '*''s run ends for now */
-	__u32 plen;   /* pattern length (bytes), < JMT_GLOB_LEN */
-	__u32 slen;   /* subject length (bytes), <= its buffer's size */
-	__s32 result; /* enum jmt_glob_result */
-	__u32 steps;  /* steps taken so far */
+	__u32 p;	 /* next pattern byte */
+	__u32 s;	 /* next subject byte */
+	__u32 star_p;	 /* index of the last '*' passed, JMT_GLOB_NO_STAR before any */
+	__u32 star_s;	 /* subject index where that '*''s run ends for now */
+	__u32 plen;	 /* pattern length (bytes), < JMT_GLOB_LEN */
+	__u32 slen;	 /* subject length (bytes), <= its buffer's size */
+	__s32 result;	 /* enum jmt_glob_result */
+	__u32 steps;	 /* steps taken so far */
+	__u32 glob;	 /* filters.bpf.h: the index of the glob being matched */
+	__u32 undecided; /* filters.bpf.h: 1 once a glob ran out of steps */
 };
 
 static __always_inline void jmt_glob_init(struct jmt_glob_state *st, __u32 plen, __u32 slen)

@@ -86,8 +86,8 @@ struct {
  * whole and masked as well (powers of two), the masks hidden from clang: 5.10
  * knows nothing of a global function's arguments, and does not carry a check
  * to the copies it spills and fills. Its stack is small: 5.10 allows 512
- * bytes to the deepest chain, the return program's 416, method_info_slow's,
- * a verdict's and this one's, 32 each at least. */
+ * bytes to the deepest chain: the entry program's 256, method_info_slow's, a
+ * verdict's and this one's, 32 each at least. */
 #define COMPAT_GLOB_ARGS_BAD(kind, i, level) \
 	((level) >= JMT_SCRATCH_LEVELS || (i) >= JMT_MAX_GLOBS || (kind) >= JMT_GLOB_KINDS)
 
@@ -241,8 +241,9 @@ JMT_SLOW_LINKAGE __noinline int method_info_slow(const struct jmt_method_key *k,
 	}
 	cpu->scratch_depth = level + 1;
 	/* Calls in turn, not one within the other: 6.1's verifier adds up the
-	 * stack of every frame of a call chain (the probe's 384 bytes, this
-	 * function's, a glob's and its bpf_loop callback's) against 512. */
+	 * stack of every frame of a call chain, each rounded up to 32 (the
+	 * return program's 416 bytes, this function's, a glob verdict's and its
+	 * bpf_loop callback's, 32 each) against 512. */
 	err = method_verdict(kp, level);
 	if (err > 0 && (err & JMT_VERDICT_KEPT) && n_class_globs)
 		err = class_globs_verdict(level, err);
@@ -340,10 +341,9 @@ static __noinline int class_globs_verdict(__u32 level, int verdict)
 	st = bpf_map_lookup_elem(&glob_scratch, &level);
 	if (!n || !st)
 		return -1;
-	return verdict_after(
-		verdict,
-		globs_kept(JMT_GLOB_CLASS, n_class_globs, n->klass, min_u32(n->class_len, JMT_CLASS_BUF), st, level),
-		JMT_STAGE_CLASS);
+	return verdict_after(verdict,
+			     globs_kept(JMT_GLOB_CLASS, n->klass, min_u32(n->class_len, JMT_CLASS_BUF), st, level),
+			     JMT_STAGE_CLASS);
 }
 
 /* verdict (kept so far) after the --method globs, the method's name read
@@ -365,8 +365,8 @@ static __noinline int method_globs_verdict(__u32 level, int verdict)
 		count(JMT_CNT_NAMES_FAIL);
 		return -1;
 	}
-	return verdict_after(verdict | JMT_VERDICT_METHOD_READ,
-			     globs_kept(JMT_GLOB_METHOD, n_method_globs, n->method, mlen, st, level), JMT_STAGE_METHOD);
+	return verdict_after(verdict | JMT_VERDICT_METHOD_READ, globs_kept(JMT_GLOB_METHOD, n->method, mlen, st, level),
+			     JMT_STAGE_METHOD);
 }
 
 /* The method table entry for k by its verdict (method_verdict's), its names

@@ -12,6 +12,41 @@
 #include "threads.bpf.h"
 #include "totals.bpf.h"
 #include "paths.bpf.h"
+
+#if !JMT_HAS_BPF_LOOP
+/* compat.bpf.h: a closed frame's record in a map, not on the stack (208 bytes
+ * of 5.10's 512 for a program and the calls below it), one per nesting level
+ * of the CPU's probe programs (cpu->running; deeper, a frame stays open,
+ * counted in totals_not_ready): slot level, jmt_return's record;
+ * JMT_COMPAT_LEVELS + level, a dropped frame's, for compat_account_dropped. */
+#define JMT_COMPAT_LEVELS 4
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * JMT_COMPAT_LEVELS);
+	__type(key, __u32);
+	__type(value, struct jmt_closed);
+} compat_closed SEC(".maps");
+
+/* This CPU's record at base (0: a return's, JMT_COMPAT_LEVELS: a drop's) for
+ * the running program's level, zeroed; 0, counted, when there is none. */
+static __always_inline struct jmt_closed *compat_closed_record(struct jmt_cpu *cpu, __u32 base)
+{
+	__u32 level = cpu->running, key = base + level;
+	struct jmt_closed *rec = level < JMT_COMPAT_LEVELS ? bpf_map_lookup_elem(&compat_closed, &key) : 0;
+
+	if (!rec) {
+		bump(cpu, JMT_CNT_TOTALS_NOT_READY);
+		return 0;
+	}
+	__builtin_memset(rec, 0, sizeof(*rec));
+	return rec;
+}
+
+static __always_inline struct jmt_cpu *jmt_sink_cpu(struct jmt_sink *sink);
+#define JMT_CLOSED_RECORD(sink, name, kind) \
+	struct jmt_closed *name = compat_closed_record(jmt_sink_cpu(sink), (kind) ? JMT_COMPAT_LEVELS : 0)
+#endif
+
 #include "callstack.h"
 
 /* The event's CPU record; at a virtual thread's unmount or mount, the key of
@@ -21,6 +56,11 @@ struct jmt_sink {
 	struct jmt_cpu *cpu;
 	struct jmt_parked_key *key;
 };
+
+static __always_inline struct jmt_cpu *jmt_sink_cpu(struct jmt_sink *sink)
+{
+	return sink->cpu;
+}
 
 static __always_inline void jmt_event_clock(struct jmt_sink *sink, struct jmt_thread *t, struct jmt_clock *now)
 {
@@ -52,9 +92,32 @@ static __always_inline void jmt_account(struct jmt_sink *sink, struct jmt_thread
 	account(t, c, with_threads);
 }
 
+#if !JMT_HAS_BPF_LOOP
+/* A dropped frame's totals on the running thread, from its record in
+ * compat_closed (JMT_COMPAT_LEVELS + level): a global function, verified once,
+ * not once per step of the drop loops (whose bodies, with --per-thread and call
+ * paths or --foreign inline, took 5.10's verifier past a million instructions). */
+__noinline int compat_account_dropped(__u64 level)
+{
+	__u32 key = JMT_COMPAT_LEVELS + (level & (JMT_COMPAT_LEVELS - 1));
+	struct jmt_thread *t = jmt_current_task_get(&threads, 0);
+	struct jmt_closed *c = bpf_map_lookup_elem(&compat_closed, &key);
+
+	if (!t || !c)
+		return 0;
+	account(t, c, per_thread);
+	return 0;
+}
+#endif
+
 static __always_inline void jmt_dropped(struct jmt_sink *sink, struct jmt_thread *t, const struct jmt_closed *c)
 {
+#if JMT_HAS_BPF_LOOP
 	account(t, c, per_thread); /* rodata: pruned at load when off */
+#else
+	/* c is the running level's drop record (JMT_CLOSED_RECORD). */
+	compat_account_dropped(sink->cpu->running);
+#endif
 	bump(sink->cpu, JMT_CNT_DROPPED_FRAMES);
 }
 

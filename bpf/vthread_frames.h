@@ -136,13 +136,15 @@ static long jmt_vt_drop_one(__u32 i, void *data)
 {
 	struct jmt_vt_move_ctx *mc = (struct jmt_vt_move_ctx *)data;
 	struct jmt_thread *t = mc->t;
-	struct jmt_closed closed = {};
 
 	if (t->depth <= mc->base || t->depth > JMT_MAX_DEPTH)
 		return 1;
+	JMT_CLOSED_RECORD(mc->sink, closed, JMT_CLOSED_DROPPED);
+	if (!closed)
+		return 1;
 	jmt_forget_frame(mc->sink, t->depth - 1 - mc->base);
-	jmt_drop_top(t, &closed, mc->foreign);
-	jmt_dropped(mc->sink, t, &closed);
+	jmt_drop_top(t, closed, mc->foreign);
+	jmt_dropped(mc->sink, t, closed);
 	jmt_count(mc->sink, JMT_CNT_VT_FRAMES_LOST, 1);
 	return 0;
 }

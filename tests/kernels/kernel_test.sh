@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # jmethodtime on one of the kernels fleets run, in an emulated x86-64 machine (on-kernel.sh):
 # the cases of tests/vm/cases.sh (the A/B/C flow attached mid-run and through the run-time
-# switch, launch mode, virtual threads on trixie's JDK 25 on standby, bad input) traced by the
-# static binary, checked by tests/vm/check_cases.sh: exact counts and call paths, as on the host.
+# switch, rows per thread with call paths, --foreign and a --method glob, launch mode, virtual
+# threads on trixie's JDK 25 on standby, bad input) traced by the static binary, checked by
+# tests/vm/check_cases.sh: exact counts and call paths, as on the host.
 # A kernel without bpf_loop (5.10) traces with the compat programs: the same cases, the
 # fallbacks named in each report.
 #
@@ -66,8 +67,8 @@ esac
 if [ "$version" = 5.10 ]; then
   # No bpf_loop: the compat programs (bpf/compat.bpf.h), the same counts.
   check_cases "$work/out.txt" compat
-  note "Linux $kernel (compat programs): the A/B/C flow attached mid-run and switched at run time (exact counts and call paths) and bad input pass; launch mode (plain uprobes at the probes' sites: no BPF cookies) and virtual threads on a JDK 25 on standby pass ($((SECONDS - t0)) s)"
+  note "Linux $kernel (compat programs): the A/B/C flow attached mid-run and switched at run time (exact counts and call paths), rows per thread with call paths and --foreign, and bad input pass; launch mode (plain uprobes at the probes' sites: no BPF cookies) and virtual threads on a JDK 25 on standby pass ($((SECONDS - t0)) s)"
   exit 0
 fi
 check_cases "$work/out.txt"
-note "Linux $kernel: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths), launch mode, virtual threads on a JDK 25 on standby and bad input pass ($((SECONDS - t0)) s)"
+note "Linux $kernel: the A/B/C flow attached mid-run and switched at run time (exact counts and call paths), rows per thread with call paths and --foreign, launch mode, virtual threads on a JDK 25 on standby and bad input pass ($((SECONDS - t0)) s)"

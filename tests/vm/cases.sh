@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # The cases an emulated machine runs (sourced by its /init or run by bash; busybox sh is enough):
-# the classic DTrace script's A/B/C flow attached mid-run and through the run-time switch, launch
-# mode, virtual threads on a JDK 25 on standby, bad input. Each case prints its report between
+# the classic DTrace script's A/B/C flow attached mid-run and through the run-time switch, rows
+# per thread with call paths and --foreign, launch mode, virtual threads on a JDK 25 on standby, bad input. Each case prints its report between
 # "JMT-BEGIN NAME" and "JMT-END NAME RC"; check_cases.sh reads them on the host.
 #
 # Set before: JMT_BIN (jmethodtime), JMT_CLS (the example classes), JMT_ROOT25 (a root whose
@@ -61,6 +61,15 @@ trace_running --package demo/abc --json -o "$jmt_tmp/attach.json"
 rc=$?
 case_out attach "$jmt_tmp/attach.json" $rc
 echo "JMT-TIME attach $(since "$t0")"
+
+# 1b. --per-thread with call paths (--json) and --foreign, a --method glob, attached: worker-1..3
+#     call task() 1000, 2000 and 3000 times, then main 500; task() calls step() (untraced) twice.
+t0=$(up)
+start_jvm java -XX:+DTraceMethodProbes -cp "$JMT_CLS" demo.globs.Workers 1
+trace_running --package demo/globs --method task --per-thread --foreign --json -o "$jmt_tmp/threads.json"
+rc=$?
+case_out threads "$jmt_tmp/threads.json" $rc
+echo "JMT-TIME threads $(since "$t0")"
 
 # 2. The run-time switch: a JVM started without -XX:+DTraceMethodProbes, its probes switched on;
 #    every returned call recorded by --slower-than 1ns (--raw: a call's time as the probes saw it,

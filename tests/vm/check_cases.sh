@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The host's checks of the cases an emulated machine ran (tests/vm/cases.sh): sourced after
 # test_lib.sh. check_cases FILE reads FILE (the machine's output, carriage returns taken out)
-# and fails on the first case whose report is not what the A/B/C flow, launch mode, virtual
+# and fails on the first case whose report is not what the A/B/C flow, rows per thread, launch mode, virtual
 # threads and bad input must give: exact counts and call paths, every call in --slower-than's
 # records, c()'s exclusive time equal to its inclusive time (a ratio emulation keeps), the cost
 # range and its basis, every unmount followed, one line and the exit status for bad input.
@@ -57,6 +57,18 @@ check_cases() {
       [ "$got" = "${w[-1]}" ] || fail "$name: call path ${w[*]:0:${#w[@]}-1}: $got calls, expected ${w[-1]}"
     done
   done
+  # --per-thread, call paths, --foreign: each thread's task() row exact, step()'s events inside it
+  # untraced (as the main programs count them on the host), one call path.
+  [ "$(rc threads)" = 0 ] || fail "threads: jmethodtime exited $(rc threads): $(report threads | head -c 300)"
+  report threads | jq -e '[.methods[] | select(.class == "demo/globs/Workers" and .method == "task")] as $r |
+    ($r | map({(.thread | if startswith("worker-") then . else "main" end): .calls}) | add) ==
+      {"worker-1": 1000, "worker-2": 2000, "worker-3": 3000, "main": 500} and
+    ($r | all(.events_incl == 5 * .calls and .events_foreign == 2 * .calls and .tid > 0)) and
+    ([.paths[] | select(.frames == ["demo.globs.Workers.task(int)"]) | .calls] == [6500]) and
+    .diagnostics.thread_rows_full == 0' >/dev/null ||
+    fail "threads: not task() 1000, 2000, 3000 and 500 per thread, 5 events each (2 untraced), one path of 6500: $(report threads |
+      jq -c '{rows: [.methods[] | {thread, calls, events_incl, events_foreign}], paths: [.paths[]? | {frames, calls}]}')"
+  note "threads: task() $(report threads | jq -c '[.methods[] | {(.thread): .calls}] | add')"
   # The cost range: from the gaps between the JVM's own probe events when at least 1,000 of them
   # fall under the histogram's top (2^17 ns), else from the calibration, and then the report says
   # so. Under TCG an event costs about 200 us, above that top: the calibration's range, honestly.
@@ -76,7 +88,7 @@ check_cases() {
   note "switch: --slower-than 1ns $slow"
   [ "$(rc vthreads)" = 0 ] || fail "vthreads: jmethodtime exited $(rc vthreads)"
   if [ -n "$compat" ]; then
-    for name in attach switch vthreads launch; do
+    for name in attach threads switch vthreads launch; do
       report $name | jq -e '.source.kernel | test("fallbacks: without bpf_loop")' >/dev/null ||
         fail "$name: source.kernel does not name the compat programs' fallbacks: $(report $name | jq -c '.source.kernel')"
     done

@@ -232,10 +232,6 @@ SkeletonPtr load_programs(const ProgramConfig &config)
     libbpf_set_print(print_libbpf);
 
     const bool compat = kernel_support().compat;
-    if (compat && config.per_thread && (config.call_paths || config.foreign))
-        throw Error("this kernel has no bpf_loop (Linux 5.17): --per-thread with call paths or --foreign is more than "
-                    "its verifier takes of the compat BPF programs; trace with one of them",
-                    ENOTSUP);
     SkeletonPtr skel(open_skeleton(compat));
     if (!skel) {
         int err = errno;
