@@ -48,11 +48,11 @@ struct Mode {
 };
 
 // The programs of every mode, loaded once: the floor, and the tracer's
-// programs without filter, with --package, with globs, --per-thread, call
-// paths and --foreign.
+// programs without filter, with --package (with and without the latency
+// histograms), with globs, --per-thread, call paths and --foreign.
 struct Programs {
     std::unique_ptr<floor_bpf, FloorDeleter> floor;
-    jmt::SkeletonPtr without_filter, with_filter, with_globs, per_thread, with_paths, with_foreign;
+    jmt::SkeletonPtr without_filter, with_filter, without_latency, with_globs, per_thread, with_paths, with_foreign;
     std::vector<jmt::SkeletonTotals> totals;  // each instance's chunks, as a trace has them
 };
 
@@ -75,6 +75,8 @@ Programs load_all(int pid)
     ProgramConfig globbed = filtered;
     globbed.class_globs = {"*/Calibration", "*/Outer"};
     globbed.method_globs = {"f?re"};
+    ProgramConfig no_latency = filtered;
+    no_latency.latency = false;
     ProgramConfig threaded = filtered;
     threaded.per_thread = true;
     ProgramConfig pathed = filtered;
@@ -83,12 +85,13 @@ Programs load_all(int pid)
     foreign.foreign = true;
     p.with_filter = load_programs(filtered);
     p.without_filter = load_programs(unfiltered);
+    p.without_latency = load_programs(no_latency);
     p.with_globs = load_programs(globbed);
     p.per_thread = load_programs(threaded);
     p.with_paths = load_programs(pathed);
     p.with_foreign = load_programs(foreign);
-    for (jmethodtime_bpf *skel : {p.with_filter.get(), p.without_filter.get(), p.with_globs.get(), p.per_thread.get(),
-                                  p.with_paths.get(), p.with_foreign.get()})
+    for (jmethodtime_bpf *skel : {p.with_filter.get(), p.without_filter.get(), p.without_latency.get(),
+                                  p.with_globs.get(), p.per_thread.get(), p.with_paths.get(), p.with_foreign.get()})
         p.totals.push_back(cover_totals(skel));
     return p;
 }
@@ -101,6 +104,7 @@ std::vector<Mode> modes_of(const Programs &p)
         {"floor", p.floor->progs.floor_entry, p.floor->progs.floor_return, true},
         {"full", p.without_filter->progs.handle_entry, return_program(p.without_filter.get()), true},
         {"keep", p.with_filter->progs.handle_entry, return_program(p.with_filter.get()), true},
+        {"nolat", p.without_latency->progs.handle_entry, return_program(p.without_latency.get()), true},
         {"reject", p.with_filter->progs.handle_entry, return_program(p.with_filter.get()), false},
         {"globs", p.with_globs->progs.handle_entry, return_program(p.with_globs.get()), true},
         {"thread", p.per_thread->progs.handle_entry, return_program(p.per_thread.get()), true},
