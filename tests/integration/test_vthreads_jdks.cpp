@@ -85,9 +85,11 @@ void expect_pinned(const VtRun &r, const Tasks &t)
                 u64(step, "pinned_ns") / 1e6 / std::max<uint64_t>(1, u64(step, "pinned")), off_cpu / 1e6 / steps,
                 done_value(r.done, "blocked_ns") / 1e6 / steps);
     // Every step's sleep blocks its carrier once the pinned path is warm (demo.util.PinnedWarmup),
-    // unless the carrier waited for a CPU past the sleep's end before it parked.
+    // unless the carrier waited for a CPU past the sleep's end before it parked. A sleep whose
+    // park returns early parks again, a second block in its step (41 blocks in 40 steps, once in
+    // a CI run of 2026-11-30): at most 5% more.
     EXPECT_GE(u64(step, "pinned"), steps * 95 / 100) << r.report.at("diagnostics").dump();
-    EXPECT_LE(u64(step, "pinned"), steps);
+    EXPECT_LE(u64(step, "pinned"), steps * 105 / 100);
     EXPECT_EQ(u64(step, "pinned_monitor"), u64(step, "pinned"));
     EXPECT_EQ(u64(block, "pinned"), u64(step, "pinned"));
     EXPECT_LE(static_cast<double>(u64(block, "pinned_ns")), off_cpu);
