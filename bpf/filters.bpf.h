@@ -93,7 +93,7 @@ static __always_inline int globs_kept(enum jmt_glob_kind kind, const char *name,
 
 	/* Nothing but the glob's index is held across bpf_loop: the globs' count
 	 * (rodata), the name's length and whether a glob ran out of steps are
-	 * read where they are kept (st). Fewer spills, a frame of 16 bytes. */
+	 * read where they are kept (st). Fewer spills, a frame of 24 bytes. */
 	st->undecided = 0;
 	st->slen = slen;
 	for (__u32 i = 0; i < JMT_MAX_GLOBS; i++) {
