@@ -83,8 +83,8 @@ TEST(CostRange, RunsFromTheJvmsEdgeToItsCpuTimePerEvent)
     EXPECT_EQ(r.lo.traced_event_ns, 5400u - 5400 / 32);  // a bucket's width below the edge
     EXPECT_EQ(r.lo.rejected_event_ns, static_cast<uint64_t>((5400 - 5400 / 32) * 0.8));  // the calibration's ratio
     EXPECT_EQ(r.hi.traced_event_ns, 9000u);
-    EXPECT_EQ(r.hi.rejected_event_ns, 9000u);  // the same trap and refill, less of the programs: one top
-    EXPECT_EQ(r.likely.traced_event_ns, 5400u + kRefillMaxNs);
+    EXPECT_EQ(r.hi.rejected_event_ns, 9000u);          // the same trap and refill, less of the programs: one top
+    EXPECT_EQ(r.likely.traced_event_ns, 5400u + 540);  // 10% of a trap over 4 us for its refill
     EXPECT_EQ(r.likely.rejected_event_ns, static_cast<uint64_t>(r.likely.traced_event_ns * 0.8));
     EXPECT_EQ(r.jvm_ns_per_event, 9000u);
     // A calibration above the edge (the tool's own process, not the JVM) moves no end.
@@ -116,28 +116,30 @@ TEST(CostRange, TheTopHoldsOneTrapAndItsMostRefillAboveTheJvmsAverage)
     // A JVM whose every CPU ns is traps, or a reading that missed CPU time: the same bound.
     const CostRange tight = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 5500));
     EXPECT_EQ(tight.hi.traced_event_ns, 5400u + kRefillBoundNs);
-    EXPECT_EQ(tight.likely.traced_event_ns, 5400u + kRefillMaxNs);
+    EXPECT_EQ(tight.likely.traced_event_ns, 5400u + 540);
     const CostRange odd = cost_range(evidence(kMinGapSamples, 5400, {5000, 4000}, 3000));
     EXPECT_EQ(odd.hi.traced_event_ns, 5400u + kRefillBoundNs);
 }
 
-// The refill after a trap: a quarter of a cheap trap, 400 ns above a dear one up to about 6.7 us,
-// 6% of a dearer one (0.75 to 0.8 us above a 13.1 us edge). Its bound: 1 us, or 15% of an edge
-// over 6.7 us (a()'s events paid 1.34 us above a 13.1 us edge).
+// The refill after a trap: a quarter of a cheap trap, 400 ns above a dear one up to 4 us, 10% of
+// a dearer one (6 to 16% seen above 8.2 to 13.1 us edges). Its bound: 1 us, or 18% of an edge
+// over 5.6 us (a()'s events paid 1.33 us above an 8.2 us edge, 16%).
 TEST(CostRange, TheRefillIsAQuarterOfACheapTrapAndGrowsPastADearOne)
 {
     EXPECT_EQ(edge_plus_refill(1000), 1250u);
     EXPECT_EQ(edge_plus_refill(1200), 1500u);
     EXPECT_EQ(edge_plus_refill(2000), 2400u);
-    EXPECT_EQ(edge_plus_refill(6600), 7000u);
-    EXPECT_EQ(edge_plus_refill(8500), 9010u);
-    EXPECT_EQ(edge_plus_refill(13100), 13886u);
+    EXPECT_EQ(edge_plus_refill(4000), 4400u);
+    EXPECT_EQ(edge_plus_refill(6600), 7260u);
+    EXPECT_EQ(edge_plus_refill(8500), 9350u);
+    EXPECT_EQ(edge_plus_refill(13100), 14410u);
     EXPECT_EQ(refill_bound_ns(900), 1000u);
-    EXPECT_EQ(refill_bound_ns(6600), 1000u);
-    EXPECT_EQ(refill_bound_ns(13100), 1965u);
+    EXPECT_EQ(refill_bound_ns(5500), 1000u);
+    EXPECT_EQ(refill_bound_ns(6600), 1188u);
+    EXPECT_EQ(refill_bound_ns(13100), 2358u);
     const CostRange dear = cost_range(evidence(kMinGapSamples, 13100, {13000, 11000}, 13800));
     EXPECT_EQ(dear.top, CostTop::TrapAndRefill);
-    EXPECT_EQ(dear.hi.traced_event_ns, 13100u + 1965u);
+    EXPECT_EQ(dear.hi.traced_event_ns, 13100u + 2358u);
 }
 
 // What the trace cannot measure widens the range: without gaps the low end is half the
@@ -220,8 +222,8 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
     const uint64_t edge = jmt_gap_bucket_low_ns(jmt_gap_bucket(5248));
     EXPECT_EQ(p.cost_source, CostSource::Gaps);
     EXPECT_EQ(p.cost_range.lo.traced_event_ns, edge - edge / 32);
-    EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);    // (8 s + two ticks) / 1M events
-    EXPECT_EQ(p.probe_cost.traced_event_ns, edge + 400);  // 25% of the edge is over the refill's 400 ns
+    EXPECT_EQ(p.cost_range.hi.traced_event_ns, 8020u);          // (8 s + two ticks) / 1M events
+    EXPECT_EQ(p.probe_cost.traced_event_ns, edge + edge / 10);  // a trap over 4 us: 10% for its refill
     EXPECT_EQ(p.methods[0].stats.cpu_excl_ns, 0u) << "a getter under a trap: clamped at 0";
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[0], 0u);
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[1], 20000ULL * (5300 - (edge - edge / 32)));
