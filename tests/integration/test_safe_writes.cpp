@@ -182,7 +182,7 @@ TEST_F(SafeWrites, TwoTracersStartedAtOnceOneTracesTheOtherRefusesInOneLine)
         jmt_it::expect_tree_counts(t, 1000);
         EXPECT_EQ(t.err.find("shared with"), std::string::npos) << t.err;
         EXPECT_FALSE(flag_on(jvm.pid()));
-        EXPECT_EQ(jmt_it::events_of_round(jvm, 20000), 0u) << "probe calls left in the JVM";
+        jmt_it::expect_nothing_left_under_traffic(jvm);
         jmt_it::expect_tmp_clean(jvm.pid());
     }
 }

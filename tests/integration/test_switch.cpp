@@ -6,7 +6,6 @@
 // "No probe call left" is counted, not timed: empty BPF programs on the JVM's
 // probes (the benchmark's floor programs) and the kernel's own run counts
 // (bpf_enable_stats) give the probe events a round of calls fires.
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,28 +32,16 @@ namespace {
 using jmt_it::agent_copies;
 using jmt_it::events_of_round;
 using jmt_it::examined;
+using jmt_it::expect_nothing_left_under_traffic;
 using jmt_it::expect_tmp_clean;
 using jmt_it::expect_tree_counts;
 using jmt_it::flag_on;
+using jmt_it::jvm_threads_named;
 using jmt_it::kWarmCalls;
 using jmt_it::trace_round;
 using jmt_it::Traced;
 using jmt_it::warm_command;
 using jmt_it::WarmJvm;
-
-// Threads of pid whose name (comm, 15 bytes) starts with prefix.
-size_t jvm_threads_named(int pid, const std::string &prefix)
-{
-    size_t n = 0;
-    const std::string task = "/proc/" + std::to_string(pid) + "/task";
-    DIR *d = opendir(task.c_str());
-    while (dirent *e = d ? readdir(d) : nullptr)
-        if (e->d_name[0] != '.' && jmt::read_file(task + "/" + e->d_name + "/comm").rfind(prefix, 0) == 0)
-            n++;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 class Switch : public jmt_it::BpfTest {};
 
@@ -77,10 +64,10 @@ TEST_F(Switch, WarmJvmWithoutTheFlagTwiceWithExactCountsAndNothingLeft)
         EXPECT_NE(t.err.find("Switched pid " + jvm.pid_text() + "'s method probes on"), std::string::npos) << t.err;
         EXPECT_FALSE(flag_on(jvm.pid()));
         EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
-        // The code compiled with probe calls during the trace is gone: a round fires nothing.
-        EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+        // The code compiled with probe calls during the trace goes once traffic is back: a round
+        // fires nothing then, and the agent's watches have ended.
+        expect_nothing_left_under_traffic(jvm);
         expect_tmp_clean(jvm.pid());
-        EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 0u) << "the agent's watch ended with its owner";
     }
     EXPECT_EQ(agent_copies(jvm.pid()), 1u);
     // The agent keeps its own file open from the first request: later loads name
@@ -115,7 +102,7 @@ TEST_F(Switch, StandbyThenATraceThenStandbyAgain)
     expect_tree_counts(t, 4000);
     EXPECT_EQ(t.report["probes"]["access"], "switched");
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Standby);
-    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+    expect_nothing_left_under_traffic(jvm);
     Child again({JMT_BINARY, "standby", "-p", jvm.pid_text()}, false);
     EXPECT_EQ(again.wait_exit(60000), 0);
     EXPECT_NE(again.drain(false, 1000).find("on standby already"), std::string::npos);
@@ -217,7 +204,46 @@ TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
     EXPECT_EQ(t.err.find("were left switched on"), std::string::npos) << t.err;
     expect_tree_counts(t, 3000);
     EXPECT_FALSE(flag_on(jvm.pid()));
-    EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+    expect_nothing_left_under_traffic(jvm);
+}
+
+// A trace's end on a quiet JVM: the code compiled during the trace keeps its probe calls (no trap
+// without a tracer) while nothing runs, and a second trace right after traps no wider than the
+// first; once traffic is back the agent takes the calls out within its traffic window
+// (expect_nothing_left_under_traffic), and the JVM's CPU per call is what it was before.
+TEST_F(Switch, AQuietEndKeepsTheTracesCodeUntilTrafficComesBack)
+{
+    WarmJvm jvm(warm_command());
+    std::vector<double> before;
+    for (int i = 0; i < 3; i++)
+        before.push_back(cpu_per_call(jvm, kCpuRound));
+    const double base = *std::min_element(before.begin(), before.end());
+    std::vector<double> events;  // probe events per call of a()
+    for (int i = 0; i < 2; i++) {
+        SCOPED_TRACE("quiet trace " + std::to_string(i + 1));
+        const Traced t = trace_round(jvm, 5000);
+        expect_tree_counts(t, 5000);
+        events.push_back(t.report["overhead"]["events"].get<double>() / 5000);
+        EXPECT_GT(t.report["probes"]["end_deferred"].get<uint32_t>(), 0u) << t.err;
+        EXPECT_NE(t.err.find("keep their probe calls until traffic"), std::string::npos) << t.err;
+        sleep(3);  // quiet for three of the agent's traffic windows
+        const std::optional<jmt::LoadedAgent> agent = jmt::find_agent(jvm.pid());
+        ASSERT_TRUE(agent.has_value());
+        EXPECT_EQ(agent->state.mode, uint32_t(JMT_AGENT_DEFERRED)) << "a quiet JVM keeps the trace's code";
+        EXPECT_EQ(agent->state.traffic_restores, 0u);
+        EXPECT_FALSE(flag_on(jvm.pid()));
+        EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
+    }
+    std::cout << "  probe events per call of a(): " << events[0] << " in the first trace, " << events[1]
+              << " in the second" << std::endl;
+    EXPECT_LE(events[1], 1.1 * events[0]) << "the second trace traps wider than the first";
+    expect_nothing_left_under_traffic(jvm);
+    std::vector<double> after;
+    for (int i = 0; i < 3; i++)
+        after.push_back(cpu_per_call(jvm, kCpuRound));
+    const double back = *std::min_element(after.begin(), after.end());
+    std::cout << "  CPU per call " << base << " ns before the traces, " << back << " ns after" << std::endl;
+    EXPECT_LE(back, base * 1.10);
 }
 
 // A JVM as in a container: its own mount namespace with its own /tmp, its own
@@ -246,7 +272,7 @@ TEST_F(Switch, JvmInItsOwnNamespacesAsAnotherUser)
         const Traced t = trace_round(jvm, 2000);
         expect_tree_counts(t, 2000);
         EXPECT_FALSE(flag_on(jvm.pid()));
-        EXPECT_EQ(events_of_round(jvm, 20000), 0u);
+        expect_nothing_left_under_traffic(jvm);
         expect_tmp_clean(jvm.pid());
         // Where the JVM loaded the agent from (its code's mapping), and nothing of it left there.
         std::string agent_dir;
@@ -317,6 +343,7 @@ TEST_F(Switch, Temurin25WithoutTheFlagIsRefusedWithItStandsBy)
     const Traced t = trace_round(jvm, 4000);
     expect_tree_counts(t, 4000);
     EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Standby);
+    EXPECT_GE(jmt_it::traffic_until_restored(jvm), 0.0);
     jvm.round(kWarmCalls);
     EXPECT_LT(events_of_round(jvm, 20000), before / 100);
 }

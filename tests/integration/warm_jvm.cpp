@@ -9,8 +9,12 @@
 #include <set>
 #include <stdexcept>
 
+#include <iostream>
+
 #include "floor.skel.h"
+#include "jvm/agent_state.h"
 #include "loader/programs.h"
+#include "util/lifecycle.h"
 #include "util/procfs.h"
 
 namespace jmt_it {
@@ -85,6 +89,51 @@ uint64_t events_of_round(WarmJvm &jvm, int n)
     ProbeEvents events(jvm.pid());
     jvm.round(n);
     return events.count();
+}
+
+double traffic_until_restored(WarmJvm &jvm, double limit_s)
+{
+    const uint64_t start = jmt::monotonic_ns();
+    for (;;) {
+        const double s = double(jmt::monotonic_ns() - start) / 1e9;
+        const std::optional<jmt::LoadedAgent> agent = jmt::find_agent(jvm.pid());
+        if (!agent || agent->state.mode != JMT_AGENT_DEFERRED) {
+            std::cout << "  the agent took the trace's probe calls out after " << s << " s of traffic ("
+                      << (agent ? agent->state.traffic_restores : 0) << " restores on traffic)" << std::endl;
+            return s;
+        }
+        if (s > limit_s) {
+            ADD_FAILURE() << "the agent left the trace's probe calls in after " << s << " s of traffic";
+            return -1;
+        }
+        jvm.round(1000000);  // about 0.1 s of work: traffic the agent sees
+    }
+}
+
+size_t jvm_threads_named(int pid, const std::string &prefix)
+{
+    size_t n = 0;
+    const std::string task = "/proc/" + std::to_string(pid) + "/task";
+    DIR *d = opendir(task.c_str());
+    while (dirent *e = d ? readdir(d) : nullptr)
+        if (e->d_name[0] != '.' && jmt::read_file(task + "/" + e->d_name + "/comm").rfind(prefix, 0) == 0)
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+void expect_nothing_left_under_traffic(WarmJvm &jvm)
+{
+    // The window (1 s), a poll (0.25 s) and the restore's retransforms, with a round's slack.
+    const double most_s = 1.0 + 0.25 + 2.0;
+    const double s = traffic_until_restored(jvm);
+    EXPECT_GE(s, 0.0);
+    EXPECT_LE(s, most_s) << "the probe calls stayed under traffic";
+    EXPECT_EQ(events_of_round(jvm, 20000), 0u) << "probe calls left after the trace, traffic back";
+    for (int i = 0; i < 50 && jvm_threads_named(jvm.pid(), "jmethodtime") > 0; i++)
+        usleep(20000);
+    EXPECT_EQ(jvm_threads_named(jvm.pid(), "jmethodtime"), 0u) << "the agent's watches ended";
 }
 
 jmt::JvmTarget examined(int pid) { return jmt::examine_target(pid).target; }

@@ -37,6 +37,16 @@ JavaCommand warm_command(std::vector<std::string> flags = {});
 // The probe events a round of n calls fires.
 uint64_t events_of_round(WarmJvm &jvm, int n);
 
+// Rounds of traffic until the JVM's agent has taken out the code a trace's end left with probe
+// calls (its mode no longer deferred): the seconds that took, printed; -1 (a failure) after limit_s.
+double traffic_until_restored(WarmJvm &jvm, double limit_s = 30);
+// No probe call left once traffic is back: traffic_until_restored within the agent's traffic
+// window and its restore, then a round fires nothing and no thread of the agent is left.
+void expect_nothing_left_under_traffic(WarmJvm &jvm);
+
+// Threads of pid whose name (comm, 15 bytes) starts with prefix.
+size_t jvm_threads_named(int pid, const std::string &prefix);
+
 jmt::JvmTarget examined(int pid);
 
 // The DTraceMethodProbes byte, read as jmethodtime reads it.

@@ -179,6 +179,7 @@ TEST(Json, RoundTripsEveryField)
     p.probes.end_methods = 2300;
     p.probes.end_back = 2299;
     p.probes.end_cold = false;
+    p.probes.end_deferred = 41;
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -191,10 +192,11 @@ TEST(Json, RoundTripsEveryField)
                                  // virtual_threads_not_followed, kernel_memory_bytes, method_ids,
                                  // shared_probes and probes
     EXPECT_EQ(doc.at("shared_probes"), nlohmann::json::array());
-    EXPECT_EQ(doc.at("probes"),
-              nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
-                                    R"("settle_s":4.5,"settled":false,"hot_methods":5210,"hot_back":12,)"
-                                    R"("cold":true,"end_methods":2300,"end_back":2299,"end_cold":false})"));
+    EXPECT_EQ(
+        doc.at("probes"),
+        nlohmann::json::parse(R"({"access":"switched","classes":812,"unmodifiable":3,)"
+                              R"("settle_s":4.5,"settled":false,"hot_methods":5210,"hot_back":12,)"
+                              R"("cold":true,"end_methods":2300,"end_back":2299,"end_cold":false,"end_deferred":41})"));
     EXPECT_EQ(doc["schema_version"], 1);
     EXPECT_EQ(doc.at("kernel_memory_bytes").get<uint64_t>(), 7'760'000u);
     EXPECT_EQ(doc.at("method_ids").get<uint32_t>(), 1004u);

@@ -5,16 +5,18 @@
 
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "control/agent.h"
 #include "control/agent/agent_request.h"
+#include "control/agent/agent_sys.h"
 #include "control/attach.h"
 #include "jvm/hotspot_flags.h"
 #include "control/probe_switch.h"
 #include "util/error.h"
-#include "util/error.h"
+#include "util/procfs.h"
 
 namespace {
 
@@ -203,6 +205,9 @@ TEST(AgentRequest, ParsesEveryFieldAndRefusesTheRest)
     EXPECT_EQ(r.deopt, 1);
     ASSERT_EQ(jmt_parse_request("op=restore", &r), 0);
     EXPECT_EQ(r.op, uint32_t(JMT_OP_RESTORE));
+    ASSERT_EQ(jmt_parse_request("op=defer;owner=1.2", &r), 0);
+    EXPECT_EQ(r.op, uint32_t(JMT_OP_DEFER));
+    ASSERT_EQ(jmt_parse_request("op=restore", &r), 0);
     EXPECT_EQ(r.deopt, 0);
     EXPECT_EQ(r.classes_len, 0u);
     ASSERT_EQ(jmt_parse_request("op=begin;owner=1.2;flag=140737351048000;watch=/tmp/.jmethodtime-0123/owner", &r), 0);
@@ -261,6 +266,27 @@ TEST(AgentRequest, MethodSetTakesEachKeyOnce)
     EXPECT_EQ(jmt_set_take(set.data(), key(5000)), 0);
     for (uint64_t i = 0; i < 3000; i++)
         EXPECT_EQ(jmt_set_has(set.data(), key(i)), i % 2) << i;
+}
+
+// The agent's reading of its JVM's CPU time (its traffic watch): /proc/self/stat's utime plus
+// stime, counted after the name's last ')' (a name may hold spaces and parentheses).
+TEST(AgentSys, ProcessCpuTicksAreStatsUtimePlusStime)
+{
+    const long ticks = jmt_self_cpu_ticks();
+    const std::string stat = jmt::read_file("/proc/self/stat");
+    std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+    std::vector<long> fields;  // from field 3
+    std::string f;
+    while (rest >> f && fields.size() < 13)
+        fields.push_back(std::strtol(f.c_str(), nullptr, 10));
+    ASSERT_EQ(fields.size(), 13u);
+    const long expected = fields[11] + fields[12];
+    EXPECT_GE(ticks, 0);
+    EXPECT_LE(ticks, jmt_self_cpu_ticks());
+    EXPECT_NEAR(double(ticks), double(expected), 1.0) << stat;
+    const uint64_t t0 = jmt_monotonic_ns();
+    jmt_sleep_ms(20);
+    EXPECT_GE(jmt_monotonic_ns() - t0, 20'000'000u);
 }
 
 TEST(AgentDir, OnlyTheToolsOwnNames)

@@ -163,6 +163,12 @@ void SwitchedJvms::switch_off(std::ostream &notes, const std::function<bool(uint
         info.end_methods += r.end_hot.methods;
         info.end_back += r.end_hot.back;
         info.end_cold = info.end_cold || r.end_hot.cold();
+        info.end_deferred += r.end_deferred;
+        if (r.end_deferred > 0)
+            std::cerr << "Switched pid " << sw->pid() << "'s method probes off: the " << r.end_deferred
+                      << " methods compiled during the trace keep their probe calls until traffic, when its agent "
+                         "takes them out"
+                      << std::endl;
         if (r.end_hot.methods > 0)
             std::cerr << "Switched pid " << sw->pid() << "'s method probes off: " << r.end_hot.back << " of the "
                       << r.end_hot.methods << " methods compiled during the trace compiled again without probe calls"

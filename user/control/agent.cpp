@@ -180,6 +180,7 @@ std::string op_name(uint32_t op)
     case JMT_OP_SWITCH: return "switch";
     case JMT_OP_RESTORE: return "restore";
     case JMT_OP_STANDBY: return "standby";
+    case JMT_OP_DEFER: return "defer";
     default: return "request";
     }
 }

@@ -251,10 +251,13 @@ void ProbeSwitch::switch_off(std::ostream &notes)
         if (flag_set_)
             write_flag(jvm_, flag_addr_, 0);
         flag_set_ = false;
-        const jmt_agent_state st = agent_request(pid(), "op=restore;" + owner_field(self_identity()), place_);
+        const jmt_agent_state st = agent_request(pid(), "op=defer;" + owner_field(self_identity()), place_);
         began_ = false;
-        watch_.reset();  // the agent's watch wakes, finds the JVM restored and ends
-        report_.end_hot = HotCode(st);
+        watch_.reset();  // the agent's watch wakes, finds the JVM deferred or restored, and ends
+        if (st.mode == JMT_AGENT_DEFERRED)
+            report_.end_deferred = st.deferred;
+        else
+            report_.end_hot = HotCode(st);
     } catch (const Error &e) {
         watch_.reset();  // the agent's watch restores by itself
         if (jvm_.alive())

@@ -8,9 +8,11 @@
 // by the agent (control/agent.h), HotSpot deoptimizes the code that depends on
 // them, which runs interpreted and compiles again with the probe calls: only
 // the filter's code, and what compiles while the trace lasts, traps. At the
-// end the flag goes off and the agent retransforms those classes and the
-// classes of every method compiled meanwhile again. The counts of the traced
-// methods are exact from the switch on.
+// end the flag goes off, and the agent retransforms the classes of every method
+// compiled meanwhile (those have the probe calls) once traffic is back (DEFER:
+// a quiet JVM keeps that code, its probe calls cheap without a tracer, and the
+// next trace traps as narrowly). The counts of the traced methods are exact
+// from the switch on.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,7 @@ struct SwitchReport {
     HotCode hot;                // when the flag went on: cold() says the trace traps about as the flag at start
     HotCode end_hot;            // after the end's restore and the wait for its methods (end_wait_s)
     double end_wait_s = 0;
+    uint32_t end_deferred = 0;  // the end's methods left with probe calls until traffic (DEFER)
 };
 
 // The session's side of the wait for compiles to settle.
@@ -124,7 +127,8 @@ public:
     // the filter's classes. False when hooks.wait said stop: nothing is on then.
     // Throws jmt::Error naming the cause and the fix.
     bool switch_on(const SwitchHooks &hooks, double settle_max_s);
-    // Flag off, the classes retransformed again; what went wrong goes to notes.
+    // Flag off, the classes retransformed again once traffic is back (the agent's DEFER), or now
+    // where the agent cannot watch for it; what went wrong goes to notes.
     void switch_off(std::ostream &notes);
     // After switch_off: whether methods it deoptimized (compiled during the trace) have not
     // compiled again; wait_end waits for them (at most settle_max_s), into report().end_hot.

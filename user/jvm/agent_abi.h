@@ -17,16 +17,23 @@
 #include <stdint.h>
 
 #define JMT_AGENT_MAGIC 0x6a6d742d6167656eULL /* "jmt-agen" */
-#define JMT_AGENT_ABI_VERSION 3
+#define JMT_AGENT_ABI_VERSION 4
 #define JMT_AGENT_STATE_SYMBOL "jmt_agent_state"
 /* HotSpot refuses an attach argument longer than 1024 bytes (JDK 8 to 25). */
 #define JMT_AGENT_OPTIONS_MAX 1024
-/* Bytes of the class filter kept to undo a switch. */
+/* Bytes of the switch's class filter kept, for the record (RESTORE takes the classes of the
+ * methods compiled since ARM). */
 #define JMT_AGENT_FILTER_MAX 1000
 /* Methods compiled while tracking, remembered to deoptimize them again. */
 #define JMT_AGENT_TRACKED_MAX 65536
 /* Bytes of the owner's FIFO path, its NUL included. */
 #define JMT_AGENT_WATCH_PATH_MAX 256
+/* Traffic, to the agent's traffic watch: the JVM's CPU time (/proc/self/stat, clock ticks of
+ * 10 ms) over the last JMT_AGENT_TRAFFIC_WINDOW_MS reaches JMT_AGENT_TRAFFIC_PERMILLE of one CPU,
+ * read every JMT_AGENT_TRAFFIC_POLL_MS. */
+#define JMT_AGENT_TRAFFIC_WINDOW_MS 1000
+#define JMT_AGENT_TRAFFIC_POLL_MS 250
+#define JMT_AGENT_TRAFFIC_PERMILLE 100
 
 /* What the JVM's compiled code holds, as the agent left it. */
 enum jmt_agent_mode {
@@ -34,6 +41,10 @@ enum jmt_agent_mode {
     JMT_AGENT_TRACKING = 1, /* a trace is preparing: compiles are remembered */
     JMT_AGENT_SWITCHED = 2, /* the probes are on for the owner's classes */
     JMT_AGENT_STANDBY = 3,  /* flag off, compiled code deoptimized once: no probe calls */
+    /* Flag off; the code compiled while the last trace was on keeps its probe calls (a call
+     * each, no trap without a tracer) until the traffic watch sees traffic and restores, or
+     * the next trace takes them over. */
+    JMT_AGENT_DEFERRED = 4,
 };
 
 enum jmt_agent_op {
@@ -49,12 +60,17 @@ enum jmt_agent_op {
     JMT_OP_ARM = 2,
     /* Retransform the loaded classes the filter matches (mode SWITCHED). */
     JMT_OP_SWITCH = 3,
-    /* Retransform the switch's classes and every class of a method compiled
-	 * since ARM, stop remembering (mode IDLE, or STANDBY when it was). */
+    /* Retransform every class of a method compiled since ARM (those have the
+	 * probe calls), stop remembering (mode IDLE, or STANDBY when it was). */
     JMT_OP_RESTORE = 4,
     /* Retransform every class with compiled code (mode STANDBY): no compiled
 	 * code keeps a probe call. "deopt=1": one class, which deoptimizes all. */
     JMT_OP_STANDBY = 5,
+    /* RESTORE put off until traffic (mode DEFERRED): the methods compiled since ARM stay
+     * remembered, nothing is retransformed, and a thread of the agent
+     * (the traffic watch) restores once the JVM's CPU time says traffic is back. A BEGIN
+     * before then carries them into its trace (its RESTORE or DEFER takes them too). */
+    JMT_OP_DEFER = 6,
 };
 
 /* Agent_OnAttach's return codes besides 0. */
@@ -103,6 +119,14 @@ struct jmt_agent_state {
      * linker finds among its objects (musl's by device and inode: a copy placed anew would be a
      * second agent with a state of its own). */
     int32_t own_fd;
+    /* DEFER: the methods it left with probe calls, when (CLOCK_MONOTONIC ns), the traffic
+     * watch's restores and when the last was made, and the jvmtiError of the last, 0. */
+    uint32_t deferred;
+    uint32_t traffic_restores;
+    uint64_t deferred_ns;
+    uint64_t traffic_restore_ns;
+    int32_t traffic_restore_error;
+    uint32_t reserved;
 };
 
 #endif /* JMT_AGENT_ABI_H */

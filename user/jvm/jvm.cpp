@@ -236,7 +236,11 @@ void decide_probe_access(JvmTarget &t, const JvmMemory &memory, const std::strin
         f.dynamic_agents_off = memory.read_u8(*at).value_or(1) == 0;
     if (const std::optional<LoadedAgent> agent = find_agent(t.pid, maps_text)) {
         f.agent_loaded = true;
-        f.agent_mode = agent->state.mode;
+        // Deferred: the flag off, the last trace's compiled code waiting for traffic; as idle or
+        // standby to the next trace, which takes it over.
+        f.agent_mode = agent->state.mode != JMT_AGENT_DEFERRED ? agent->state.mode
+                       : agent->state.standby                  ? uint32_t(JMT_AGENT_STANDBY)
+                                                               : uint32_t(JMT_AGENT_IDLE);
         t.switch_owner = agent->state.owner_pid;
         // The agent's own watch on its owner's FIFO: a pid in another namespace would tell nothing.
         f.owner_alive = agent->state.watching != 0;

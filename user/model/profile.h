@@ -216,6 +216,9 @@ struct ProbesInfo {
     uint32_t end_methods = 0;
     uint32_t end_back = 0;
     bool end_cold = false;
+    // The methods compiled during the trace the end left with their probe calls, for the JVM's
+    // agent to take out once traffic is back (a quiet JVM keeps them, and the next trace stays narrow).
+    uint32_t end_deferred = 0;
 };
 
 struct Profile {

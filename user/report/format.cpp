@@ -6,6 +6,7 @@
 
 #include "cost/overhead.h"
 #include "jmethodtime.h"
+#include "jvm/agent_abi.h"
 #include "report/diagnostic_texts.h"
 #include "report/report.h"
 
@@ -102,6 +103,14 @@ std::string probes_text(const Profile &profile)
                " had not compiled again when jmethodtime ended: they run interpreted until traffic compiles them, "
                "and a trace before then traps on them (" +
                standby + " waits for them)";
+    if (p.end_deferred > 0)
+        out += "\nThe end left the " + std::to_string(p.end_deferred) +
+               " methods compiled during the trace with their probe calls (a call each, no trap without a "
+               "tracer) until the JVM works again (" +
+               std::to_string(JMT_AGENT_TRAFFIC_PERMILLE / 10) + "% of a CPU over " +
+               format_duration(uint64_t(JMT_AGENT_TRAFFIC_WINDOW_MS) * 1'000'000) +
+               "), when its agent takes them out: a quiet JVM keeps its compiled code, and the next trace traps as "
+               "narrowly as this one";
     return out;
 }
 

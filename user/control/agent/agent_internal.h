@@ -46,4 +46,12 @@ jvmtiError jmt_op_restore(void);
  * under jmt_op_lock. Nothing is left open or started when it fails. */
 jvmtiError jmt_start_watch(const struct jmt_request *r, JNIEnv *jni);
 
+/* A daemon thread (JVMTI's agent thread) named name running fn(arg). */
+jvmtiError jmt_run_thread(JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg);
+
+/* The traffic watch (agent_abi.h, JMT_OP_DEFER): a daemon thread that restores once the
+ * JVM's CPU time says traffic is back, while the mode stays DEFERRED; under jmt_op_lock.
+ * An older watch ends at its next look. */
+jvmtiError jmt_start_traffic_watch(JNIEnv *jni);
+
 #endif /* JMT_AGENT_INTERNAL_H */

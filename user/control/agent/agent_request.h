@@ -67,7 +67,7 @@ static const struct {
 	uint32_t op;
 } jmt_ops[] = {
 	{"begin", JMT_OP_BEGIN},     {"arm", JMT_OP_ARM},	  {"switch", JMT_OP_SWITCH},
-	{"restore", JMT_OP_RESTORE}, {"standby", JMT_OP_STANDBY},
+	{"restore", JMT_OP_RESTORE}, {"standby", JMT_OP_STANDBY}, {"defer", JMT_OP_DEFER},
 };
 
 /* "op=NAME;owner=PID.START;deopt=1;classes=FILTER": 0, or -1 when it does not parse. */

@@ -8,7 +8,9 @@
  * compiled with probe calls, is deoptimized again when the trace ends; and
  * the methods its deoptimizations took, until they compile again. While a
  * trace's owner lives, one thread of the agent waits for the owner's FIFO to
- * close, and puts the JVM back itself if the owner ended without doing so.
+ * close, and puts the JVM back itself if the owner ended without doing so. A
+ * trace that ends with DEFER leaves that code in place until another thread of
+ * the agent sees traffic (traffic_watch.c), or the next trace takes it over.
  *
  * No Java code and no C library (the JVM may link glibc or musl): memory comes
  * from JVMTI's Allocate, locking from raw monitors, system calls from agent_sys.h.
@@ -42,6 +44,9 @@ static jmethodID *tracked;
 /* The methods the agent's last deoptimization took that have not compiled again
  * (taken out as they do: JMT_SET_TAKEN); NULL once none is left, or none was. */
 static jmethodID *hot;
+/* 1: tracked holds the methods a DEFER left with probe calls, which BEGIN
+ * and ARM keep until a RESTORE takes them (under jmt_op_lock). */
+static int carried;
 
 /* ---- Methods compiled while tracking -------------------------------------------------------- */
 
@@ -51,7 +56,8 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jin
 	(void)code_size, (void)code_addr, (void)map_length, (void)map, (void)compile_info;
 	(*env)->RawMonitorEnter(env, tracked_lock);
 	jmt_agent_state.compiles++;
-	if (tracked)
+	/* Deferred, the flag is off: what compiles now has no probe call. */
+	if (tracked && jmt_agent_state.mode != JMT_AGENT_DEFERRED)
 		jmt_set_add((const void **)tracked, method, &jmt_agent_state.tracked,
 			    &jmt_agent_state.tracked_overflow);
 	if (hot && jmt_set_take((const void **)hot, method))
@@ -98,15 +104,18 @@ static void hot_from_tracked(uint32_t cause)
 	jmt_agent_state.hot_cause = cause;
 	jmt_agent_state.tracked = 0;
 	(*jmt_jvmti)->RawMonitorExit(jmt_jvmti, tracked_lock);
+	carried = 0; /* all of it deoptimized next */
 	(*jmt_jvmti)->Deallocate(jmt_jvmti, (unsigned char *)old);
 }
 
-/* Empties the table (allocating it first) under the lock. */
+/* Empties the table (allocating it first) under the lock; a carried one is kept. */
 static jvmtiError clear_tracked(void)
 {
 	jvmtiError err = JVMTI_ERROR_NONE;
 	unsigned char *mem = (unsigned char *)tracked;
 
+	if (mem && carried)
+		return JVMTI_ERROR_NONE;
 	if (!mem)
 		err = (*jmt_jvmti)->Allocate(jmt_jvmti, (jlong)sizeof(jmethodID) * JMT_AGENT_TRACKED_MAX, &mem);
 	if (err != JVMTI_ERROR_NONE)
@@ -219,10 +228,10 @@ static void remember_hot(const jmethodID *methods, uint32_t count, uint32_t caus
 }
 
 /*
- * The switch's classes and those of every method compiled meanwhile (with the
- * probe calls, as the flag was on). A compile that ends during a pass is
- * remembered for the next; when the table overflowed, every class. The
- * methods of the first pass are remembered as hot: they compile again later.
+ * The classes of every method compiled since ARM (with the probe calls, as the
+ * flag was on; the switch's other methods run interpreted and compile without).
+ * A compile that ends during a pass is remembered for the next; when the table
+ * overflowed, every class. The first pass's methods are remembered as hot.
  */
 jvmtiError jmt_op_restore(void)
 {
@@ -253,8 +262,6 @@ jvmtiError jmt_op_restore(void)
 		if (pass == 0)
 			remember_hot(snapshot, count, JMT_OP_RESTORE);
 		sel.methods = snapshot;
-		sel.filter = pass == 0 && jmt_agent_state.filter_len ? jmt_agent_state.filter : NULL;
-		sel.filter_len = jmt_agent_state.filter_len;
 		err = jmt_retransform(&sel);
 	}
 	(*jmt_jvmti)->Deallocate(jmt_jvmti, (unsigned char *)snapshot);
@@ -268,7 +275,24 @@ jvmtiError jmt_op_restore(void)
 	jmt_agent_state.owner_pid = 0;
 	jmt_agent_state.owner_start = 0;
 	jmt_agent_state.mode = jmt_agent_state.standby ? JMT_AGENT_STANDBY : JMT_AGENT_IDLE;
+	carried = 0;
 	return JVMTI_ERROR_NONE;
+}
+
+/* RESTORE put off until the traffic watch sees traffic (agent_abi.h); without a watch, now. */
+static jvmtiError op_defer(JNIEnv *jni)
+{
+	if (!tracked)
+		return JVMTI_ERROR_NONE; /* nothing switched */
+	jmt_agent_state.mode = JMT_AGENT_DEFERRED;
+	carried = 1;
+	jmt_agent_state.deferred = jmt_agent_state.tracked;
+	jmt_agent_state.deferred_ns = jmt_monotonic_ns();
+	jmt_agent_state.owner_pid = 0;
+	jmt_agent_state.owner_start = 0;
+	if (jmt_start_traffic_watch(jni) == JVMTI_ERROR_NONE)
+		return JVMTI_ERROR_NONE;
+	return jmt_op_restore();
 }
 
 /*
@@ -407,6 +431,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 	case JMT_OP_SWITCH: err = op_switch(&r); break;
 	case JMT_OP_RESTORE: err = jmt_op_restore(); break;
 	case JMT_OP_STANDBY: err = op_standby(&r, jni); break;
+	case JMT_OP_DEFER: err = op_defer(jni); break;
 	}
 	if (err != JVMTI_ERROR_NONE) {
 		jmt_agent_state.last_jvmti_error = (int32_t)err;

@@ -44,17 +44,39 @@ static void JNICALL watch_owner(jvmtiEnv *env, JNIEnv *jni, void *arg)
 	(*env)->RawMonitorExit(env, jmt_op_lock);
 }
 
+jvmtiError jmt_run_thread(JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg)
+{
+	jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+	jmethodID init = NULL;
+	jstring jname = NULL;
+	jobject thread = NULL;
+	jvmtiError err = JVMTI_ERROR_OUT_OF_MEMORY;
+
+	if (thread_class)
+		init = (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
+	if (init)
+		jname = (*jni)->NewStringUTF(jni, name);
+	if (jname)
+		thread = (*jni)->NewObject(jni, thread_class, init, jname);
+	if (thread)
+		err = (*jmt_jvmti)->RunAgentThread(jmt_jvmti, thread, fn, arg, JVMTI_THREAD_NORM_PRIORITY);
+	(*jni)->ExceptionClear(jni);
+	if (thread)
+		(*jni)->DeleteLocalRef(jni, thread);
+	if (jname)
+		(*jni)->DeleteLocalRef(jni, jname);
+	if (thread_class)
+		(*jni)->DeleteLocalRef(jni, thread_class);
+	return err;
+}
+
 /* A daemon thread (JVMTI's agent thread) waiting on the FIFO r names; nothing is left
  * open or started when it fails. */
 jvmtiError jmt_start_watch(const struct jmt_request *r, JNIEnv *jni)
 {
 	char path[JMT_AGENT_WATCH_PATH_MAX];
 	struct watch *w = NULL;
-	jclass thread_class;
-	jmethodID init = NULL;
-	jstring name = NULL;
-	jobject thread = NULL;
-	jvmtiError err = JVMTI_ERROR_OUT_OF_MEMORY;
+	jvmtiError err;
 	int fd;
 
 	memcpy(path, r->watch, r->watch_len);
@@ -72,31 +94,16 @@ jvmtiError jmt_start_watch(const struct jmt_request *r, JNIEnv *jni)
 			return JVMTI_ERROR_NOT_AVAILABLE;
 		}
 	}
-	thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
-	if (thread_class)
-		init = (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
-	if (init)
-		name = (*jni)->NewStringUTF(jni, "jmethodtime owner watch");
-	if (name)
-		thread = (*jni)->NewObject(jni, thread_class, init, name);
-	if (thread)
-		err = (*jmt_jvmti)->Allocate(jmt_jvmti, sizeof(*w), (unsigned char **)&w);
+	err = (*jmt_jvmti)->Allocate(jmt_jvmti, sizeof(*w), (unsigned char **)&w);
 	if (err == JVMTI_ERROR_NONE) {
 		w->fd = fd;
 		w->gen = ++watch_gen;
-		err = (*jmt_jvmti)->RunAgentThread(jmt_jvmti, thread, watch_owner, w, JVMTI_THREAD_NORM_PRIORITY);
+		err = jmt_run_thread(jni, "jmethodtime owner watch", watch_owner, w);
 		if (err != JVMTI_ERROR_NONE)
 			(*jmt_jvmti)->Deallocate(jmt_jvmti, (unsigned char *)w);
 	}
-	(*jni)->ExceptionClear(jni);
 	if (err != JVMTI_ERROR_NONE)
 		jmt_close(fd);
 	jmt_agent_state.watching = err == JVMTI_ERROR_NONE;
-	if (thread)
-		(*jni)->DeleteLocalRef(jni, thread);
-	if (name)
-		(*jni)->DeleteLocalRef(jni, name);
-	if (thread_class)
-		(*jni)->DeleteLocalRef(jni, thread_class);
 	return err;
 }
