@@ -138,15 +138,22 @@ double cpu_per_call(WarmJvm &jvm, int n)
 
 constexpr int kCpuRound = 8'000'000;  // calls per CPU round: about 0.6 s compiled, 60 ticks of CPU time (10 ms each)
 
+// The JVM's CPU per call over each of three CPU rounds, ns.
+std::vector<double> cpu_rounds(WarmJvm &jvm)
+{
+    std::vector<double> rounds;
+    for (int i = 0; i < 3; i++)
+        rounds.push_back(cpu_per_call(jvm, kCpuRound));
+    return rounds;
+}
+
 // A jmethodtime killed with SIGKILL mid-trace: the agent sees its owner's FIFO close and
 // switches the probes off by itself (flag byte 0, the classes retransformed back), so that
 // within 10 s the JVM's CPU per call is what it was before, with no other jmethodtime run.
 TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
 {
     WarmJvm jvm(warm_command());
-    std::vector<double> before;
-    for (int i = 0; i < 3; i++)
-        before.push_back(cpu_per_call(jvm, kCpuRound));
+    const std::vector<double> before = cpu_rounds(jvm);
     const double base = *std::min_element(before.begin(), before.end());
     const double spread = *std::max_element(before.begin(), before.end()) / base - 1;
     uint64_t killed = 0;
@@ -214,9 +221,7 @@ TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
 TEST_F(Switch, AQuietEndKeepsTheTracesCodeUntilTrafficComesBack)
 {
     WarmJvm jvm(warm_command());
-    std::vector<double> before;
-    for (int i = 0; i < 3; i++)
-        before.push_back(cpu_per_call(jvm, kCpuRound));
+    const std::vector<double> before = cpu_rounds(jvm);
     const double base = *std::min_element(before.begin(), before.end());
     std::vector<double> events;  // probe events per call of a()
     for (int i = 0; i < 2; i++) {
@@ -238,9 +243,7 @@ TEST_F(Switch, AQuietEndKeepsTheTracesCodeUntilTrafficComesBack)
               << " in the second" << std::endl;
     EXPECT_LE(events[1], 1.1 * events[0]) << "the second trace traps wider than the first";
     expect_nothing_left_under_traffic(jvm);
-    std::vector<double> after;
-    for (int i = 0; i < 3; i++)
-        after.push_back(cpu_per_call(jvm, kCpuRound));
+    const std::vector<double> after = cpu_rounds(jvm);
     const double back = *std::min_element(after.begin(), after.end());
     std::cout << "  CPU per call " << base << " ns before the traces, " << back << " ns after" << std::endl;
     EXPECT_LE(back, base * 1.10);
