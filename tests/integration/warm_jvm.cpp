@@ -100,6 +100,8 @@ double traffic_until_restored(WarmJvm &jvm, double limit_s)
         if (!agent || agent->state.mode != JMT_AGENT_DEFERRED) {
             std::cout << "  the agent took the trace's probe calls out after " << s << " s of traffic ("
                       << (agent ? agent->state.traffic_restores : 0) << " restores on traffic)" << std::endl;
+            if (agent)
+                EXPECT_EQ(agent->state.traffic_restore_error, 0) << "the traffic watch's restore failed";
             return s;
         }
         if (s > limit_s) {
@@ -125,8 +127,8 @@ size_t jvm_threads_named(int pid, const std::string &prefix)
 
 void expect_nothing_left_under_traffic(WarmJvm &jvm)
 {
-    // The window (1 s), a poll (0.25 s) and the restore's retransforms, with a round's slack.
-    const double most_s = 1.0 + 0.25 + 2.0;
+    // The agent's traffic window, a poll, and 2 s for the restore's retransforms and a round.
+    const double most_s = (JMT_AGENT_TRAFFIC_WINDOW_MS + JMT_AGENT_TRAFFIC_POLL_MS) / 1000.0 + 2.0;
     const double s = traffic_until_restored(jvm);
     EXPECT_GE(s, 0.0);
     EXPECT_LE(s, most_s) << "the probe calls stayed under traffic";

@@ -16,6 +16,7 @@
 #include "jvm/hotspot_flags.h"
 #include "control/probe_switch.h"
 #include "util/error.h"
+#include "util/lifecycle.h"
 #include "util/procfs.h"
 
 namespace {
@@ -284,9 +285,9 @@ TEST(AgentSys, ProcessCpuTicksAreStatsUtimePlusStime)
     EXPECT_GE(ticks, 0);
     EXPECT_LE(ticks, jmt_self_cpu_ticks());
     EXPECT_NEAR(double(ticks), double(expected), 1.0) << stat;
-    const uint64_t t0 = jmt_monotonic_ns();
+    const uint64_t t0 = jmt::monotonic_ns();
     jmt_sleep_ms(20);
-    EXPECT_GE(jmt_monotonic_ns() - t0, 20'000'000u);
+    EXPECT_GE(jmt::monotonic_ns() - t0, 20'000'000u);
 }
 
 TEST(AgentDir, OnlyTheToolsOwnNames)

@@ -21,7 +21,7 @@
 #define JMT_AGENT_STATE_SYMBOL "jmt_agent_state"
 /* HotSpot refuses an attach argument longer than 1024 bytes (JDK 8 to 25). */
 #define JMT_AGENT_OPTIONS_MAX 1024
-/* Bytes of the switch's class filter kept, for the record (RESTORE takes the classes of the
+/* Bytes of class filter a switch takes (the agent keeps none: RESTORE takes the classes of the
  * methods compiled since ARM). */
 #define JMT_AGENT_FILTER_MAX 1000
 /* Methods compiled while tracking, remembered to deoptimize them again. */
@@ -86,24 +86,22 @@ enum jmt_agent_error {
 
 /* Exported, read by the tool. Every field is written by the agent only. */
 struct jmt_agent_state {
-    uint64_t magic;                    /* JMT_AGENT_MAGIC */
-    uint32_t abi;                      /* JMT_AGENT_ABI_VERSION */
-    uint32_t requests;                 /* requests answered */
-    uint32_t mode;                     /* enum jmt_agent_mode */
-    uint32_t standby;                  /* 1: the JVM was put on standby (RESTORE returns to it) */
-    uint32_t last_op;                  /* enum jmt_agent_op */
-    int32_t last_error;                /* enum jmt_agent_error of the last request */
-    int32_t last_jvmti_error;          /* jvmtiError of the failed call, 0 */
-    uint32_t retransformed;            /* classes the last request retransformed */
-    uint32_t unmodifiable;             /* classes it matched but may not retransform (hidden, arrays) */
-    uint32_t failed;                   /* classes whose retransform failed */
-    uint64_t compiles;                 /* methods compiled since BEGIN (CompiledMethodLoad events) */
-    uint32_t tracked;                  /* distinct methods remembered since ARM */
-    uint32_t tracked_overflow;         /* 1: more than JMT_AGENT_TRACKED_MAX: RESTORE takes every class */
-    int32_t owner_pid;                 /* the jmethodtime that sent BEGIN, as this host's pid */
-    uint32_t filter_len;               /* bytes of filter */
-    uint64_t owner_start;              /* its start time (clock ticks after boot, /proc/PID/stat field 22) */
-    char filter[JMT_AGENT_FILTER_MAX]; /* the switch's class filter (not NUL-terminated) */
+    uint64_t magic;            /* JMT_AGENT_MAGIC */
+    uint32_t abi;              /* JMT_AGENT_ABI_VERSION */
+    uint32_t requests;         /* requests answered */
+    uint32_t mode;             /* enum jmt_agent_mode */
+    uint32_t standby;          /* 1: the JVM was put on standby (RESTORE returns to it) */
+    uint32_t last_op;          /* enum jmt_agent_op */
+    int32_t last_error;        /* enum jmt_agent_error of the last request */
+    int32_t last_jvmti_error;  /* jvmtiError of the failed call, 0 */
+    uint32_t retransformed;    /* classes the last request retransformed */
+    uint32_t unmodifiable;     /* classes it matched but may not retransform (hidden, arrays) */
+    uint32_t failed;           /* classes whose retransform failed */
+    uint64_t compiles;         /* methods compiled since BEGIN (CompiledMethodLoad events) */
+    uint32_t tracked;          /* distinct methods remembered since ARM */
+    uint32_t tracked_overflow; /* 1: more than JMT_AGENT_TRACKED_MAX: RESTORE takes every class */
+    int32_t owner_pid;         /* the jmethodtime that sent BEGIN, as this host's pid */
+    uint64_t owner_start;      /* its start time (clock ticks after boot, /proc/PID/stat field 22) */
     /* The methods that had compiled code when the agent last deoptimized it
 	 * (the full deoptimization, standby's, or a RESTORE's classes), and how
 	 * many of them have compiled again since (CompiledMethodLoad). */
@@ -119,14 +117,11 @@ struct jmt_agent_state {
      * linker finds among its objects (musl's by device and inode: a copy placed anew would be a
      * second agent with a state of its own). */
     int32_t own_fd;
-    /* DEFER: the methods it left with probe calls, when (CLOCK_MONOTONIC ns), the traffic
-     * watch's restores and when the last was made, and the jvmtiError of the last, 0. */
+    /* DEFER: the methods it left with probe calls, the traffic watch's restores, and the
+     * jvmtiError of the last of them, 0. */
     uint32_t deferred;
     uint32_t traffic_restores;
-    uint64_t deferred_ns;
-    uint64_t traffic_restore_ns;
     int32_t traffic_restore_error;
-    uint32_t reserved;
 };
 
 #endif /* JMT_AGENT_ABI_H */

@@ -1,26 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The few Linux system calls the agent makes, without a C library (the JVM
- * may link glibc or musl): openat, read, close, ppoll, clock_gettime. Each returns what the
- * kernel returns: a value >= 0, or -errno.
+ * may link glibc or musl): openat, read, close, ppoll. Each returns what the kernel
+ * returns: a value >= 0, or -errno.
  */
 #ifndef JMT_AGENT_SYS_H
 #define JMT_AGENT_SYS_H
-
-#include <stdint.h>
 
 #if defined(__x86_64__)
 #define JMT_SYS_OPENAT 257
 #define JMT_SYS_READ 0
 #define JMT_SYS_CLOSE 3
 #define JMT_SYS_PPOLL 271
-#define JMT_SYS_CLOCK_GETTIME 228
 #elif defined(__aarch64__)
 #define JMT_SYS_OPENAT 56
 #define JMT_SYS_READ 63
 #define JMT_SYS_CLOSE 57
 #define JMT_SYS_PPOLL 73
-#define JMT_SYS_CLOCK_GETTIME 113
 #else
 #error "the agent's system calls are written for x86_64 and aarch64"
 #endif
@@ -32,8 +28,6 @@
 #define JMT_EINTR 4
 #define JMT_POLLIN 0x001
 #define JMT_POLLHUP 0x010
-
-#define JMT_CLOCK_MONOTONIC 1
 
 struct jmt_timespec {
 	long sec;
@@ -109,16 +103,6 @@ static inline void jmt_sleep_ms(long ms)
 	struct jmt_timespec t = {ms / 1000, (ms % 1000) * 1000000L};
 
 	jmt_syscall4(JMT_SYS_PPOLL, 0, 0, (long)&t, 0);
-}
-
-/* CLOCK_MONOTONIC in ns; 0 when it cannot be read. */
-static inline uint64_t jmt_monotonic_ns(void)
-{
-	struct jmt_timespec t = {0, 0};
-
-	if (jmt_syscall4(JMT_SYS_CLOCK_GETTIME, JMT_CLOCK_MONOTONIC, (long)&t, 0, 0) != 0)
-		return 0;
-	return (uint64_t)t.sec * 1000000000ULL + (uint64_t)t.nsec;
 }
 
 /* The process's CPU time, user and system, in clock ticks (/proc/self/stat fields 14 and 15);

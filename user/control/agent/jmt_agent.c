@@ -193,12 +193,9 @@ static jvmtiError op_begin(const struct jmt_request *r, JNIEnv *jni)
 static jvmtiError op_switch(const struct jmt_request *r)
 {
 	struct jmt_selection sel = {0};
-	unsigned long keep = r->classes_len < JMT_AGENT_FILTER_MAX ? r->classes_len : JMT_AGENT_FILTER_MAX;
 
 	if (!tracked)
 		return JVMTI_ERROR_NOT_AVAILABLE; /* BEGIN first */
-	memcpy(jmt_agent_state.filter, r->classes, keep);
-	jmt_agent_state.filter_len = (uint32_t)keep;
 	jmt_agent_state.mode = JMT_AGENT_SWITCHED;
 	sel.filter = r->classes;
 	sel.filter_len = r->classes_len;
@@ -271,7 +268,6 @@ jvmtiError jmt_op_restore(void)
 	err = update_tracking();
 	if (err != JVMTI_ERROR_NONE)
 		return err;
-	jmt_agent_state.filter_len = 0;
 	jmt_agent_state.owner_pid = 0;
 	jmt_agent_state.owner_start = 0;
 	jmt_agent_state.mode = jmt_agent_state.standby ? JMT_AGENT_STANDBY : JMT_AGENT_IDLE;
@@ -287,7 +283,6 @@ static jvmtiError op_defer(JNIEnv *jni)
 	jmt_agent_state.mode = JMT_AGENT_DEFERRED;
 	carried = 1;
 	jmt_agent_state.deferred = jmt_agent_state.tracked;
-	jmt_agent_state.deferred_ns = jmt_monotonic_ns();
 	jmt_agent_state.owner_pid = 0;
 	jmt_agent_state.owner_start = 0;
 	if (jmt_start_traffic_watch(jni) == JVMTI_ERROR_NONE)

@@ -46,7 +46,6 @@ static void JNICALL watch_traffic(jvmtiEnv *env, JNIEnv *jni, void *arg)
 			err = jmt_op_restore();
 			jmt_agent_state.traffic_restores++;
 			jmt_agent_state.traffic_restore_error = (int32_t)err;
-			jmt_agent_state.traffic_restore_ns = jmt_monotonic_ns();
 			done = 1;
 		}
 		(*env)->RawMonitorExit(env, jmt_op_lock);
