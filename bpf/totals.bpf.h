@@ -350,8 +350,9 @@ static __always_inline void account(struct jmt_thread *t, const struct jmt_close
 		account_path(c);
 	add_totals(&stats, c->id, c->id, c, JMT_TOTALS_METHOD);
 	/* --slower-than: a returned call over the threshold (its histogram's time) goes to the ring
-	 * buffer. */
-	if (!slower_than_ns || c->frame_events == 0)
+	 * buffer. That time is at most the frame's elapsed time: a call under the threshold by it
+	 * pays one compare. */
+	if (!slower_than_ns || c->frame_events == 0 || c->frame_wall_ns < slower_than_ns)
 		return;
 	ns = call_latency_ns(c);
 	if (ns >= slower_than_ns)

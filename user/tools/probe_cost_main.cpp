@@ -1,4 +1,4 @@
-// jmt-probe-cost [ROUNDS]: the cost of one probe event on this kernel, measured
+// jmt-probe-cost [ROUNDS [PAIRED_ROUNDS]]: the cost of one probe event on this kernel, measured
 // on the tool's own probes (the ones the start-up calibration fires) under
 // nothing, the empty floor programs, and jmethodtime's programs keeping or
 // rejecting the method, keeping it through --class/--method globs ("globs"),
@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -40,6 +42,12 @@ double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+// Mean run time per run between two readings of a program's statistics.
+double per_run(std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b)
+{
+    return b.second > a.second ? double(b.first - a.first) / double(b.second - a.second) : 0.0;
+}
+
 struct Mode {
     const char *name;
     bpf_program *entry, *ret;  // null for the bare probe site
@@ -56,6 +64,16 @@ struct Programs {
     std::vector<jmt::SkeletonTotals> totals;  // each instance's chunks, as a trace has them
 };
 
+// --package with the calibration's traced package: the "keep" and "reject" modes.
+jmt::ProgramConfig package_config(int pid)
+{
+    jmt::ProgramConfig c;
+    c.pid = pid;
+    c.packages = {jmt::self_probe::kTracedPackage};
+    c.arg_regs = jmt::self_probe::arg_regs();
+    return c;
+}
+
 Programs load_all(int pid)
 {
     using namespace jmt;
@@ -65,10 +83,7 @@ Programs load_all(int pid)
         int err = errno;
         throw Error(std::string("cannot load the floor programs: ") + strerror(err), err);
     }
-    ProgramConfig filtered;
-    filtered.pid = pid;
-    filtered.packages = {self_probe::kTracedPackage};
-    filtered.arg_regs = self_probe::arg_regs();
+    const ProgramConfig filtered = package_config(pid);
     ProgramConfig unfiltered = filtered;
     unfiltered.packages.clear();
     // The same verdicts through --class/--method globs (decided once per method).
@@ -157,9 +172,6 @@ void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
         std::printf("(program run-time statistics unavailable: %s)\n", strerror(errno));
         return;
     }
-    auto per_run = [](std::pair<uint64_t, uint64_t> a, std::pair<uint64_t, uint64_t> b) {
-        return b.second > a.second ? double(b.first - a.first) / double(b.second - a.second) : 0.0;
-    };
     std::map<std::string, std::vector<double>> entry_ns, return_ns;
     for (int r = 0; r < rounds; r++) {
         for (const Mode &m : modes) {
@@ -188,13 +200,96 @@ void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
     std::printf("entry +, return +: the body's cost, above the empty programs'\n");
 }
 
+// Two instances attached to the same probes at once run on the same events,
+// so the difference of their run times per event is one configuration's cost
+// above the other's, free of the drift between rounds that single modes show
+// (about +-20 ns here). Each round loads both afresh, as the placement of an
+// instance's maps changes its run time, and alternates which one runs first.
+// "same" pairs two instances of one configuration: the method's own noise.
+struct PairedConfigs {
+    const char *name;
+    jmt::ProgramConfig a, b;
+};
+
+struct MeanAndSpread {
+    double median, mean, ci95;  // ns; ci95: 1.96 standard errors of the mean
+};
+
+MeanAndSpread summarize(const std::vector<double> &v)
+{
+    double sum = 0, sq = 0;
+    for (double x : v)
+        sum += x;
+    const double mean = sum / double(v.size());
+    for (double x : v)
+        sq += (x - mean) * (x - mean);
+    const double sd = v.size() > 1 ? std::sqrt(sq / double(v.size() - 1)) : 0;
+    return {median(v), mean, 1.96 * sd / std::sqrt(double(v.size()))};
+}
+
+void print_paired_costs(const jmt::ProgramConfig &keep, int rounds, int pid)
+{
+    const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (stats_fd < 0)
+        return;
+    jmt::ProgramConfig no_latency = keep, slow = keep;
+    no_latency.latency = false;
+    slow.slower_than_ns = 100ull * 1000 * 1000 * 1000;  // 100 s: checked, never over
+    const std::vector<PairedConfigs> pairs = {
+        {"latency histogram (keep - nolat)", keep, no_latency},
+        {"--slower-than 100s check (slow - keep)", slow, keep},
+        {"same (keep - keep)", keep, keep},
+    };
+    std::printf("\nPaired: two instances on the same events, %d rounds, each loaded afresh, run order "
+                "alternating;\nper event, first less second (ns), over the %d pairs of rounds in either order: "
+                "median, mean +- 95%% interval\n",
+                rounds, rounds / 2);
+    std::printf("%-40s %26s %26s\n", "pair", "entry", "return");
+    for (const PairedConfigs &pc : pairs) {
+        std::vector<double> entry_diff, return_diff;
+        for (int r = 0; r < rounds; r++) {
+            jmt::SkeletonPtr a = jmt::load_programs(pc.a), b = jmt::load_programs(pc.b);
+            const jmt::SkeletonTotals ta = jmt::cover_totals(a.get()), tb = jmt::cover_totals(b.get());
+            const bpf_program *ae = a->progs.handle_entry, *ar = jmt::return_program(a.get());
+            const bpf_program *be = b->progs.handle_entry, *br = jmt::return_program(b.get());
+            std::vector<jmt::LinkPtr> links;
+            for (jmethodtime_bpf *first : {r % 2 ? b.get() : a.get(), r % 2 ? a.get() : b.get()})
+                for (jmt::LinkPtr &l :
+                     attach_mode({"", first->progs.handle_entry, jmt::return_program(first), true}, pid))
+                    links.push_back(std::move(l));
+            const auto ae0 = jmt::program_run_stats(ae), ar0 = jmt::program_run_stats(ar);
+            const auto be0 = jmt::program_run_stats(be), br0 = jmt::program_run_stats(br);
+            jmt::self_probe::pair_ns(true, 10);
+            entry_diff.push_back(per_run(ae0, jmt::program_run_stats(ae)) - per_run(be0, jmt::program_run_stats(be)));
+            return_diff.push_back(per_run(ar0, jmt::program_run_stats(ar)) - per_run(br0, jmt::program_run_stats(br)));
+        }
+        if (std::getenv("JMT_PAIRED_RAW"))
+            for (int r = 0; r < rounds; r++)
+                std::fprintf(stderr, "%s r%d %s-first entry %.1f return %.1f\n", pc.name, r, r % 2 ? "b" : "a",
+                             entry_diff[r], return_diff[r]);
+        // Which instance runs first moves both by about 40 ns here: each
+        // estimate is the mean of a round with a first and the next with b.
+        auto balanced = [](const std::vector<double> &d) {
+            std::vector<double> out;
+            for (size_t i = 1; i < d.size(); i += 2)
+                out.push_back((d[i - 1] + d[i]) / 2);
+            return out;
+        };
+        const MeanAndSpread e = summarize(balanced(entry_diff)), ret = summarize(balanced(return_diff));
+        std::printf("%-40s %7.1f %7.1f +- %-6.1f %7.1f %7.1f +- %-6.1f\n", pc.name, e.median, e.mean, e.ci95,
+                    ret.median, ret.mean, ret.ci95);
+    }
+    close(stats_fd);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
-    if (rounds <= 0) {
-        std::cerr << "usage: jmt-probe-cost [ROUNDS]\n";
+    const int paired_rounds = argc > 2 ? std::atoi(argv[2]) : 2 * rounds;
+    if (rounds <= 0 || paired_rounds < 2) {
+        std::cerr << "usage: jmt-probe-cost [ROUNDS [PAIRED_ROUNDS]]\n";
         return 2;
     }
     try {
@@ -204,6 +299,7 @@ int main(int argc, char **argv)
         const std::vector<Mode> modes = modes_of(programs);
         print_event_costs(modes, rounds, pid);
         print_program_costs(modes, rounds, pid);
+        print_paired_costs(package_config(pid), paired_rounds, pid);
         return 0;
     } catch (const std::exception &e) {
         std::cerr << "jmt-probe-cost: " << e.what() << std::endl;
