@@ -228,6 +228,7 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[0], 0u);
     EXPECT_EQ(p.methods[0].bounds.cpu_excl_ns[1], 20000ULL * (5300 - (edge - edge / 32)));
     EXPECT_TRUE(p.methods[0].probe_dominated);
+    EXPECT_FALSE(p.methods[0].bounds.wider_than_correction) << "200 ns per call wide, 5.3 us taken out";
     EXPECT_GT(p.overhead.trap_ns, 0u);
     // --raw: the range and the traps' price all the same, the rows as measured.
     Profile raw = p;
@@ -238,6 +239,29 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
     EXPECT_EQ(raw.probe_cost.traced_event_ns, 0u);
     EXPECT_EQ(raw.methods[0].stats.cpu_excl_ns, leaf.stats.cpu_excl_ns);
     EXPECT_EQ(raw.overhead.trap_ns, p.overhead.trap_ns);
+}
+
+// A JVM whose CPU time per event is mostly its own work: the top is far above a trap, and a row's
+// bounds are wider than the cost taken out of it; the row says so, and a merge or a JSON round
+// trip keeps it.
+TEST(CorrectProfile, BoundsWiderThanTheCorrectionAreFlagged)
+{
+    Profile p;
+    p.corrected = true;
+    p.calibrated_cost = {5000, 4500};
+    p.gap_hist = histogram({{5248, 20000}, {9000, 5000}});
+    p.overhead.events = 1'000'000;
+    p.overhead.jvm_cpu_ns = 40'000'000'000;  // 40 us per event
+    MethodRow row;
+    MethodStats &s = row.stats;
+    s.calls = s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
+    s.wall_incl_ns = s.wall_excl_ns = s.cpu_incl_ns = s.cpu_excl_ns = 20000ULL * 55'300;  // 50 us of work
+    p.methods.push_back(row);
+    correct_profile(p, {}, 2);
+    ASSERT_TRUE(range_wider_than_likely(p.cost_range));
+    const TimeBounds &b = p.methods[0].bounds;
+    EXPECT_GT(b.wall_incl_ns[1] - b.wall_incl_ns[0], 20000ULL * 55'300 - p.methods[0].stats.wall_incl_ns);
+    EXPECT_TRUE(b.wider_than_correction);
 }
 
 }  // namespace

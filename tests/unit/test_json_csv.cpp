@@ -180,6 +180,7 @@ TEST(Json, RoundTripsEveryField)
     p.probes.end_back = 2299;
     p.probes.end_cold = false;
     p.probes.end_deferred = 41;
+    p.methods[1].bounds.wider_than_correction = true;
     std::ostringstream out;
     jmt::write_json(out, p);
     const std::string text = out.str();
@@ -237,7 +238,8 @@ TEST(Json, RoundTripsEveryField)
         // Corrected times carry their bounds, [lo, hi] per time key.
         EXPECT_EQ(m.at("bounds").at("wall_incl_ns"),
                   nlohmann::json::array({src.bounds.wall_incl_ns[0], src.bounds.wall_incl_ns[1]}));
-        EXPECT_EQ(m.at("bounds").size(), 4u);
+        EXPECT_EQ(m.at("bounds").at("wider_than_correction").get<bool>(), src.bounds.wider_than_correction);
+        EXPECT_EQ(m.at("bounds").size(), 5u);
         EXPECT_EQ(m.at("class").get<std::string>(), src.klass);
         EXPECT_EQ(m.at("method").get<std::string>(), src.method);
         EXPECT_EQ(m.at("signature").get<std::string>(), src.signature);
@@ -270,8 +272,11 @@ TEST(Json, RoundTripsEveryField)
     // Read back (jmethodtime merge and diff's reader): every stored field, listed by hand.
     const jmt::LoadedReport back = jmt::parse_report(text, "sample.json");
     ASSERT_EQ(back.profile.methods.size(), order.size());
-    for (size_t i = 0; i < order.size(); i++)
+    for (size_t i = 0; i < order.size(); i++) {
         EXPECT_EQ(stored_fields(back.profile.methods[i].stats), stored_fields(p.methods[order[i]].stats)) << i;
+        EXPECT_EQ(back.profile.methods[i].bounds.wider_than_correction,
+                  p.methods[order[i]].bounds.wider_than_correction);
+    }
 
     const auto &diag = doc.at("diagnostics");
     const std::vector<std::pair<const char *, uint64_t>> expected = {{"entries", 101},

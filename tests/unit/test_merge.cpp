@@ -69,8 +69,8 @@ const jmt::MethodRow *find(const std::vector<jmt::MethodRow> &rows, const std::s
 
 TEST(Merge, SumsCountsTimesBoundsAndDiagnosticsExactly)
 {
-    const std::vector<jmt::MergeInput> in = {input("h1", 1, 10'000), input("h2", 2, 11'000, 2000),
-                                             input("h3", 3, 9'000)};
+    std::vector<jmt::MergeInput> in = {input("h1", 1, 10'000), input("h2", 2, 11'000, 2000), input("h3", 3, 9'000)};
+    in[1].profile.methods[0].bounds.wider_than_correction = true;  // a on h2: any host's says so
     const jmt::Profile m = jmt::merge_profiles(in);
     ASSERT_EQ(m.methods.size(), 2u);
     const jmt::MethodRow *c = find(m.methods, "c");
@@ -79,6 +79,8 @@ TEST(Merge, SumsCountsTimesBoundsAndDiagnosticsExactly)
     EXPECT_EQ(c->stats.wall_incl_ns, 5000u * 10'000 + 10000u * 11'000 + 5000u * 9'000);
     const jmt::MethodRow *a = find(m.methods, "a");
     EXPECT_EQ(a->bounds.wall_incl_ns[1], a->stats.wall_incl_ns + 3);
+    EXPECT_TRUE(a->bounds.wider_than_correction);
+    EXPECT_FALSE(c->bounds.wider_than_correction);
     EXPECT_EQ(m.diag.unmatched_returns, 3u);
     EXPECT_EQ(m.overhead.events, 40000u);
     EXPECT_EQ(m.duration_ns, 1'000'000'003ULL);  // the longest

@@ -42,7 +42,9 @@ TEST(Table, CorrectedTimesStateTheProbeCostAndWhatEachEndRestsOn)
     // The range it lies in, and what each end rests on.
     EXPECT_EQ(lines[2], "Per probe event 700 ns to 1.93 us (traced), 560 ns to 1.93 us (filtered out): from the lower "
                         "edge of 12.3K gaps between the JVM's own probe events to the JVM's whole CPU time per probe "
-                        "event; each time's \u00b1 holds its events at either end");
+                        "event; each time's \u00b1 holds its events at either end; wider than the 812 ns taken out, so "
+                        "rows' bounds are wider than their correction (the top, the JVM's CPU time per event, is "
+                        "mostly its own work; what the JVM paid per event was not measured, see above)");
     std::ostringstream json;
     jmt::write_json(json, p);
     const auto cost = nlohmann::json::parse(json.str()).at("probe_cost");
@@ -290,6 +292,48 @@ TEST(Table, RowsMostlyProbeCostAreMarkedWithAFootnote)
     std::ostringstream plain;
     jmt::write_table(plain, p, {});
     EXPECT_EQ(plain.str().find("* The probes'"), std::string::npos) << plain.str();
+}
+
+// A row whose bounds are wider than the cost taken out of it is marked, with a footnote; the
+// header says why once, when the range itself is wider than the likely cost.
+TEST(Table, BoundsWiderThanTheCorrectionAreMarkedAndTheHeaderSaysWhy)
+{
+    jmt::Profile p = sample();
+    p.corrected = true;
+    p.probe_cost = p.cost_range.likely = {812, 640};
+    p.cost_range.lo = {700, 560};
+    p.cost_range.hi = {1200, 1200};
+    p.cost_range.basis = jmt::CostBasis::Gaps;
+    p.cost_range.top = jmt::CostTop::TrapAndRefill;
+    p.gaps.samples = 12345;
+    std::string t = table_of(p);
+    EXPECT_EQ(t.find("wider than"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\u2020"), std::string::npos) << t;
+    p.cost_range.hi = {1600, 1600};  // 900 ns wide, the refill assumed
+    p.methods[0].bounds.wider_than_correction = true;
+    t = table_of(p);
+    EXPECT_NE(t.find("; wider than the 812 ns taken out, so rows' bounds are wider than their correction (the "
+                     "refill after a trap is assumed, not measured; what the JVM paid per event was not measured, "
+                     "see above)\n"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("org/postgresql/core/Utils.toInt(Ljava/lang/String;)I \u2020\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("getString(I)Ljava/lang/String;\n"), std::string::npos) << t;  // not marked
+    // The marked row's times are its likely figures, the others' keep their bounds.
+    for (const std::string &line : lines_of(t)) {
+        const bool marked = line.find("\u2020\n") != std::string::npos || line.find("I \u2020") != std::string::npos;
+        if (line.find("Utils.toInt") != std::string::npos || line.find("getString(I)") != std::string::npos)
+            EXPECT_EQ(line.find("\u2248 ") != std::string::npos, marked) << line;
+    }
+    EXPECT_NE(t.find("\n\n\u2020 The bounds of these rows are wider than the probes' cost taken out of them"),
+              std::string::npos)
+        << t;
+    p.cost_range.likely_from = jmt::CostSource::Windows;  // measured: the reason is the top alone
+    EXPECT_NE(table_of(p).find("(the refill after a trap is assumed, not measured)\n"), std::string::npos);
+    p.methods[0].probe_dominated = true;  // both marks, one blank line before the footnotes
+    t = table_of(p);
+    EXPECT_NE(t.find("toInt(Ljava/lang/String;)I * \u2020\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("them)\n\u2020 The bounds"), std::string::npos) << t;
 }
 
 TEST(Header, KernelMemoryLineWhenKnown)

@@ -96,7 +96,10 @@ void correct_profile(Profile &profile, std::vector<MethodStats *> path_stats, un
             row.probe_dominated = probe_dominated(row.stats, range.likely);
             row.bounds = time_bounds(row.stats, range);
             const int64_t shift = latency_shift_ns(row.stats, range.likely, profile.latency_cost);
-            row.stats = without_probe_cost(row.stats, range.likely);
+            const MethodStats corrected = without_probe_cost(row.stats, range.likely);
+            row.bounds.wider_than_correction = row.bounds.wall_incl_ns[1] - row.bounds.wall_incl_ns[0] >
+                                               row.stats.wall_incl_ns - corrected.wall_incl_ns;
+            row.stats = corrected;
             row.stats.latency = row.stats.latency.shifted(shift);
         }
         for (MethodStats *stats : path_stats)

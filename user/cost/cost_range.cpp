@@ -131,4 +131,9 @@ CostRange cost_range(const TrapEvidence &e)
     return r;
 }
 
+bool range_wider_than_likely(const CostRange &range)
+{
+    return range.hi.traced_event_ns - range.lo.traced_event_ns > range.likely.traced_event_ns;
+}
+
 }  // namespace jmt

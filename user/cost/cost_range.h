@@ -67,4 +67,8 @@ uint64_t events_cost_ns(uint64_t events, uint64_t traced, const ProbeCost &cost)
 // (at most 1: it runs less of the programs); its top is the same.
 CostRange cost_range(const TrapEvidence &evidence);
 
+// True when the range of a traced event's cost is wider than the likely cost
+// taken out: every row's bounds are then wider than its correction.
+bool range_wider_than_likely(const CostRange &range);
+
 }  // namespace jmt

@@ -24,6 +24,7 @@ void add_bounds(TimeBounds &to, const TimeBounds &b)
         to.wall_foreign_ns[i] += b.wall_foreign_ns[i];
         to.cpu_foreign_ns[i] += b.cpu_foreign_ns[i];
     }
+    to.wider_than_correction = to.wider_than_correction || b.wider_than_correction;
 }
 
 void add_diagnostics(Diagnostics &to, const Diagnostics &d)

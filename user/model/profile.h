@@ -43,6 +43,9 @@ struct TimeBounds {
     uint64_t cpu_excl_ns[2] = {0, 0};
     uint64_t wall_foreign_ns[2] = {0, 0};
     uint64_t cpu_foreign_ns[2] = {0, 0};
+    // The inclusive elapsed time's [lo, hi] is wider than the cost taken out of
+    // it: the bounds then say less of the time than the correction does.
+    bool wider_than_correction = false;
 };
 
 struct MethodRow;

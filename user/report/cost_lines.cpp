@@ -32,7 +32,21 @@ void write_cost_range(std::ostream &out, const Profile &profile)
             << ", bounds only the average event)";
     else
         out << " to twice the likely cost (the JVM's CPU time unknown)";
-    out << (profile.corrected ? "; each time's \u00b1 holds its events at either end\n" : "\n");
+    if (!profile.corrected) {
+        out << "\n";
+        return;
+    }
+    out << "; each time's \u00b1 holds its events at either end";
+    if (range_wider_than_likely(r))
+        out << "; wider than the " << format_duration(r.likely.traced_event_ns) << " taken out, so rows' bounds "
+            << "are wider than their correction ("
+            << (r.top == CostTop::JvmCpu          ? "the top, the JVM's CPU time per event, is mostly its own work"
+                : r.top == CostTop::TrapAndRefill ? "the refill after a trap is assumed, not measured"
+                                                  : "the JVM's CPU time is unknown")
+            << (r.paid_ns_per_event || r.likely_from == CostSource::Windows
+                    ? ")"
+                    : "; what the JVM paid per event was not measured, see above)");
+    out << "\n";
 }
 
 // What the cost taken out rests on: what the JVM paid per event, or, with why

@@ -22,6 +22,7 @@ json bounds_json(const TimeBounds &b, bool foreign)
     for (const BoundKey &k : kBoundKeys)
         if (foreign || !k.foreign)
             j[k.key] = json::array({(b.*k.field)[0], (b.*k.field)[1]});
+    j["wider_than_correction"] = b.wider_than_correction;
     return j;
 }
 

@@ -89,6 +89,7 @@ void bounds_from_json(const json &j, TimeBounds &b)
             (b.*k.field)[1] = (*it)[1].get<uint64_t>();
         }
     }
+    b.wider_than_correction = value_or<bool>(j, "wider_than_correction", false);
 }
 
 CostSource cost_source_of(const std::string &name)

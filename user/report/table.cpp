@@ -59,13 +59,17 @@ const char *sort_description(SortKey key)
     return "";
 }
 
-// A row's cells; corrected times show their bounds ("121 us ±18%"). Run-queue
-// and blocked times take no correction (the probes' cost is on-CPU time).
+// A row's cells; corrected times show their bounds ("121 us ±18%"), or in a
+// row whose bounds are wider than its correction the likely figure ("≈ 121 us").
+// Run-queue and blocked times take no correction (the probes' cost is on-CPU time).
 Cells cells_of(const MethodRow &r, Columns cols, bool corrected)
 {
     const MethodStats &s = r.stats;
     const TimeBounds &b = r.bounds;
-    auto time = [corrected](uint64_t ns, const uint64_t(&bounds)[2]) {
+    const bool likely_only = corrected && b.wider_than_correction;
+    auto time = [corrected, likely_only](uint64_t ns, const uint64_t(&bounds)[2]) {
+        if (likely_only)
+            return "\u2248 " + format_duration(ns);
         return corrected ? format_bounded(ns, bounds) : format_duration(ns);
     };
     Cells c = {std::to_string(s.calls), time(s.wall_incl_ns, b.wall_incl_ns), time(s.wall_excl_ns, b.wall_excl_ns),
@@ -73,7 +77,7 @@ Cells cells_of(const MethodRow &r, Columns cols, bool corrected)
     if (cols.latency) {
         // Elapsed time mostly probe cost (its bounds over 2x apart): each call's is at most what is shown.
         const bool unsure = corrected && b.wall_incl_ns[0] * 2 < b.wall_incl_ns[1];
-        const std::string mark = unsure ? "\u2264 " : "";
+        const std::string mark = likely_only ? "\u2248 " : unsure ? "\u2264 " : "";
         if (s.latency.empty())
             c.insert(c.end(), {"-", "-", "-"});
         else
@@ -99,8 +103,13 @@ size_t display_width(const std::string &cell)
 }
 
 // "class.method(signature)", never truncated: it is the last column.
-// A trailing " *" marks a row whose times are mostly probe cost (see the footnote).
-std::string method_text(const MethodRow &r) { return printable(qualified_name(r)) + (r.probe_dominated ? " *" : ""); }
+// A trailing " *" marks a row whose times are mostly probe cost, " \u2020" one whose
+// bounds are wider than its correction (see the footnotes).
+std::string method_text(const MethodRow &r)
+{
+    return printable(qualified_name(r)) + (r.probe_dominated ? " *" : "") +
+           (r.bounds.wider_than_correction ? " \u2020" : "");
+}
 
 // Each numeric column is as wide as its widest cell, header included.
 Widths widths_of(const Cells &header, const std::vector<Cells> &body)
@@ -255,6 +264,11 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
                "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
                "larger methods to see into them)\n";
+    if (profile.corrected &&
+        std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.bounds.wider_than_correction; }))
+        out << (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }) ? "" : "\n")
+            << "\u2020 The bounds of these rows are wider than the probes' cost taken out of them: \u2248 marks "
+               "the likely figure, an estimate its bounds do not confirm (JSON has them; the header says why)\n";
     write_slow_calls(out, profile, opts.top);
 }
 
