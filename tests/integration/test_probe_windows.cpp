@@ -41,32 +41,17 @@ double windows_pace_change(const std::string &done_line)
 }
 
 // How far the host disturbed a windows run, as the largest of its signals over its limit (over 1:
-// disturbed). As in trace_disturbance: a slow batch, or an untraced timing that puts less than 97%
-// of one trap on an event (whatever the range rests on); a host in another phase in the trace
-// than in the windows (their gaps' edges over 10% apart: the JVM's timing of the traced run then
-// holds another cost per event than the windows); windows that put less than 97% of one trap of
-// their own gaps on an event; a register-only reference loop over 2% slower in the traced run
-// than beside the untraced timing (a slow phase in the trace alone, which its gaps' edge need not
-// show); and a reference loop over 2% faster or slower in the windows than in the trace
-// (windows_pace_change).
+// disturbed), by the JVM's own timings alone (nothing jmethodtime computes): a slow batch, a
+// register-only reference loop over 2% slower in the traced run than beside the untraced timing
+// (a slow phase in the trace alone), and a reference loop over 2% faster or slower in the windows
+// than in the trace (windows_pace_change: the windows then time another host than the trace did).
 double windows_disturbance(const jmt_it::RunResult &r)
 {
     constexpr double kMaxHostSlowdown = 0.02;
-    const auto &w = r.report["probe_cost"]["windows"];
-    const double edge = r.report["probe_cost"]["gaps"]["edge_ns"].get<double>();
-    const double windows_edge = w["gaps_edge_ns"].get<double>();
-    const double windows_own = w["per_event_ns"].get<double>() - (edge - windows_edge);
-    const double speed = host_speed(r.done_line);
-    const double paid = paid_per_event(r.done_line, untraced_a_ns(r.done_line, speed));
     return worst_signal(
         {{"slowest batch", double(jmt_it::done_value(r.done_line, "slowest_batch_pct")) / double(kMaxSlowestBatchPct)},
-         {"untraced timing", paid > 0 ? 0.97 * edge / paid : 2.0},
-         {"reference loop", (speed - 1) / kMaxHostSlowdown},
-         {"windows' pace", windows_pace_change(r.done_line) / kMaxHostSlowdown},
-         {"phase", windows_edge > 0 ? std::fabs(edge - windows_edge) / (0.1 * windows_edge) : 0},
-         {"windows under a trap", windows_edge <= 0 ? 0
-                                  : windows_own > 0 ? 0.97 * windows_edge / windows_own
-                                                    : 2.0}});
+         {"reference loop", (host_speed(r.done_line) - 1) / kMaxHostSlowdown},
+         {"windows' pace", windows_pace_change(r.done_line) / kMaxHostSlowdown}});
 }
 
 // Windows runs of FixedWork in mode ("linger" or "lead") with iterations timed a() calls at c_us,
@@ -149,9 +134,10 @@ constexpr double kWindowsPerEventShare = 0.10;
 
 // What both ProbeWindows tests ask of a judged run at c_us: the cost from the windows, as the JVM
 // paid it within 30%, and a() corrected within kWindowsToleranceU1000 of its untraced time at
-// U=1000 and kWindowsToleranceU400 at U=400, inside its bounds; false when there is no report. A
-// run the host disturbed whose windows the range refused, saying the host's pace moved in them,
-// rests on the gaps: a() within their refill's width (refill_allowance).
+// U=1000 and kWindowsToleranceU400 at U=400, or each event within kWindowsPerEventShare of what
+// the JVM paid, inside its bounds; false when there is no report. Only a run the JVM's own timings
+// say the host disturbed (windows_disturbance) is held to what is claimed without the windows
+// (claimed_tolerance), and only there may the range have refused them.
 bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
 {
     const jmt_it::RunResult &r = judged.run;
@@ -176,26 +162,19 @@ bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
                 w["programs_timing_ns"].dump().c_str(), pc["gaps"]["edge_ns"].dump().c_str(),
                 w["gaps_edge_ns"].dump().c_str());
     EXPECT_EQ(w["windows"], 4 * jmt::kProbeWindowCycles);
-    const std::string why = pc["range"]["paid_not_measured"].get<std::string>();
-    if (judged.disturbance > 1 && pc["source"] == "gaps" && why.find("the host") != std::string::npos) {
-        std::printf("  NOTE: every attempt disturbed, and the windows refused: %s\n", why.c_str());
-        EXPECT_LT(w["per_event_ns"].get<double>(), pc["range"]["traced_event_ns"][0].get<double>()) << why;
-        EXPECT_NEAR(a.incl, truth, refill_allowance(r.report, a.events, truth, paid)) << "a() corrected on the gaps";
-    } else {
-        EXPECT_EQ(pc["source"], "windows") << w.dump() << " " << why;
-        const double windows_ns = w["per_event_ns"].get<double>();
-        EXPECT_NEAR(windows_ns, paid, 0.3 * paid) << "the windows against the JVM's timing";
-        // A judged run still disturbed: its windows saw another pace of the host than its trace, and
-        // a() may be off by what they misread per event, by the JVM's own timing.
-        const double misread = judged.disturbance > 1 ? a.events * std::fabs(windows_ns - paid) : 0;
-        if (misread > 0)
-            std::printf("  NOTE: every attempt disturbed; a() may be off by %.0f ns more, what the windows misread\n",
-                        misread);
-        const double per_event = a.events * kWindowsPerEventShare * paid;
-        EXPECT_NEAR(a.incl, truth,
-                    std::max((c_us < 5 ? kWindowsToleranceU400 : kWindowsToleranceU1000) * truth, per_event) + misread)
-            << "a() corrected (the events' share: " << per_event << " ns)";
+    const bool disturbed = judged.disturbance > 1;
+    if (disturbed)
+        std::printf("  NOTE: every attempt disturbed by the JVM's own timings: held to the claim without windows "
+                    "(%s)\n",
+                    pc["range"]["paid_not_measured"].dump().c_str());
+    if (!disturbed || pc["source"] != "gaps") {
+        EXPECT_EQ(pc["source"], "windows") << w.dump() << " " << pc["range"]["paid_not_measured"].dump();
+        EXPECT_NEAR(w["per_event_ns"].get<double>(), paid, 0.3 * paid) << "the windows against the JVM's timing";
     }
+    const double claimed = disturbed ? claimed_tolerance(a.events, truth, paid)
+                                     : std::max((c_us < 5 ? kWindowsToleranceU400 : kWindowsToleranceU1000) * truth,
+                                                a.events * kWindowsPerEventShare * paid);
+    EXPECT_NEAR(a.incl, truth, claimed) << "a() corrected (" << claimed / truth << " of its untraced time allowed)";
     const Span span = untraced_span(r.done_line);
     EXPECT_LE(lo, 1.03 * span.high);
     EXPECT_GE(hi, 0.97 * span.low);
