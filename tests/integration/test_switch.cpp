@@ -237,12 +237,16 @@ TEST_F(Switch, AQuietEndKeepsTheTracesCodeUntilTrafficComesBack)
         EXPECT_EQ(agent->state.mode, uint32_t(JMT_AGENT_DEFERRED)) << "a quiet JVM keeps the trace's code";
         EXPECT_EQ(agent->state.traffic_restores, 0u);
         EXPECT_FALSE(flag_on(jvm.pid()));
-        EXPECT_EQ(examined(jvm.pid()).access, jmt::ProbeAccess::Switchable);
+        const jmt::JvmTarget listed = examined(jvm.pid());  // as --list shows it
+        EXPECT_EQ(listed.access, jmt::ProbeAccess::Switchable);
+        EXPECT_EQ(listed.deferred_methods, agent->state.deferred);
+        EXPECT_EQ(listed.deferred_methods, t.report["probes"]["end_deferred"].get<uint32_t>());
     }
     std::cout << "  probe events per call of a(): " << events[0] << " in the first trace, " << events[1]
               << " in the second" << std::endl;
     EXPECT_LE(events[1], 1.1 * events[0]) << "the second trace traps wider than the first";
     expect_nothing_left_under_traffic(jvm);
+    EXPECT_EQ(examined(jvm.pid()).deferred_methods, 0u) << "--list: nothing deferred once traffic came";
     const std::vector<double> after = cpu_rounds(jvm);
     const double back = *std::min_element(after.begin(), after.end());
     std::cout << "  CPU per call " << base << " ns before the traces, " << back << " ns after" << std::endl;

@@ -183,10 +183,22 @@ TEST(JvmList, TableAndJsonShowProbeStates)
     EXPECT_NE(t.find("3000  ?        missing"), std::string::npos) << t;
     EXPECT_NE(t.find(std::string(97, 'x') + "...\n"), std::string::npos) << t;
     EXPECT_NE(t.find("off: restart that JVM with -XX:+DTraceMethodProbes"), std::string::npos) << t;
+    EXPECT_EQ(t.find("deferred"), std::string::npos) << t;
+    // A quiet JVM whose last trace left its compiled code with the probe calls until traffic.
+    switchable.deferred_methods = 363;
+    std::ostringstream deferred;
+    jmt::write_jvm_table(deferred, {switchable});
+    EXPECT_NE(deferred.str().find("\n 42  17.0.15  switchable +363 deferred  /jdk"), std::string::npos)
+        << deferred.str();
+    EXPECT_NE(deferred.str().find("\n+N deferred: the last trace left N methods compiled with their probe calls"),
+              std::string::npos)
+        << deferred.str();
     std::ostringstream json;
-    jmt::write_jvm_json(json, {on, off});
+    jmt::write_jvm_json(json, {on, off, switchable});
     auto doc = nlohmann::json::parse(json.str());
-    ASSERT_EQ(doc.size(), 2u);
+    ASSERT_EQ(doc.size(), 3u);
+    EXPECT_EQ(doc[2]["deferred_methods"], 363);
+    EXPECT_EQ(doc[0]["deferred_methods"], 0);
     EXPECT_EQ(doc[0]["pid"], 10);
     EXPECT_EQ(doc[0]["probes"], "enabled");
     EXPECT_EQ(doc[1]["probes"], "off");

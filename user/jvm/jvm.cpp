@@ -241,6 +241,8 @@ void decide_probe_access(JvmTarget &t, const JvmMemory &memory, const std::strin
         f.agent_mode = agent->state.mode != JMT_AGENT_DEFERRED ? agent->state.mode
                        : agent->state.standby                  ? uint32_t(JMT_AGENT_STANDBY)
                                                                : uint32_t(JMT_AGENT_IDLE);
+        if (agent->state.mode == JMT_AGENT_DEFERRED)
+            t.deferred_methods = std::max(agent->state.deferred, 1u);
         t.switch_owner = agent->state.owner_pid;
         // The agent's own watch on its owner's FIFO: a pid in another namespace would tell nothing.
         f.owner_alive = agent->state.watching != 0;

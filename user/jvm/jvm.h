@@ -46,6 +46,7 @@ struct JvmTarget {
     ProbeAccess access = ProbeAccess::Off;  // how a trace gets the probes (jvm/probe_access.h)
     std::string off_reason;                 // access Off: one line naming the cause and the fix
     int switch_owner = 0;                   // access Switched, LeftOn: the jmethodtime that switched the probes on
+    uint32_t deferred_methods = 0;          // the last trace's methods still compiled with probe calls until traffic
     bool attach_disabled = false;           // -XX:+DisableAttachMechanism
     uint64_t libjvm_bias = 0;               // libjvm's vaddr 0 in the JVM's memory
     std::map<std::string, uint64_t> libjvm_symbols;         // of hotspot::kLibjvmSymbols, st_value
