@@ -200,24 +200,33 @@ TEST(TimeBounds, HoldTheTimeCorrectedWithAnyCostInTheRange)
     EXPECT_EQ(b.cpu_excl_ns[0], b.wall_excl_ns[0]);
 }
 
-// One pass: the rows take the range's likely cost out and carry its bounds, whatever a row says
-// of the cost: a row of one-event calls, or one whose time holds less than its events at the top
-// (the refill of its traps lands in the code after them), moves no end of the range.
-TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
+// A corrected profile of 1M events whose gaps' edge is about 5.2 us, the JVM on a CPU for
+// jvm_cpu_ns, and one row of 20,000 one-event calls of call_ns each, raw.
+Profile one_row_profile(uint64_t jvm_cpu_ns, uint64_t call_ns)
 {
     Profile p;
     p.corrected = true;
     p.calibrated_cost = {5000, 4500};
     p.gap_hist = histogram({{5248, 20000}, {9000, 5000}});
     p.overhead.events = 1'000'000;
-    p.overhead.jvm_cpu_ns = 8'000'000'000;
-    MethodRow leaf;
-    leaf.klass = "a/B";
-    leaf.method = "get";
-    MethodStats &s = leaf.stats;
+    p.overhead.jvm_cpu_ns = jvm_cpu_ns;
+    MethodRow row;
+    row.klass = "a/B";
+    row.method = "get";
+    MethodStats &s = row.stats;
     s.calls = s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
-    s.wall_incl_ns = s.wall_excl_ns = s.cpu_incl_ns = s.cpu_excl_ns = 20000ULL * 5300;
-    p.methods.push_back(leaf);
+    s.wall_incl_ns = s.wall_excl_ns = s.cpu_incl_ns = s.cpu_excl_ns = 20000ULL * call_ns;
+    p.methods.push_back(row);
+    return p;
+}
+
+// One pass: the rows take the range's likely cost out and carry its bounds, whatever a row says
+// of the cost: a row of one-event calls, or one whose time holds less than its events at the top
+// (the refill of its traps lands in the code after them), moves no end of the range.
+TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
+{
+    Profile p = one_row_profile(8'000'000'000, 5300);
+    const MethodRow leaf = p.methods[0];
     correct_profile(p, {}, 2);
     const uint64_t edge = jmt_gap_bucket_low_ns(jmt_gap_bucket(5248));
     EXPECT_EQ(p.cost_source, CostSource::Gaps);
@@ -242,21 +251,11 @@ TEST(CorrectProfile, RowsTakeTheLikelyCostOutAndMoveNoEnd)
 }
 
 // A JVM whose CPU time per event is mostly its own work: the top is far above a trap, and a row's
-// bounds are wider than the cost taken out of it; the row says so, and a merge or a JSON round
-// trip keeps it.
+// bounds are wider than the cost taken out of it; the row says so (a merge and a JSON round trip
+// keep it: test_merge.cpp, test_json_csv.cpp).
 TEST(CorrectProfile, BoundsWiderThanTheCorrectionAreFlagged)
 {
-    Profile p;
-    p.corrected = true;
-    p.calibrated_cost = {5000, 4500};
-    p.gap_hist = histogram({{5248, 20000}, {9000, 5000}});
-    p.overhead.events = 1'000'000;
-    p.overhead.jvm_cpu_ns = 40'000'000'000;  // 40 us per event
-    MethodRow row;
-    MethodStats &s = row.stats;
-    s.calls = s.events_incl = s.events_excl = s.traced_incl = s.traced_excl = 20000;
-    s.wall_incl_ns = s.wall_excl_ns = s.cpu_incl_ns = s.cpu_excl_ns = 20000ULL * 55'300;  // 50 us of work
-    p.methods.push_back(row);
+    Profile p = one_row_profile(40'000'000'000, 55'300);  // 40 us per event; 50 us of work per call
     correct_profile(p, {}, 2);
     ASSERT_TRUE(range_wider_than_likely(p.cost_range));
     const TimeBounds &b = p.methods[0].bounds;
