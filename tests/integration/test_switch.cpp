@@ -203,6 +203,7 @@ TEST_F(Switch, TracerKilledMidTraceIsPutBackByTheAgent)
     for (const auto &j : nlohmann::json::parse(list.drain(false, 2000)))
         if (j["pid"] == jvm.pid()) {
             EXPECT_EQ(j["probes"], "switchable");
+            EXPECT_EQ(j["deferred_methods"], 0) << "restored under traffic";
             listed = true;
         }
     EXPECT_TRUE(listed);

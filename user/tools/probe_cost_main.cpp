@@ -204,7 +204,8 @@ void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
 // so the difference of their run times per event is one configuration's cost
 // above the other's, free of the drift between rounds that single modes show
 // (about +-20 ns here). Each round loads both afresh, as the placement of an
-// instance's maps changes its run time, and alternates which one runs first.
+// instance's maps changes its run time, alternates which one runs first, and
+// every two rounds which one loads first.
 // "same" pairs two instances of one configuration: the method's own noise.
 struct PairedConfigs {
     const char *name;
@@ -232,12 +233,16 @@ void print_paired_costs(const jmt::ProgramConfig &keep, int rounds, int pid)
     const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
     if (stats_fd < 0)
         return;
-    jmt::ProgramConfig no_latency = keep, slow = keep;
+    jmt::ProgramConfig no_latency = keep, slow = keep, threaded = keep;
     no_latency.latency = false;
+    threaded.per_thread = true;
+    jmt::ProgramConfig threaded_no_latency = threaded;
+    threaded_no_latency.latency = false;
     slow.slower_than_ns = 100ull * 1000 * 1000 * 1000;  // 100 s: checked, never over
     const std::vector<PairedConfigs> pairs = {
         {"latency histogram (keep - nolat)", keep, no_latency},
         {"--slower-than 100s check (slow - keep)", slow, keep},
+        {"--per-thread's two (thread - its nolat)", threaded, threaded_no_latency},
         {"same (keep - keep)", keep, keep},
     };
     std::printf("\nPaired: two instances on the same events, %d rounds, each loaded afresh, run order "
@@ -248,7 +253,15 @@ void print_paired_costs(const jmt::ProgramConfig &keep, int rounds, int pid)
     for (const PairedConfigs &pc : pairs) {
         std::vector<double> entry_diff, return_diff;
         for (int r = 0; r < rounds; r++) {
-            jmt::SkeletonPtr a = jmt::load_programs(pc.a), b = jmt::load_programs(pc.b);
+            // Which loads first (its maps placed first) swaps every two rounds, as the run order does every round.
+            jmt::SkeletonPtr a, b;
+            if ((r / 2) % 2) {
+                b = jmt::load_programs(pc.b);
+                a = jmt::load_programs(pc.a);
+            } else {
+                a = jmt::load_programs(pc.a);
+                b = jmt::load_programs(pc.b);
+            }
             const jmt::SkeletonTotals ta = jmt::cover_totals(a.get()), tb = jmt::cover_totals(b.get());
             const bpf_program *ae = a->progs.handle_entry, *ar = jmt::return_program(a.get());
             const bpf_program *be = b->progs.handle_entry, *br = jmt::return_program(b.get());
