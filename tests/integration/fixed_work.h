@@ -137,12 +137,12 @@ inline JudgedRun least_disturbed_run(const std::function<jmt_it::RunResult()> &r
 constexpr int kCheckAttempts = 3;
 
 // Runs check (a traced run and the assertions on it) until its assertions all hold, up to
-// kCheckAttempts times; a miss before the last is printed with its failures and not reported.
+// attempts times; a miss before the last is printed with its failures and not reported.
 // A steady error fails every attempt; a host that is slower in one trace than beside the
 // untraced timing in a way no signal of least_disturbed_run sees fails one.
-inline void one_of_attempts(const std::function<void()> &check)
+inline void one_of_attempts(const std::function<void()> &check, int attempts = kCheckAttempts)
 {
-    for (int attempt = 1; attempt < kCheckAttempts; attempt++) {
+    for (int attempt = 1; attempt < attempts; attempt++) {
         testing::TestPartResultArray results;
         {
             testing::ScopedFakeTestPartResultReporter intercept(
@@ -155,12 +155,12 @@ inline void one_of_attempts(const std::function<void()> &check)
             if (!result.failed())
                 continue;
             failed++;
-            std::printf("  MISSED (attempt %d of %d) %s:%d: %s\n", attempt, kCheckAttempts,
+            std::printf("  MISSED (attempt %d of %d) %s:%d: %s\n", attempt, attempts,
                         result.file_name() ? result.file_name() : "?", result.line_number(), result.summary());
         }
         if (failed == 0)
             return;
-        std::printf("  NOTE: attempt %d of %d missed %d check(s); running it again\n", attempt, kCheckAttempts, failed);
+        std::printf("  NOTE: attempt %d of %d missed %d check(s); running it again\n", attempt, attempts, failed);
     }
     check();
 }
