@@ -189,25 +189,34 @@ bool expect_windows_correct_a(const JudgedRun &judged, double c_us)
     return true;
 }
 
+// One windows check at c_us in one of kWindowsCheckAttempts attempts: FixedWork run by run
+// (run_lingering or run_leading), a() corrected as expect_windows_correct_a asks, the windows
+// before the trace or after it as before_trace says, then more(the judged run, its iterations).
+void windows_check(double c_us, JudgedRun (*run)(double, int), bool before_trace,
+                   const std::function<void(const jmt_it::RunResult &, int)> &more)
+{
+    one_of_attempts(
+        [&] {
+            const int iterations = c_us < 5 ? 20000 : 10000;
+            const JudgedRun judged = run(c_us, iterations);
+            ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
+            EXPECT_EQ(judged.run.report["probe_cost"]["windows"]["before_trace"], before_trace);
+            more(judged.run, iterations);
+        },
+        kWindowsCheckAttempts);
+}
+
 // The A/B/C flow at U=1000 (c() 5 us) and U=400 (c() 2 us), its 16 events about a quarter and
 // a half of a()'s time: with the windows' cost taken out, the corrected a() is within 12% and 20%
 // of the JVM's untraced timing (kWindowsToleranceU1000, kWindowsToleranceU400) in one of
 // kWindowsCheckAttempts attempts, each the least disturbed of kAttempts runs (run_lingering).
 TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 {
-    for (const double c_us : {5.0, 2.0}) {
-        one_of_attempts(
-            [c_us] {
-                const int iterations = c_us < 5 ? 20000 : 10000;
-                const JudgedRun judged = run_lingering(c_us, iterations);
-                ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
-                const jmt_it::RunResult &r = judged.run;
-                EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], false);
-                EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
-                    << "calls after the report's totals were read";
-            },
-            kWindowsCheckAttempts);
-    }
+    for (const double c_us : {5.0, 2.0})
+        windows_check(c_us, run_lingering, false, [](const jmt_it::RunResult &r, int iterations) {
+            EXPECT_EQ(jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"], iterations)
+                << "calls after the report's totals were read";
+        });
 }
 
 // A JVM that exits with its trace, a batch job: no windows after the trace can run, and
@@ -216,27 +225,19 @@ TEST_F(ProbeWindows, WhatTheJvmPaidAfterTheTraceCorrectsTheFlow)
 // U=400.
 TEST_F(ProbeWindows, BeforeTheTraceCorrectTheFlowOfAJvmThatExits)
 {
-    for (const double c_us : {5.0, 2.0}) {
-        one_of_attempts(
-            [c_us] {
-                const int iterations = c_us < 5 ? 20000 : 10000;
-                const JudgedRun judged = run_leading(c_us, iterations);
-                ASSERT_TRUE(expect_windows_correct_a(judged, c_us));
-                const jmt_it::RunResult &r = judged.run;
-                EXPECT_EQ(r.report["probe_cost"]["windows"]["before_trace"], true);
-                // The timed run, and the lead's calls between the new programs' attach and the test's line.
-                const uint64_t calls =
-                    jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();
-                EXPECT_GE(calls, uint64_t(iterations));
-                EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
-                // The a() under way at the attach is left out, its b() calls after it are not.
-                const uint64_t b_calls =
-                    jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V")["calls"].get<uint64_t>();
-                EXPECT_GE(b_calls, 2 * calls);
-                EXPECT_LE(b_calls, 2 * calls + 2);
-            },
-            kWindowsCheckAttempts);
-    }
+    for (const double c_us : {5.0, 2.0})
+        windows_check(c_us, run_leading, true, [](const jmt_it::RunResult &r, int iterations) {
+            // The timed run, and the lead's calls between the new programs' attach and the test's line.
+            const uint64_t calls =
+                jmt_it::method_row(r.report, "demo/abc/FixedWork", "a", "()V")["calls"].get<uint64_t>();
+            EXPECT_GE(calls, uint64_t(iterations));
+            EXPECT_LE(calls, uint64_t(iterations) * 11 / 10);
+            // The a() under way at the attach is left out, its b() calls after it are not.
+            const uint64_t b_calls =
+                jmt_it::method_row(r.report, "demo/abc/FixedWork", "b", "()V")["calls"].get<uint64_t>();
+            EXPECT_GE(b_calls, 2 * calls);
+            EXPECT_LE(b_calls, 2 * calls + 2);
+        });
 }
 }  // namespace
 
