@@ -56,13 +56,11 @@ inline double host_speed(const std::string &done_line)
     return speed;
 }
 
-// The JVM's own untraced time per a(), at the host's speed during the trace (speed: host_speed's,
-// which prints it; the one-argument form reads it), ns.
-inline double untraced_a_ns(const std::string &done_line, double speed)
+// The JVM's own untraced time per a(), at the host's speed during the trace (host_speed), ns.
+inline double untraced_a_ns(const std::string &done_line)
 {
-    return speed * double(jmt_it::done_value(done_line, "a_ns"));
+    return host_speed(done_line) * double(jmt_it::done_value(done_line, "a_ns"));
 }
-inline double untraced_a_ns(const std::string &done_line) { return untraced_a_ns(done_line, host_speed(done_line)); }
 
 // Where the truth lies, ns per call: between the JVM's untraced time of a method (key: a_ns, b_ns,
 // c_ns) as it timed it before the trace and that time at the host's speed in the trace. A
@@ -204,14 +202,14 @@ inline jmt_it::RunResult run_fixed_work(bool raw, double c_us = 5, int sorts_per
 
 // What docs/accuracy.md claims of a time corrected with no measure of what the JVM paid (a JVM
 // without I/O that exits with its trace: the gaps' edge plus its refill): each of its events'
-// cost taken out within kGapsShareOfPaid of what the JVM paid for it by its own timing (paid, ns;
-// per_event_share), and the JVM's own timing of a() within kJvmTimingNoise of truth from batch to
-// batch. Derived from the JVM's timing alone: nothing jmethodtime computes widens it.
+// cost taken out within kGapsShareOfPaid of what the JVM paid for it by its own timing (paid, ns),
+// and the JVM's own timing of a() within kJvmTimingNoise of truth from batch to batch. Derived
+// from the JVM's timing alone: nothing jmethodtime computes widens it.
 constexpr double kGapsShareOfPaid = 0.25;
 constexpr double kJvmTimingNoise = 0.03;
-inline double claimed_tolerance(double events, double truth, double paid, double per_event_share = kGapsShareOfPaid)
+inline double claimed_tolerance(double events, double truth, double paid)
 {
-    return kJvmTimingNoise * truth + events * per_event_share * std::max(paid, 0.0);
+    return kJvmTimingNoise * truth + events * kGapsShareOfPaid * std::max(paid, 0.0);
 }
 
 }  // namespace fixed_work

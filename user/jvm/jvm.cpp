@@ -238,10 +238,11 @@ void decide_probe_access(JvmTarget &t, const JvmMemory &memory, const std::strin
         f.agent_loaded = true;
         // Deferred: the flag off, the last trace's compiled code waiting for traffic; as idle or
         // standby to the next trace, which takes it over.
-        f.agent_mode = agent->state.mode != JMT_AGENT_DEFERRED ? agent->state.mode
-                       : agent->state.standby                  ? uint32_t(JMT_AGENT_STANDBY)
-                                                               : uint32_t(JMT_AGENT_IDLE);
-        if (agent->state.mode == JMT_AGENT_DEFERRED)
+        const bool deferred = agent->state.mode == JMT_AGENT_DEFERRED;
+        f.agent_mode = !deferred              ? agent->state.mode
+                       : agent->state.standby ? uint32_t(JMT_AGENT_STANDBY)
+                                              : uint32_t(JMT_AGENT_IDLE);
+        if (deferred)
             t.deferred_methods = std::max(agent->state.deferred, 1u);
         t.switch_owner = agent->state.owner_pid;
         // The agent's own watch on its owner's FIFO: a pid in another namespace would tell nothing.

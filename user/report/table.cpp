@@ -260,13 +260,14 @@ void write_methods(std::ostream &out, const Profile &profile, const TableOptions
         std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return !r.stats.latency.empty(); });
     write_rows(out, rows, per_thread, per_jvm_rows(profile.methods),
                Columns{shows_offcpu(rows, opts), profile.foreign, latency}, profile.corrected);
-    if (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }))
+    const bool dominated = std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; });
+    if (dominated)
         out << "\n* The probes' own cost was over half of these calls' measured time: their times are known only "
                "within their \u00b1 bounds (\u2264: at most), from the per-event cost range above (trace fewer, "
                "larger methods to see into them)\n";
     if (profile.corrected &&
         std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.bounds.wider_than_correction; }))
-        out << (std::any_of(rows.begin(), rows.end(), [](const MethodRow &r) { return r.probe_dominated; }) ? "" : "\n")
+        out << (dominated ? "" : "\n")
             << "\u2020 The bounds of these rows are wider than the probes' cost taken out of them: \u2248 marks "
                "the likely figure, an estimate its bounds do not confirm (JSON has them; the header says why)\n";
     write_slow_calls(out, profile, opts.top);

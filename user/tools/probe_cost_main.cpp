@@ -207,6 +207,7 @@ void print_program_costs(const std::vector<Mode> &modes, int rounds, int pid)
 // instance's maps changes its run time, alternates which one runs first, and
 // every two rounds which one loads first.
 // "same" pairs two instances of one configuration: the method's own noise.
+// JMT_PAIRED_RAW=1: each round's differences on stderr too (for a bootstrap).
 struct PairedConfigs {
     const char *name;
     jmt::ProgramConfig a, b;
@@ -246,7 +247,8 @@ void print_paired_costs(const jmt::ProgramConfig &keep, int rounds, int pid)
         {"same (keep - keep)", keep, keep},
     };
     std::printf("\nPaired: two instances on the same events, %d rounds, each loaded afresh, run order "
-                "alternating;\nper event, first less second (ns), over the %d pairs of rounds in either order: "
+                "alternating, load order every two rounds;\nper event, first less second (ns), over the %d pairs of "
+                "rounds in either order: "
                 "median, mean +- 95%% interval\n",
                 rounds, rounds / 2);
     std::printf("%-40s %26s %26s\n", "pair", "entry", "return");
