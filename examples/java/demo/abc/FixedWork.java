@@ -26,6 +26,7 @@ import demo.util.Harness;
  * With LEAD ("lead"), after READY it calls a() until a line, then runs the ITERATIONS: work for a
  * tracer to measure before its trace (jmethodtime --cost-before).
  * usage: FixedWork ITERATIONS C_US [SORTS_PER_TEN_A [LINGER|LEAD]]
+ * With -Ddemo.unit=N, the unit is N, not scaled to C_US: the same work as another JVM's (its DONE unit=).
  */
 public final class FixedWork {
     static int unit = 100;  // loop iterations per unit of work
@@ -88,8 +89,13 @@ public final class FixedWork {
         return new double[] {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
     }
 
-    // Warms a(), b() and c() up (JIT) and scales the unit so that one c() takes cTargetNs.
+    // Warms a(), b() and c() up (JIT) and scales the unit so that one c() takes cTargetNs,
+    // or takes the unit from -Ddemo.unit=N (another JVM's, e.g. an untraced one's DONE unit=).
     static void warmAndScale(double cTargetNs) {
+        Integer fixedUnit = Integer.getInteger("demo.unit");
+        if (fixedUnit != null) {
+            unit = fixedUnit;
+        }
         for (int round = 0; round < 3; round++) {
             perCall(0, 3000);
             Harness.referenceNs();
@@ -97,7 +103,9 @@ public final class FixedWork {
             for (int i = 0; i < c.length; i++) {
                 c[i] = perCall(2, 2000);
             }
-            unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(c)));
+            if (fixedUnit == null) {
+                unit = Math.max(1, (int) Math.round(unit * cTargetNs / median(c)));
+            }
         }
         perCall(0, 3000);
     }
