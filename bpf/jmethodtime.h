@@ -44,6 +44,9 @@
  * probe program that preempted another on its CPU adds there too, under the
  * key with JMT_OVERFLOW_NESTED. */
 #define JMT_TOTALS_OVERFLOW 16384
+/* Preallocated entries of totals_spill, for the totals_overflow entries the
+ * kernel could not allocate (at most; fewer on hosts with many CPUs). */
+#define JMT_TOTALS_SPILL 128
 #define JMT_OVERFLOW_PATH (1u << 31)
 #define JMT_OVERFLOW_NESTED (1u << 30)
 /* Entries of the method table (traced and rejected methods); allocated as

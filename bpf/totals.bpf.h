@@ -88,18 +88,40 @@ struct {
 	__type(value, struct jmt_method_stats);
 } totals_overflow SEC(".maps");
 
+/* totals_overflow's entries that the kernel could not allocate: without
+ * preallocation a per-CPU hash draws each new entry from a per-CPU cache of a
+ * few, refilled asynchronously, so a burst of first sights on one CPU can find
+ * it empty (an app server's first request: 27 lost calls in one trace). These
+ * are preallocated. Same keys; userspace adds both tables to the chunks'. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, JMT_TOTALS_SPILL);
+	__type(key, __u32);
+	__type(value, struct jmt_method_stats);
+} totals_spill SEC(".maps");
+
 static const struct jmt_method_stats zero_totals = {};
 
-/* This CPU's entry of totals_overflow under key, made when missing; 0, and
- * counted, when that table is full. */
-static __always_inline struct jmt_method_stats *overflow_at(__u32 key)
+/* This CPU's entry of map under key, made when missing; 0 when it cannot be. */
+static __always_inline struct jmt_method_stats *entry_made(void *map, __u32 key)
 {
-	struct jmt_method_stats *s = bpf_map_lookup_elem(&totals_overflow, &key);
+	struct jmt_method_stats *s = bpf_map_lookup_elem(map, &key);
 
 	if (s)
 		return s;
-	bpf_map_update_elem(&totals_overflow, &key, &zero_totals, BPF_NOEXIST);
-	s = bpf_map_lookup_elem(&totals_overflow, &key);
+	bpf_map_update_elem(map, &key, &zero_totals, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &key);
+}
+
+/* This CPU's entry of totals_overflow under key, else of totals_spill; 0, and
+ * counted, when neither can hold it. */
+static __always_inline struct jmt_method_stats *overflow_at(__u32 key)
+{
+	struct jmt_method_stats *s = entry_made(&totals_overflow, key);
+
+	if (s)
+		return s;
+	s = entry_made(&totals_spill, key);
 	if (!s)
 		count(JMT_CNT_TOTALS_NOT_READY);
 	return s;

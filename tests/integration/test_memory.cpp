@@ -5,6 +5,7 @@
 // docs/internals.md ("Kernel memory") on any host; a 3-method trace takes less.
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "harness.h"
@@ -17,12 +18,18 @@ namespace {
 // table, programs and small maps, the per-CPU caches of both instances (at
 // most 4096 + 256 slots of 64 bytes), the per-CPU scratch and counters of both.
 // The totals' first chunks: the trace's methods and paths, two chunks each
-// (the first ids and their headroom), the calibration's one each.
+// (the first ids and their headroom), the calibration's one each. The
+// preallocated totals_spill of both instances (the calibration's holds fewer):
+// JMT_TOTALS_SPILL entries within 4 MB (at least 16), each a jmt_method_stats
+// per CPU and 64 bytes of element.
 uint64_t fixed_bytes(uint64_t ncpu)
 {
+    const uint64_t spill_entries =
+        std::clamp<uint64_t>((4ull << 20) / (sizeof(jmt_method_stats) * ncpu), 16, JMT_TOTALS_SPILL);
     return 16ull * (JMT_MAX_METHOD_KEYS + JMT_MAX_METHODS + JMT_MAX_PATHS + JMT_TOTALS_OVERFLOW) + (2ull << 20) +
            ncpu * ((4096ull + 256) * 64 + 2 * 3 * 4096 + 2 * 8192) +
-           3ull * JMT_TOTALS_CHUNK * (sizeof(jmt_method_stats) + sizeof(jmt_path_stats)) * ncpu;
+           3ull * JMT_TOTALS_CHUNK * (sizeof(jmt_method_stats) + sizeof(jmt_path_stats)) * ncpu +
+           2 * spill_entries * (sizeof(jmt_method_stats) * ncpu + 64);
 }
 
 // Per traced method id: its names (a 4 KB allocation), its method table and
@@ -73,6 +80,41 @@ TEST_F(Memory, KernelMemoryFollowsTheMethodsTraced)
     // 16 MB before the latency histograms (2,072 B per method id per CPU: 6.2 MB more here).
     if (ncpu <= 2)
         EXPECT_LE(churn.memory, 20ull << 20) << "the target on a host of 2 CPUs";
+}
+
+// A burst of first sights whose totals cannot all wait in totals_overflow: the
+// kernel draws each new entry of that table from a per-CPU cache of a few, so
+// an app server's first request once lost 27 calls there (CI, 2026-11-30).
+// JMT_TEST_FREEZE_CHUNKS keeps the load's chunks (ids 0..63) for the whole
+// trace and JMT_TEST_OVERFLOW_ENTRIES=1 leaves totals_overflow one entry, so
+// ClassChurn's 150 new methods (one m<r> per class, called once each in a row)
+// and the rest can only go to the preallocated totals_spill: every call is
+// counted, where without it about 90 were lost.
+TEST_F(Memory, FirstSightsTheOverflowCannotHoldAreCountedInTheSpill)
+{
+    constexpr int kClasses = 150;
+    setenv("JMT_TEST_FREEZE_CHUNKS", "1", 1);
+    setenv("JMT_TEST_OVERFLOW_ENTRIES", "1", 1);
+    jmt_it::RunSpec spec;
+    spec.jvm.main_class = "demo.churn.ClassChurn";
+    spec.jvm.args = {std::to_string(kClasses), "1", "burst"};
+    spec.jmt_args = {"--package", "demo/churn"};
+    const auto r = jmt_it::run_traced(spec);
+    unsetenv("JMT_TEST_FREEZE_CHUNKS");
+    unsetenv("JMT_TEST_OVERFLOW_ENTRIES");
+    ASSERT_EQ(r.jmt_exit, 0) << r.jmt_stderr;
+    EXPECT_EQ(r.report.at("diagnostics").at("totals_not_ready").get<uint64_t>(), 0u);
+    ASSERT_GT(r.report.at("method_ids").get<uint64_t>(), uint64_t{JMT_TOTALS_CHUNK} + 1) << "ids past the chunks";
+    int renamed = 0;
+    for (const auto &row : r.report.at("methods"))
+        if (row.at("method").get<std::string>().rfind('m', 0) == 0 && row.at("class") == "demo/churn/Churned") {
+            EXPECT_EQ(row.at("calls").get<uint64_t>(), 1u) << row.at("method");
+            renamed++;
+        }
+    EXPECT_EQ(renamed, kClasses);
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/churn/Churned", "loop", "(JI)J"), uint64_t{kClasses});
+    EXPECT_EQ(jmt_it::calls_of(r.report, "demo/churn/ClassChurn", "defineRenamed", "([BII)Ljava/lang/reflect/Method;"),
+              uint64_t{kClasses});
 }
 
 }  // namespace

@@ -80,6 +80,15 @@ uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit)
 
 namespace {
 
+// totals_spill's preallocated entries: JMT_TOTALS_SPILL, fewer where they would take over 4 MB
+// over all CPUs (at least 16).
+uint32_t spill_entries(int ncpu)
+{
+    constexpr uint64_t kSpillBudget = 4ull << 20;  // bytes
+    const uint64_t per_entry = sizeof(jmt_method_stats) * static_cast<uint64_t>(std::max(ncpu, 1));
+    return static_cast<uint32_t>(std::clamp<uint64_t>(kSpillBudget / per_entry, 16, JMT_TOTALS_SPILL));
+}
+
 // Tests only: the whole number in environment variable name (of unit, "" for a
 // count), 0 when unset; throws jmt::Error for one outside lo..hi.
 uint64_t test_setting(const char *name, const char *unit, uint64_t lo, uint64_t hi)
@@ -103,6 +112,11 @@ uint64_t test_trap_ns() { return test_setting("JMT_TEST_TRAP_NS", " of ns", 0, k
 uint32_t test_thread_rows()
 {
     return static_cast<uint32_t>(test_setting("JMT_TEST_THREAD_ROWS", "", 2, JMT_MAX_THREAD_ROWS));
+}
+
+uint32_t test_overflow_entries()
+{
+    return static_cast<uint32_t>(test_setting("JMT_TEST_OVERFLOW_ENTRIES", "", 1, JMT_TOTALS_OVERFLOW));
 }
 
 namespace {
@@ -170,9 +184,11 @@ void size_maps(jmethodtime_bpf *skel, const ProgramConfig &config)
     bpf_map__set_max_entries(skel->maps.stats, chunks_for(methods));
     bpf_map__set_max_entries(skel->maps.methods, config.method_keys ? config.method_keys : JMT_MAX_METHOD_KEYS);
     bpf_map__set_max_entries(skel->maps.names, methods);
-    bpf_map__set_max_entries(skel->maps.totals_overflow,
-                             std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0) +
-                                                                         (config.per_thread ? rows : 0)));
+    const uint32_t overflow_ids = std::min<uint32_t>(JMT_TOTALS_OVERFLOW, methods + (config.call_paths ? paths : 0) +
+                                                                              (config.per_thread ? rows : 0));
+    const uint32_t test_overflow = test_overflow_entries();
+    bpf_map__set_max_entries(skel->maps.totals_overflow, test_overflow ? test_overflow : overflow_ids);
+    bpf_map__set_max_entries(skel->maps.totals_spill, std::min(spill_entries(ncpu), overflow_ids));
     ro->max_method_ids = methods;
     ro->max_path_ids = paths;
     ro->max_row_ids = rows;
@@ -308,7 +324,8 @@ ProgramMaps program_maps(const jmethodtime_bpf *skel)
             map_reader<jmt_path_key, __u32>(m.path_ids),
             map_reader<jmt_thread_key, __u32>(m.row_ids),
             map_reader<__u32, jmt_cpu>(m.cpu_state),
-            map_reader<__u32, jmt_method_stats>(m.totals_overflow)};
+            map_reader<__u32, jmt_method_stats>(m.totals_overflow),
+            map_reader<__u32, jmt_method_stats>(m.totals_spill)};
 }
 
 bpf_program *return_program(jmethodtime_bpf *skel)

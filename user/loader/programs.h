@@ -71,6 +71,8 @@ uint64_t test_trap_ns();
 // place of JMT_MAX_THREAD_ROWS, so a test can fill the table (0 when unset);
 // throws jmt::Error for a value that is not 2..JMT_MAX_THREAD_ROWS.
 uint32_t test_thread_rows();
+// Tests only: totals_overflow's entries from JMT_TEST_OVERFLOW_ENTRIES, 0 when unset.
+uint32_t test_overflow_entries();
 
 // libbpf's warnings (not under -v, which prints every message as it comes)
 // since the last call, each a line ending in '\n'; taken, so said once.
@@ -111,6 +113,7 @@ struct ProgramMaps {
     MapReader<jmt_thread_key, __u32> row_ids;                       // --per-thread: (thread, method) -> row id
     MapReader<__u32, jmt_cpu> cpu_state;                            // per-CPU, key 0: counters and gaps
     MapReader<__u32, jmt_method_stats> totals_overflow;             // per-CPU: totals before their chunk
+    MapReader<__u32, jmt_method_stats> totals_spill;                // per-CPU: overflow entries not allocated
 };
 // Throws jmt::Error when a map is not the size its reader expects.
 ProgramMaps program_maps(const jmethodtime_bpf *skel);

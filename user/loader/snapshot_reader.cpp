@@ -1,6 +1,7 @@
 #include "loader/snapshot_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <ctime>
@@ -44,13 +45,13 @@ MethodStats to_method_stats(const KernelStats &s)
 // Reads an id's chunked totals (ChunkStats: jmt_method_stats, or a call
 // path's jmt_path_stats), summed over the CPUs (chunks of per-CPU arrays;
 // row_stats' have one entry). An id's totals are its chunk's plus those that
-// waited in totals_overflow (key: id | overflow_bit) before the chunk existed.
+// waited in totals_overflow (key: id | overflow_bit) before the chunk existed, and in
+// totals_spill where the kernel could not allocate their overflow entry.
 template <typename ChunkStats>
 class ChunkedTotals {
 public:
-    using OverflowReader = MapReader<__u32, jmt_method_stats>;
-    ChunkedTotals(const TotalsChunks *chunks, const OverflowReader &overflow, uint32_t overflow_bit)
-        : chunks_(chunks), overflow_(overflow), overflow_bit_(overflow_bit)
+    ChunkedTotals(const TotalsChunks *chunks, const ProgramMaps &maps, uint32_t overflow_bit)
+        : chunks_(chunks), overflows_{maps.totals_overflow, maps.totals_spill}, overflow_bit_(overflow_bit)
     {}
     // False when id has no entry.
     bool read(__u32 id, MethodStats &out)
@@ -70,12 +71,13 @@ public:
             found = true;
         }
         // Those that waited for the chunk, and those of programs that preempted another on their CPU.
-        for (__u32 key : {id | overflow_bit_, id | overflow_bit_ | JMT_OVERFLOW_NESTED}) {
-            if (overflow_.lookup_per_cpu(key, overflow_per_cpu_)) {
-                add(overflow_per_cpu_, out);
-                found = true;
+        for (const MapReader<__u32, jmt_method_stats> &overflow : overflows_)
+            for (__u32 key : {id | overflow_bit_, id | overflow_bit_ | JMT_OVERFLOW_NESTED}) {
+                if (overflow.lookup_per_cpu(key, overflow_per_cpu_)) {
+                    add(overflow_per_cpu_, out);
+                    found = true;
+                }
             }
-        }
         return found;
     }
 
@@ -88,7 +90,7 @@ private:
     }
 
     const TotalsChunks *chunks_;
-    OverflowReader overflow_;
+    std::array<MapReader<__u32, jmt_method_stats>, 2> overflows_;
     uint32_t overflow_bit_;
     std::vector<ChunkStats> chunk_per_cpu_;
     std::vector<jmt_method_stats> overflow_per_cpu_;
@@ -149,7 +151,7 @@ Snapshot SnapshotReader::snapshot() const
 
     // All-thread totals per method id, read before the per-thread rows: a
     // frame closing meanwhile is then at most in the rows, never only in the totals.
-    ChunkedTotals<jmt_method_stats> totals_of(src_.methods, src_.maps.totals_overflow, 0);
+    ChunkedTotals<jmt_method_stats> totals_of(src_.methods, src_.maps, 0);
     const __u32 last = *src_.globals.ids.methods;
     std::vector<std::pair<uint32_t, MethodStats>> totals;
     for (__u32 id = 1; id <= last; id++) {
@@ -187,7 +189,7 @@ CallTree SnapshotReader::call_tree() const
     paths.emplace_back(JMT_PATH_TRUNCATED, jmt_path_key{0, 0});
     std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
-    ChunkedTotals<jmt_path_stats> totals_of(src_.paths, src_.maps.totals_overflow, JMT_OVERFLOW_PATH);
+    ChunkedTotals<jmt_path_stats> totals_of(src_.paths, src_.maps, JMT_OVERFLOW_PATH);
     uint64_t truncated_names = 0;
     for (const auto &[path, k] : paths) {
         PathNode node;
@@ -302,7 +304,7 @@ void SnapshotReader::set_names(MethodRow &row, uint32_t id, uint64_t &truncated)
 void SnapshotReader::add_thread_rows(Snapshot &snap, const std::vector<std::pair<uint32_t, MethodStats>> &totals) const
 {
     const std::vector<std::pair<jmt_thread_key, __u32>> rows = src_.maps.row_ids.entries();
-    ChunkedTotals<jmt_method_stats> row_totals(src_.rows, src_.maps.totals_overflow, JMT_OVERFLOW_ROW);
+    ChunkedTotals<jmt_method_stats> row_totals(src_.rows, src_.maps, JMT_OVERFLOW_ROW);
     std::unordered_map<uint32_t, std::string> thread_names;
     std::unordered_map<uint32_t, MethodStats> split;  // per method id: the sum of its thread rows
     std::unordered_map<uint32_t, bool> counted;       // method ids whose truncated names were counted

@@ -13,7 +13,10 @@ import java.nio.charset.StandardCharsets;
  * reused for the next round's names.
  * Prints READY (after one warm-up round, when WAIT is given: then waits for a line on stdin) and,
  * at the end, DONE rounds=.. calls=.. unloaded=.. (classes the JVM unloaded, from its MXBean).
- * usage: ClassChurn ROUNDS CALLS [WAIT]
+ * With BURST ("burst", which waits as WAIT does), it defines the ROUNDS classes first and keeps
+ * them, then calls each one's loop() once in a row: ROUNDS methods seen for the first time within
+ * milliseconds, as an app server's first request makes them.
+ * usage: ClassChurn ROUNDS CALLS [WAIT|BURST]
  */
 public final class ClassChurn {
     private ClassChurn() {}
@@ -47,19 +50,35 @@ public final class ClassChurn {
         throw new IllegalStateException("m00000 not in the template");
     }
 
-    static long round(byte[] template, int at, int r, int calls, long x) throws Exception {
+    // Churned with its method renamed m<r>, in a loader of its own: its loop().
+    static Method defineRenamed(byte[] template, int at, int r) throws Exception {
         byte[] bytes = template.clone();
         byte[] name = String.format("m%05d", r).getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(name, 0, bytes, at, name.length);
         Class<?> c = new OneShotLoader().define("demo.churn.Churned", bytes);
-        Method loop = c.getMethod("loop", long.class, int.class);
-        return (long) loop.invoke(null, x, calls);
+        return c.getMethod("loop", long.class, int.class);
+    }
+
+    static long round(byte[] template, int at, int r, int calls, long x) throws Exception {
+        return (long) defineRenamed(template, at, r).invoke(null, x, calls);
+    }
+
+    static long burst(byte[] template, int at, int rounds, int calls, long x) throws Exception {
+        Method[] loops = new Method[rounds];
+        for (int r = 0; r < rounds; r++) {
+            loops[r] = defineRenamed(template, at, r);
+        }
+        for (Method loop : loops) {
+            x = (long) loop.invoke(null, x, calls);
+        }
+        return x;
     }
 
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
         int calls = Integer.parseInt(args[1]);
         boolean wait = args.length > 2;
+        boolean burst = wait && args[2].equals("burst");
         byte[] template = template();
         int at = indexOf(template, "m00000".getBytes(StandardCharsets.US_ASCII));
         long x = 1;
@@ -71,7 +90,10 @@ public final class ClassChurn {
             System.out.flush();
             System.in.read();
         }
-        for (int r = 0; r < rounds; r++) {
+        if (burst) {
+            x = burst(template, at, rounds, calls, x);
+        }
+        for (int r = 0; r < rounds && !burst; r++) {
             x = round(template, at, r, calls, x);
             System.gc();
         }
