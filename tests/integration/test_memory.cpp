@@ -5,11 +5,11 @@
 // docs/internals.md ("Kernel memory") on any host; a 3-method trace takes less.
 #include <bpf/libbpf.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "harness.h"
 #include "jmethodtime.h"
+#include "loader/programs.h"
 
 namespace {
 
@@ -19,13 +19,11 @@ namespace {
 // most 4096 + 256 slots of 64 bytes), the per-CPU scratch and counters of both.
 // The totals' first chunks: the trace's methods and paths, two chunks each
 // (the first ids and their headroom), the calibration's one each. The
-// preallocated totals_spill of both instances (the calibration's holds fewer):
-// JMT_TOTALS_SPILL entries within 4 MB (at least 16), each a jmt_method_stats
-// per CPU and 64 bytes of element.
+// preallocated totals_spill of both instances (the calibration's holds fewer),
+// each entry a jmt_method_stats per CPU and 64 bytes of element.
 uint64_t fixed_bytes(uint64_t ncpu)
 {
-    const uint64_t spill_entries =
-        std::clamp<uint64_t>((4ull << 20) / (sizeof(jmt_method_stats) * ncpu), 16, JMT_TOTALS_SPILL);
+    const uint64_t spill_entries = jmt::spill_entries(static_cast<int>(ncpu));
     return 16ull * (JMT_MAX_METHOD_KEYS + JMT_MAX_METHODS + JMT_MAX_PATHS + JMT_TOTALS_OVERFLOW) + (2ull << 20) +
            ncpu * ((4096ull + 256) * 64 + 2 * 3 * 4096 + 2 * 8192) +
            3ull * JMT_TOTALS_CHUNK * (sizeof(jmt_method_stats) + sizeof(jmt_path_stats)) * ncpu +

@@ -78,16 +78,14 @@ uint32_t cache_slots(uint64_t value_size, int ncpu, uint32_t limit)
     return slots;
 }
 
-namespace {
-
-// totals_spill's preallocated entries: JMT_TOTALS_SPILL, fewer where they would take over 4 MB
-// over all CPUs (at least 16).
 uint32_t spill_entries(int ncpu)
 {
     constexpr uint64_t kSpillBudget = 4ull << 20;  // bytes
     const uint64_t per_entry = sizeof(jmt_method_stats) * static_cast<uint64_t>(std::max(ncpu, 1));
     return static_cast<uint32_t>(std::clamp<uint64_t>(kSpillBudget / per_entry, 16, JMT_TOTALS_SPILL));
 }
+
+namespace {
 
 // Tests only: the whole number in environment variable name (of unit, "" for a
 // count), 0 when unset; throws jmt::Error for one outside lo..hi.
@@ -118,6 +116,8 @@ uint32_t test_overflow_entries()
 {
     return static_cast<uint32_t>(test_setting("JMT_TEST_OVERFLOW_ENTRIES", "", 1, JMT_TOTALS_OVERFLOW));
 }
+
+bool test_chunks_frozen() { return test_setting("JMT_TEST_FREEZE_CHUNKS", "", 0, 1) == 1; }
 
 namespace {
 

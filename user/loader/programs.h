@@ -73,6 +73,12 @@ uint64_t test_trap_ns();
 uint32_t test_thread_rows();
 // Tests only: totals_overflow's entries from JMT_TEST_OVERFLOW_ENTRIES, 0 when unset.
 uint32_t test_overflow_entries();
+// Tests only: JMT_TEST_FREEZE_CHUNKS=1 keeps the totals' chunks made at load, so that every later
+// id's totals wait in totals_overflow (and totals_spill) for the whole trace.
+bool test_chunks_frozen();
+// totals_spill's preallocated entries on ncpu CPUs: JMT_TOTALS_SPILL, fewer where they would take
+// over 4 MB over all CPUs (at least 16).
+uint32_t spill_entries(int ncpu);
 
 // libbpf's warnings (not under -v, which prints every message as it comes)
 // since the last call, each a line ending in '\n'; taken, so said once.

@@ -7,11 +7,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <set>
-#include <string>
 
 #include "jmethodtime.skel.h"
 #include "loader/programs.h"
@@ -25,21 +23,11 @@ namespace {
 // The kernel's ENOTSUPP (not in userspace's errno.h): a map without batch operations.
 constexpr int kNoBatchErrno = 524;
 
-// Tests only: JMT_TEST_FREEZE_CHUNKS=1 keeps the chunks made at load, so that every later id's
-// totals wait in totals_overflow (and totals_spill) for the whole trace.
-bool test_chunks_frozen()
-{
-    static const bool frozen = [] {
-        const char *v = getenv("JMT_TEST_FREEZE_CHUNKS");
-        return v && std::string(v) == "1";
-    }();
-    return frozen;
-}
-
 }  // namespace
 
 TotalsChunks::TotalsChunks(const bpf_map *chunks, uint32_t max_ids, uint32_t value_size, bool per_cpu)
-    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), value_size_(value_size), per_cpu_(per_cpu)
+    : outer_fd_(bpf_map__fd(chunks)), max_ids_(max_ids), value_size_(value_size), per_cpu_(per_cpu),
+      frozen_(test_chunks_frozen())
 {}
 
 SkeletonTotals cover_totals(jmethodtime_bpf *skel)
@@ -76,7 +64,7 @@ void TotalsChunks::cover(uint32_t last_id)
     const uint64_t top = std::min<uint64_t>(uint64_t{last_id} + ahead, max_ids_ - 1);
     const size_t needed = static_cast<size_t>(top >> JMT_TOTALS_CHUNK_SHIFT) + 1;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (fds_.size() >= needed || (!fds_.empty() && test_chunks_frozen()))
+    if (fds_.size() >= needed || (frozen_ && !fds_.empty()))
         return;
     // All the new chunks in one update: the kernel waits one grace period per update.
     std::vector<__u32> keys;

@@ -48,6 +48,7 @@ private:
     uint32_t max_ids_;
     uint32_t value_size_;
     bool per_cpu_;
+    bool frozen_;  // tests only (test_chunks_frozen): no chunk after the first cover
     mutable std::mutex mutex_;
     std::vector<int> fds_;  // chunk i holds ids i * JMT_TOTALS_CHUNK and up
 };

@@ -92,10 +92,11 @@ public final class ClassChurn {
         }
         if (burst) {
             x = burst(template, at, rounds, calls, x);
-        }
-        for (int r = 0; r < rounds && !burst; r++) {
-            x = round(template, at, r, calls, x);
-            System.gc();
+        } else {
+            for (int r = 0; r < rounds; r++) {
+                x = round(template, at, r, calls, x);
+                System.gc();
+            }
         }
         long unloaded = java.lang.management.ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
         StringBuilder done = new StringBuilder("DONE rounds=");
