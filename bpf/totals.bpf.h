@@ -102,34 +102,32 @@ struct {
 
 static const struct jmt_method_stats zero_totals = {};
 
-/* This CPU's entry of map under key, made when missing; 0 when it cannot be. */
-static __always_inline struct jmt_method_stats *entry_made(void *map, __u32 key)
-{
-	struct jmt_method_stats *s = bpf_map_lookup_elem(map, &key);
-
-	if (s)
-		return s;
-	bpf_map_update_elem(map, &key, &zero_totals, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, &key);
-}
-
 /* This CPU's entry of totals_overflow under key, else of totals_spill; 0, and
- * counted, when neither can hold it. */
+ * counted, when neither can hold it. A key already in the spill stays there:
+ * its later frames do not retry the overflow's allocation. */
 static __always_inline struct jmt_method_stats *overflow_at(__u32 key)
 {
-	struct jmt_method_stats *s = entry_made(&totals_overflow, key);
+	struct jmt_method_stats *s = bpf_map_lookup_elem(&totals_overflow, &key);
 
 	if (s)
 		return s;
-	s = entry_made(&totals_spill, key);
+	s = bpf_map_lookup_elem(&totals_spill, &key);
+	if (s)
+		return s;
+	bpf_map_update_elem(&totals_overflow, &key, &zero_totals, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&totals_overflow, &key);
+	if (s)
+		return s;
+	bpf_map_update_elem(&totals_spill, &key, &zero_totals, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&totals_spill, &key);
 	if (!s)
 		count(JMT_CNT_TOTALS_NOT_READY);
 	return s;
 }
 
 /* This CPU's totals of id in chunked totals (stats or path_stats), or in
- * totals_overflow under overflow_key while the id's chunk does not exist;
- * 0, and counted, when that table is full too. */
+ * totals_overflow or totals_spill under overflow_key while the id's chunk
+ * does not exist; 0, and counted, when neither can hold it. */
 static __always_inline struct jmt_method_stats *totals_at(void *chunks, __u32 id, __u32 overflow_key)
 {
 	__u32 chunk = id >> JMT_TOTALS_CHUNK_SHIFT;
