@@ -395,11 +395,11 @@ int TraceSession::finish(EndReason reason)
     const uint64_t end_ns = monotonic_ns();
     if (sampler_)
         sampler_->stop();
-    const Snapshot snap = tracer_->snapshot();
     bool fresh = false;
-    std::optional<uint64_t> end_cpu = cpu_->read(&fresh);  // before a launched JVM is reaped
-    if (!fresh)
-        end_cpu.reset();
+    const std::optional<uint64_t> cpu = cpu_->read(&fresh);  // before a launched JVM is reaped
+    const std::optional<uint64_t> end_cpu = fresh ? cpu : std::nullopt;
+    tracer_->detach_method_probes();  // one cut: no parent counted while its callees are being read
+    const Snapshot snap = tracer_->snapshot();
     CallTree tree = tracer_->call_tree();
     if (targets_.size() > 1)
         tree = merge_trees({&tree});  // a method's paths in each JVM, summed

@@ -119,6 +119,11 @@ uint32_t test_overflow_entries()
 
 bool test_chunks_frozen() { return test_setting("JMT_TEST_FREEZE_CHUNKS", "", 0, 1) == 1; }
 
+uint32_t test_snapshot_pause_ms()
+{
+    return static_cast<uint32_t>(test_setting("JMT_TEST_SNAPSHOT_PAUSE_MS", " of ms", 0, 100));
+}
+
 namespace {
 
 // The rodata of what to trace: the JVMs, the packages and the globs.

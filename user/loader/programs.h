@@ -76,6 +76,9 @@ uint32_t test_overflow_entries();
 // Tests only: JMT_TEST_FREEZE_CHUNKS=1 keeps the totals' chunks made at load, so that every later
 // id's totals wait in totals_overflow (and totals_spill) for the whole trace.
 bool test_chunks_frozen();
+// Tests only: JMT_TEST_SNAPSHOT_PAUSE_MS, ms a snapshot waits after reading each method's
+// totals, so that a test can see whether calls close while they are read (0 when unset).
+uint32_t test_snapshot_pause_ms();
 // totals_spill's preallocated entries on ncpu CPUs: JMT_TOTALS_SPILL, fewer where they would take
 // over 4 MB over all CPUs (at least 16).
 uint32_t spill_entries(int ncpu);

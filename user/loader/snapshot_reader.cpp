@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <ctime>
+#include <thread>
 #include <type_traits>
 
 #include "jvm/jvm.h"
@@ -160,6 +162,8 @@ Snapshot SnapshotReader::snapshot() const
             continue;
         if (total.calls != 0)
             totals.emplace_back(id, total);
+        if (pause_ms_)
+            std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms_));
     }
     if (src_.globals.per_thread) {
         add_thread_rows(snap, totals);

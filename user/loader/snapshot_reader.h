@@ -67,7 +67,7 @@ struct SnapshotSources {
 
 class SnapshotReader {
 public:
-    explicit SnapshotReader(const SnapshotSources &sources) : src_(sources) {}
+    explicit SnapshotReader(const SnapshotSources &sources) : src_(sources), pause_ms_(test_snapshot_pause_ms()) {}
 
     // Totals since attach (virtual_threads_not_followed left unset).
     Snapshot snapshot() const;
@@ -108,6 +108,7 @@ private:
     std::string thread_name(int pid, uint32_t tid) const;
 
     SnapshotSources src_;
+    uint32_t pause_ms_ = 0;  // test_snapshot_pause_ms()
     mutable std::unordered_map<uint32_t, MethodNames> names_;
 };
 

@@ -75,6 +75,11 @@ Tracer::Tracer(const TracerConfig &config)
                 attach_usdt(return_program(skel_.get()), pid, lib.path, "hotspot", "method__return", method_regs));
             links_.push_back(
                 attach_usdt(skel_->progs.handle_entry, pid, lib.path, "hotspot", "method__entry", method_regs));
+            // The return first: frames close (and add to totals) only there, and an entry
+            // detached first would leave returns popping their callers' frames (a() closed
+            // without the c() entered after it).
+            method_links_.push_back(links_.size() - 2);
+            method_links_.push_back(links_.size() - 1);
             // Class unloading: the method table forgets the class's keys before its names' memory is
             // reused. A libjvm without the probe (none known) would leave churned names unchecked: said once.
             try {
@@ -124,6 +129,12 @@ void Tracer::set_method_probes(bool entry, bool ret)
         links_[entry_link_].clear();
     if (!ret)
         links_[return_link_].clear();
+}
+
+void Tracer::detach_method_probes()
+{
+    for (size_t link : method_links_)
+        links_[link].clear();
 }
 
 std::pair<uint64_t, uint64_t> Tracer::method_program_ns() const

@@ -55,6 +55,11 @@ public:
     // jmt::Error when one cannot be attached again. The programs' frames no
     // longer match the JVM's once a probe was off: read no totals after.
     void set_method_probes(bool entry, bool ret);
+    // Every JVM's method__entry and method__return probes detached, each
+    // detach waiting for the programs under way: no frame closes after it, so
+    // totals read then are one cut of the trace. set_method_probes attaches
+    // the one JVM's again.
+    void detach_method_probes();
     // The entry and return programs' run time so far (ns), with the kernel's
     // run-time statistics on (0 without).
     std::pair<uint64_t, uint64_t> method_program_ns() const;
@@ -72,6 +77,7 @@ private:
     int window_pid_ = 0;
     std::string window_libjvm_;
     size_t return_link_ = 0, entry_link_ = 0;
+    std::vector<size_t> method_links_;             // every JVM's method__return, then method__entry, in links_
     std::unique_ptr<VthreadHooks> vthread_hooks_;  // JDK 21+ with hooks found
     std::unique_ptr<SnapshotReader> reader_;
     std::unique_ptr<SlowCallReader> slow_calls_;  // --slower-than
