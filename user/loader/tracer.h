@@ -55,7 +55,7 @@ public:
     // jmt::Error when one cannot be attached again. The programs' frames no
     // longer match the JVM's once a probe was off: read no totals after.
     void set_method_probes(bool entry, bool ret);
-    // Every JVM's method__entry and method__return probes detached, each
+    // Every JVM's method__return, then method__entry probe detached, each
     // detach waiting for the programs under way: no frame closes after it, so
     // totals read then are one cut of the trace. set_method_probes attaches
     // the one JVM's again.
